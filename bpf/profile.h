@@ -1,0 +1,56 @@
+/* Structures shared by the sampling BPF program and user space: the stack record that
+ * identifies and counts one distinct stack, the per-CPU statistics, and the tagging of
+ * user-stack words (native return addresses, markers, and later runtime frames). */
+#ifndef LF_PROFILE_H
+#define LF_PROFILE_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#define LF_MAX_KSTACK 64   /* kernel frames kept per sample */
+#define LF_MAX_USTACK 256  /* user words per sample: native frames and runtime frames */
+
+/* User words are leaf first. A plain word is a native address (user addresses fit in
+ * 47 bits); a tagged word carries its kind in the top byte. */
+#define LF_TAG_SHIFT 56
+#define LF_TAG_MASK  0xffULL
+#define LF_TAG_NATIVE 0x00
+#define LF_TAG_MARK   0xfe /* low 32 bits: an lf_mark reason; ends the user stack */
+
+enum lf_mark {
+	LF_MARK_TRUNCATED = 1, /* more frames than LF_MAX_USTACK */
+	LF_MARK_NO_USTACK,     /* user stack could not be read */
+};
+
+/* Identifies a distinct stack of one generation. gen lets user space drain one
+ * generation while BPF fills the next, so no count is lost between read and delete. */
+struct lf_stack_key {
+	__u64 hash;
+	__u32 pid;
+	__u32 tid;  /* 0 unless per-thread stacks were asked for */
+	__u32 gen;
+	__u32 pad;
+};
+
+struct lf_stack {
+	__u64 count;
+	__u32 pid;
+	__u32 tid;
+	__u16 nkern;
+	__u16 nuser;
+	__u32 flags;
+	__u64 kern[LF_MAX_KSTACK];
+	__u64 user[LF_MAX_USTACK];
+};
+
+/* Indices into the per-CPU statistics array. */
+enum lf_stat {
+	LF_STAT_SAMPLES,      /* samples of target processes */
+	LF_STAT_LOST_MAPFULL, /* stack map full: sample dropped */
+	LF_STAT_KSTACK_ERR,   /* kernel stack unreadable */
+	LF_STAT_USTACK_ERR,   /* user stack unreadable */
+	LF_STAT_MAX
+};
+
+#endif

@@ -1,0 +1,32 @@
+/* The aggregated profile: distinct folded stacks ("root;caller;callee") with their
+ * sample counts, plus the facts about the run that outputs print. */
+#ifndef LF_PROFILE_AGG_H
+#define LF_PROFILE_AGG_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct prof_entry {
+	char *stack;
+	size_t len;
+	uint64_t count;
+	uint64_t hash;
+};
+
+struct profile {
+	struct prof_entry *e;  /* open-addressing table */
+	size_t cap, n;
+	uint64_t total;
+	/* Facts about the run, for summaries and subtitles. */
+	char command[256];
+	char pids[256];
+	double duration;
+	int hz;
+	uint64_t lost;
+};
+
+void profile_init(struct profile *p);
+void profile_free(struct profile *p);
+void profile_add(struct profile *p, const char *stack, size_t len, uint64_t count);
+/* Entries sorted by stack string, for deterministic output; caller frees the array. */
+struct prof_entry **profile_sorted(const struct profile *p);
+#endif

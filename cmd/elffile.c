@@ -1,0 +1,151 @@
+/* One ELF file opened with libelf: its build-id, loadable segments (to turn file
+ * offsets into virtual addresses), debug link, and access to named sections. Used by
+ * the symbolizer and the unwind-table builder; every field read is bounds-checked. */
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elffile.h"
+#include "util.h"
+
+static void read_segments(struct elf_file *ef)
+{
+	size_t n = 0;
+	if (elf_getphdrnum(ef->elf, &n))
+		return;
+	for (size_t i = 0; i < n && ef->nseg < (int)ARRAY_SIZE(ef->seg); i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(ef->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		ef->seg[ef->nseg++] = (struct elf_seg){
+			.vaddr = ph.p_vaddr, .memsz = ph.p_memsz, .offset = ph.p_offset,
+			.filesz = ph.p_filesz, .exec = (ph.p_flags & PF_X) != 0,
+		};
+	}
+}
+
+static void hex(char *out, const unsigned char *b, size_t n)
+{
+	static const char d[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = d[b[i] >> 4];
+		out[2 * i + 1] = d[b[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+static void read_build_id(struct elf_file *ef)
+{
+	int type;
+	Elf_Data *d = elf_file_section(ef, ".note.gnu.build-id", NULL, &type);
+	if (!d || d->d_size < 16)
+		return;
+	const unsigned char *p = d->d_buf;
+	uint32_t namesz, descsz, ntype;
+	memcpy(&namesz, p, 4);
+	memcpy(&descsz, p + 4, 4);
+	memcpy(&ntype, p + 8, 4);
+	size_t desc = 12 + ((namesz + 3) & ~3u);
+	if (ntype != 3 || descsz == 0 || descsz > 20 || namesz > 16 || desc + descsz > d->d_size)
+		return;
+	hex(ef->build_id, p + desc, descsz);
+}
+
+static void read_debuglink(struct elf_file *ef)
+{
+	int type;
+	Elf_Data *d = elf_file_section(ef, ".gnu_debuglink", NULL, &type);
+	if (!d || d->d_size < 5)
+		return;
+	size_t n = strnlen(d->d_buf, d->d_size);
+	if (n == 0 || n >= sizeof(ef->debuglink) || n == d->d_size || memchr(d->d_buf, '/', n))
+		return;
+	memcpy(ef->debuglink, d->d_buf, n + 1);
+}
+
+static struct elf_file *finish_open(struct elf_file *ef)
+{
+	GElf_Ehdr eh;
+	if (!ef->elf || elf_kind(ef->elf) != ELF_K_ELF || !gelf_getehdr(ef->elf, &eh)
+	    || gelf_getclass(ef->elf) != ELFCLASS64 || eh.e_machine != EM_X86_64) {
+		elf_file_close(ef);
+		return NULL;
+	}
+	ef->type = eh.e_type;
+	read_segments(ef);
+	read_build_id(ef);
+	read_debuglink(ef);
+	return ef;
+}
+
+struct elf_file *elf_file_open_fd(int fd)
+{
+	elf_version(EV_CURRENT);
+	struct elf_file *ef = xcalloc(1, sizeof(*ef));
+	ef->fd = fd;
+	ef->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	return finish_open(ef);
+}
+
+struct elf_file *elf_file_open_mem(const void *buf, size_t len)
+{
+	elf_version(EV_CURRENT);
+	struct elf_file *ef = xcalloc(1, sizeof(*ef));
+	ef->fd = -1;
+	ef->mem = xmalloc(len);
+	memcpy(ef->mem, buf, len);
+	ef->elf = elf_memory(ef->mem, len);
+	return finish_open(ef);
+}
+
+void elf_file_close(struct elf_file *ef)
+{
+	if (!ef)
+		return;
+	if (ef->elf)
+		elf_end(ef->elf);
+	if (ef->fd >= 0)
+		close(ef->fd);
+	free(ef->mem);
+	free(ef);
+}
+
+int elf_file_off_to_vaddr(const struct elf_file *ef, uint64_t off, uint64_t *vaddr)
+{
+	for (int i = 0; i < ef->nseg; i++) {
+		const struct elf_seg *s = &ef->seg[i];
+		if (off >= s->offset && off < s->offset + s->filesz) {
+			*vaddr = off - s->offset + s->vaddr;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr, int *type)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(ef->elf, &shstrndx))
+		return NULL;
+	Elf_Scn *scn = NULL;
+	for (int guard = 0; (scn = elf_nextscn(ef->elf, scn)) && guard < 65536; guard++) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *n = elf_strptr(ef->elf, shstrndx, sh.sh_name);
+		if (!n || strcmp(n, name))
+			continue;
+		if (sh.sh_type == SHT_NOBITS)
+			return NULL;
+		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+			return NULL;
+		if (addr)
+			*addr = sh.sh_addr;
+		if (type)
+			*type = (int)sh.sh_type;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		return d && d->d_buf ? d : NULL;
+	}
+	return NULL;
+}

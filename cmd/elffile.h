@@ -1,0 +1,32 @@
+/* One ELF file opened with libelf: its build-id, loadable segments (to turn file
+ * offsets into virtual addresses), debug link, and access to named sections. Used by
+ * the symbolizer and the unwind-table builder; every field read is bounds-checked. */
+#ifndef LF_ELFFILE_H
+#define LF_ELFFILE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <libelf.h>
+
+struct elf_seg { uint64_t vaddr, memsz, offset, filesz; int exec; };
+
+struct elf_file {
+	int fd;          /* -1 for in-memory images */
+	Elf *elf;
+	void *mem;       /* owned copy for in-memory images */
+	int type;        /* ET_EXEC, ET_DYN */
+	char build_id[41];
+	char debuglink[256];
+	struct elf_seg seg[16];
+	int nseg;
+};
+
+/* Takes ownership of fd. Returns NULL (and closes fd) when it is not a usable ELF64 x86-64. */
+struct elf_file *elf_file_open_fd(int fd);
+/* Copies the image; for the vdso read from process memory. */
+struct elf_file *elf_file_open_mem(const void *buf, size_t len);
+void elf_file_close(struct elf_file *ef);
+/* File offset of a mapped address -> ELF virtual address; returns 0 on success. */
+int elf_file_off_to_vaddr(const struct elf_file *ef, uint64_t off, uint64_t *vaddr);
+/* Section data by name (decompressed if needed); NULL when absent or unreadable. */
+Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr, int *type);
+#endif

@@ -1,0 +1,148 @@
+/* Function symbols of one ELF file (from .symtab, .dynsym and a separate debug file when
+ * one is installed), sorted for address lookup. */
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elfsym.h"
+#include "util.h"
+
+#define MAX_SYMS 4000000
+#define MAX_NAME 1024
+
+/* Names are stored as offsets while the block grows, fixed up in elfsyms_finish. */
+static void add_sym(struct elf_syms *s, uint64_t addr, uint64_t size, const char *name)
+{
+	size_t len = strnlen(name, MAX_NAME);
+	if (len == 0 || s->n >= MAX_SYMS)
+		return;
+	if (s->names_len + len + 1 > s->names_cap) {
+		s->names_cap = (s->names_cap + len + 1) * 2;
+		s->names = xrealloc(s->names, s->names_cap);
+	}
+	memcpy(s->names + s->names_len, name, len);
+	s->names[s->names_len + len] = 0;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->sym = xrealloc(s->sym, s->cap * sizeof(*s->sym));
+	}
+	s->sym[s->n++] = (struct elf_sym){ addr, size, (const char *)(uintptr_t)s->names_len };
+	s->names_len += len + 1;
+}
+
+static void add_table(struct elf_syms *s, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	if (!d || !sh->sh_entsize)
+		return;
+	size_t n = sh->sh_size / sh->sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(d, (int)i, &sym))
+			break;
+		int t = GELF_ST_TYPE(sym.st_info);
+		if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_value == 0 || sym.st_shndx == SHN_UNDEF)
+			continue;
+		const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (name)
+			add_sym(s, sym.st_value, sym.st_size, name);
+	}
+}
+
+void elfsyms_add_file(struct elf_syms *s, struct elf_file *ef)
+{
+	Elf_Scn *scn = NULL;
+	for (int guard = 0; (scn = elf_nextscn(ef->elf, scn)) && guard < 65536; guard++) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+			add_table(s, ef->elf, scn, &sh);
+	}
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct elf_sym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Prefer sized symbols, then names without a leading underscore (the public alias). */
+	if ((x->size == 0) != (y->size == 0))
+		return x->size == 0 ? 1 : -1;
+	return (x->name[0] == '_') - (y->name[0] == '_');
+}
+
+void elfsyms_finish(struct elf_syms *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		s->sym[i].name = s->names + (uintptr_t)s->sym[i].name;
+	qsort(s->sym, s->n, sizeof(*s->sym), cmp_sym);
+	size_t out = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (out == 0 || s->sym[out - 1].addr != s->sym[i].addr)
+			s->sym[out++] = s->sym[i];
+	s->n = out;
+}
+
+const char *elfsyms_lookup(const struct elf_syms *s, uint64_t vaddr)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->sym[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct elf_sym *e = &s->sym[lo - 1];
+	/* A sized symbol covers only its range; an unsized one reaches to the next symbol,
+	 * but not arbitrarily far (4 KiB) so that gaps of unknown code stay unknown. */
+	if (e->size ? vaddr >= e->addr + e->size : vaddr - e->addr > 4096)
+		return NULL;
+	return e->name;
+}
+
+void elfsyms_free(struct elf_syms *s)
+{
+	free(s->sym);
+	free(s->names);
+	memset(s, 0, sizeof(*s));
+}
+
+static struct elf_file *try_open(const char *path, const struct elf_file *orig)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct elf_file *d = elf_file_open_fd(fd);
+	/* A debug file for another build would give wrong names: require the same build-id. */
+	if (d && orig->build_id[0] && d->build_id[0] && strcmp(d->build_id, orig->build_id)) {
+		elf_file_close(d);
+		return NULL;
+	}
+	return d;
+}
+
+struct elf_file *elfsyms_open_debug(const struct elf_file *ef, const char *root, const char *dir)
+{
+	char path[4096];
+	struct elf_file *d;
+	if (ef->build_id[0]) {
+		snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", root, ef->build_id,
+			 ef->build_id + 2);
+		if ((d = try_open(path, ef)))
+			return d;
+	}
+	if (!ef->debuglink[0])
+		return NULL;
+	const char *fmts[] = { "%s%s/.debug/%s", "%s/usr/lib/debug%s/%s" };
+	for (size_t i = 0; i < ARRAY_SIZE(fmts); i++) {
+		snprintf(path, sizeof(path), fmts[i], root, dir, ef->debuglink);
+		if ((d = try_open(path, ef)))
+			return d;
+	}
+	return NULL;
+}

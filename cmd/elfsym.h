@@ -1,0 +1,28 @@
+/* Function symbols of one ELF file (from .symtab, .dynsym and a separate debug file when
+ * one is installed), sorted for address lookup. */
+#ifndef LF_ELFSYM_H
+#define LF_ELFSYM_H
+#include <stdint.h>
+#include "elffile.h"
+
+struct elf_sym { uint64_t addr, size; const char *name; };
+
+struct elf_syms {
+	struct elf_sym *sym;
+	size_t n, cap;
+	char *names;  /* one block holding every name */
+	size_t names_len, names_cap;
+};
+
+/* Adds the function symbols of ef (both tables). */
+void elfsyms_add_file(struct elf_syms *s, struct elf_file *ef);
+/* Sorts and removes duplicates; call after the last add. */
+void elfsyms_finish(struct elf_syms *s);
+/* Name of the function containing vaddr, or NULL. */
+const char *elfsyms_lookup(const struct elf_syms *s, uint64_t vaddr);
+void elfsyms_free(struct elf_syms *s);
+
+/* Opens the separate debug file for ef below root ("" or "/proc/PID/root"): by build-id
+ * under /usr/lib/debug/.build-id, then by .gnu_debuglink next to dir. NULL if none. */
+struct elf_file *elfsyms_open_debug(const struct elf_file *ef, const char *root, const char *dir);
+#endif

@@ -1,0 +1,106 @@
+/* Writing the profile in each output format; the format follows the file extension.
+ * Every file is written to a temporary name in the same directory and renamed, so a
+ * reader never sees half a file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "util.h"
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+enum out_format output_format_for(const char *path, const char *forced)
+{
+	const char *f = forced;
+	if (f) {
+		if (!strcmp(f, "folded"))
+			return OUT_FOLDED;
+		if (!strcmp(f, "svg"))
+			return OUT_SVG;
+		return OUT_UNKNOWN;
+	}
+	if (ends_with(path, ".folded") || !strcmp(path, "-"))
+		return OUT_FOLDED;
+	if (ends_with(path, ".svg"))
+		return OUT_SVG;
+	return OUT_UNKNOWN;
+}
+
+const char *output_format_name(enum out_format f)
+{
+	switch (f) {
+	case OUT_FOLDED: return "folded";
+	case OUT_SVG: return "svg";
+	default: return "unknown";
+	}
+}
+
+static void tmp_name(const char *path, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s.tmp.%d", path, (int)getpid());
+}
+
+int output_check_writable(const char *path)
+{
+	if (!strcmp(path, "-"))
+		return 0;
+	char tmp[4200];
+	tmp_name(path, tmp, sizeof(tmp));
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		warnx_lf("cannot write %s: %s; choose a writable place with -o DIR/FILE", path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	unlink(tmp);
+	return 0;
+}
+
+int write_folded(FILE *f, const struct profile *p)
+{
+	struct prof_entry **v = profile_sorted(p);
+	for (size_t i = 0; v[i]; i++)
+		fprintf(f, "%s %llu\n", v[i]->stack, (unsigned long long)v[i]->count);
+	free(v);
+	return ferror(f) ? -1 : 0;
+}
+
+static int write_format(FILE *f, enum out_format fmt, const struct profile *p)
+{
+	switch (fmt) {
+	case OUT_FOLDED: return write_folded(f, p);
+	default: return -1;
+	}
+}
+
+int output_write(const struct output *o, const struct profile *p)
+{
+	if (!strcmp(o->path, "-"))
+		return write_format(stdout, o->fmt, p) || fflush(stdout) ? -1 : 0;
+	char tmp[4200];
+	tmp_name(o->path, tmp, sizeof(tmp));
+	FILE *f = fopen(tmp, "we");
+	if (!f) {
+		warnx_lf("cannot write %s: %s", o->path, strerror(errno));
+		return -1;
+	}
+	int err = write_format(f, o->fmt, p);
+	if (fclose(f) || err) {
+		warnx_lf("writing %s failed: %s (disk full?)", o->path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	if (rename(tmp, o->path)) {
+		warnx_lf("cannot rename %s to %s: %s", tmp, o->path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}

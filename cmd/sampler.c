@@ -1,0 +1,183 @@
+/* The kernel side of a recording: loads the embedded BPF program, opens one cpu-clock
+ * perf event per CPU, keeps the target set, and drains counted stacks generation by
+ * generation so the map never fills on long runs. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "sampler.h"
+#include "util.h"
+#include "profile.skel.h"
+
+struct sampler {
+	struct profile_bpf *skel;
+	struct bpf_link **links;
+	int *pfds;
+	int ncpu;
+	__u32 gen;
+	struct lf_stack *buf;
+};
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || !getenv("LUA_FLAME_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
+{
+	libbpf_set_print(libbpf_log);
+	struct sampler *s = xcalloc(1, sizeof(*s));
+	s->buf = xmalloc(sizeof(*s->buf));
+	s->skel = profile_bpf__open();
+	if (!s->skel) {
+		warnx_lf("cannot open the BPF program: %s", strerror(errno));
+		goto fail;
+	}
+	s->skel->rodata->per_thread = cfg->per_thread;
+	s->skel->rodata->want_kernel = cfg->kernel;
+	if (cfg->max_stacks)
+		bpf_map__set_max_entries(s->skel->maps.stacks, cfg->max_stacks);
+	int err = profile_bpf__load(s->skel);
+	if (err) {
+		warnx_lf("loading the BPF program failed: %s; the kernel needs BPF and BTF "
+			 "(CONFIG_DEBUG_INFO_BTF), rerun with LUA_FLAME_DEBUG=1 for the verifier log",
+			 strerror(-err));
+		*exit_code = (err == -EPERM || err == -ENOSYS) ? 2 : 1;
+		return sampler_close(s), NULL;
+	}
+	return s;
+fail:
+	*exit_code = 1;
+	sampler_close(s);
+	return NULL;
+}
+
+int sampler_add_target(struct sampler *s, pid_t pid)
+{
+	__u32 key = (__u32)pid, val = 1;
+	return bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &val, BPF_ANY);
+}
+
+static int open_cpu_clock(int cpu, int hz)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = (__u64)hz,
+		.freq = 1,
+	};
+	return (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+int sampler_attach(struct sampler *s, int hz)
+{
+	s->ncpu = libbpf_num_possible_cpus();
+	if (s->ncpu <= 0)
+		return warnx_lf("cannot count CPUs"), 1;
+	s->links = xcalloc((size_t)s->ncpu, sizeof(*s->links));
+	s->pfds = xcalloc((size_t)s->ncpu, sizeof(*s->pfds));
+	for (int cpu = 0; cpu < s->ncpu; cpu++)
+		s->pfds[cpu] = -1;
+	int attached = 0;
+	for (int cpu = 0; cpu < s->ncpu; cpu++) {
+		s->pfds[cpu] = open_cpu_clock(cpu, hz);
+		if (s->pfds[cpu] < 0) {
+			if (errno == ENODEV)
+				continue; /* offline CPU */
+			int e = errno;
+			warnx_lf("perf_event_open on CPU %d failed: %s; %s", cpu, strerror(e),
+				 e == EACCES || e == EPERM
+				 ? "run as root or with CAP_PERFMON, or lower kernel.perf_event_paranoid"
+				 : "the kernel must support software perf events");
+			return e == EACCES || e == EPERM ? 2 : 1;
+		}
+		s->links[cpu] = bpf_program__attach_perf_event(s->skel->progs.on_sample, s->pfds[cpu]);
+		if (!s->links[cpu]) {
+			warnx_lf("attaching the BPF program to CPU %d failed: %s", cpu, strerror(errno));
+			return 1;
+		}
+		attached++;
+	}
+	if (!attached)
+		return warnx_lf("no CPU could be sampled"), 1;
+	return 0;
+}
+
+static void wait_for_programs(void)
+{
+	/* A program that read the old generation finishes within microseconds. */
+	struct timespec ts = { 0, 2000000 };
+	nanosleep(&ts, NULL);
+}
+
+long sampler_drain(struct sampler *s, sampler_cb cb, void *ctx)
+{
+	int fd = bpf_map__fd(s->skel->maps.stacks);
+	__u32 next_gen = s->gen + 1;
+	s->skel->bss->cur_gen = next_gen;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	wait_for_programs();
+	size_t cap = 256, n = 0;
+	struct lf_stack_key *keys = xmalloc(cap * sizeof(*keys)), k, *prev = NULL;
+	while (bpf_map_get_next_key(fd, prev, &k) == 0 && n < 10000000) {
+		if (n == cap)
+			keys = xrealloc(keys, (cap *= 2) * sizeof(*keys));
+		keys[n] = k;
+		prev = &keys[n++];
+	}
+	long drained = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (keys[i].gen == next_gen)
+			continue;
+		if (bpf_map_lookup_and_delete_elem(fd, &keys[i], s->buf) != 0) {
+			if (bpf_map_lookup_elem(fd, &keys[i], s->buf) != 0)
+				continue;
+			bpf_map_delete_elem(fd, &keys[i]);
+		}
+		cb(s->buf, ctx);
+		drained++;
+	}
+	free(keys);
+	s->gen = next_gen;
+	return drained;
+}
+
+void sampler_stats(struct sampler *s, uint64_t out[LF_STAT_MAX])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 *v = xcalloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*v));
+	for (__u32 i = 0; i < LF_STAT_MAX; i++) {
+		out[i] = 0;
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stats), &i, v))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			out[i] += v[c];
+	}
+	free(v);
+}
+
+void sampler_close(struct sampler *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; s->links && i < s->ncpu; i++) {
+		bpf_link__destroy(s->links[i]);
+		if (s->pfds[i] >= 0)
+			close(s->pfds[i]);
+	}
+	free(s->links);
+	free(s->pfds);
+	profile_bpf__destroy(s->skel);
+	free(s->buf);
+	free(s);
+}

@@ -1,0 +1,30 @@
+/* The kernel side of a recording: loads the embedded BPF program, opens one cpu-clock
+ * perf event per CPU, keeps the target set, and drains counted stacks generation by
+ * generation so the map never fills on long runs. */
+#ifndef LF_SAMPLER_H
+#define LF_SAMPLER_H
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include "aggregate.h"
+#include "profile.h"
+
+struct sampler;
+
+struct sampler_cfg {
+	int per_thread;
+	int kernel;
+	unsigned max_stacks;
+};
+
+/* Returns NULL with a message printed; *exit_code says 1 (failure) or 2 (environment). */
+struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code);
+int sampler_add_target(struct sampler *s, pid_t pid);
+/* Starts sampling at hz on every online CPU; 0 or exit code with a message printed. */
+int sampler_attach(struct sampler *s, int hz);
+typedef void (*sampler_cb)(const struct lf_stack *st, void *ctx);
+/* Calls cb for every stack counted since the last drain; returns the number drained. */
+long sampler_drain(struct sampler *s, sampler_cb cb, void *ctx);
+void sampler_stats(struct sampler *s, uint64_t out[LF_STAT_MAX]);
+void sampler_close(struct sampler *s);
+#endif

@@ -1,0 +1,26 @@
+/* Turns a stack record drained from BPF into a folded line (process name first, then
+ * user frames outermost first, then kernel frames) and adds it to the profile. */
+#ifndef LF_STACKS_H
+#define LF_STACKS_H
+#include <sys/types.h>
+#include "aggregate.h"
+#include "symbolize.h"
+#include "profile.h"
+
+struct stack_target { pid_t pid; char comm[64]; };
+
+struct stack_ctx {
+	struct profile *prof;
+	struct symbolizer *sym;
+	struct stack_target *targets;
+	size_t ntargets;
+	struct sbuf line;
+};
+
+void stacks_add_target(struct stack_ctx *c, pid_t pid);
+/* sampler_cb: folds one record into c->prof. */
+void stacks_collect(const struct lf_stack *st, void *ctx);
+/* Appends the folded frames of st (without the count) to out. Exposed for tests. */
+void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out);
+void stacks_free(struct stack_ctx *c);
+#endif

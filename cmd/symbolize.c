@@ -1,0 +1,216 @@
+/* Turns native addresses of target processes into frame labels: the function symbol,
+ * else `file+0xVADDR`, else `[unknown]`. ELF files are loaded once per (device, inode)
+ * and shared by every process that maps them; each process keeps its mapping list. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elffile.h"
+#include "elfsym.h"
+#include "ksyms.h"
+#include "symbolize.h"
+
+struct sym_file {
+	uint64_t dev, inode;
+	struct elf_file *ef;   /* NULL when the file could not be read */
+	struct elf_syms syms;
+	struct sym_file *next;
+};
+
+struct sym_proc {
+	pid_t pid;
+	struct proc_maps maps;
+	int refreshed;         /* maps re-read during this epoch */
+	struct sym_file *vdso;
+	struct sym_proc *next;
+};
+
+struct symbolizer {
+	struct sym_file *files;
+	struct sym_proc *procs;
+	struct ksyms *ksyms;
+};
+
+struct symbolizer *symbolizer_new(void)
+{
+	return xcalloc(1, sizeof(struct symbolizer));
+}
+
+static void file_free(struct sym_file *f)
+{
+	elf_file_close(f->ef);
+	elfsyms_free(&f->syms);
+	free(f);
+}
+
+void symbolizer_free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	for (struct sym_file *f = s->files, *n; f; f = n) {
+		n = f->next;
+		file_free(f);
+	}
+	for (struct sym_proc *p = s->procs, *n; p; p = n) {
+		n = p->next;
+		proc_maps_free(&p->maps);
+		if (p->vdso)
+			file_free(p->vdso);
+		free(p);
+	}
+	ksyms_free(s->ksyms);
+	free(s);
+}
+
+static struct sym_proc *find_proc(struct symbolizer *s, pid_t pid)
+{
+	for (struct sym_proc *p = s->procs; p; p = p->next)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+void symbolizer_add_pid(struct symbolizer *s, pid_t pid)
+{
+	if (find_proc(s, pid))
+		return;
+	struct sym_proc *p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	proc_read_maps(pid, &p->maps);
+	p->next = s->procs;
+	s->procs = p;
+}
+
+void symbolizer_new_epoch(struct symbolizer *s)
+{
+	for (struct sym_proc *p = s->procs; p; p = p->next)
+		p->refreshed = 0;
+}
+
+static void load_syms(struct sym_file *f, pid_t pid, const char *path)
+{
+	elfsyms_add_file(&f->syms, f->ef);
+	char root[64], dir[4096];
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	snprintf(dir, sizeof(dir), "%s", path);
+	struct elf_file *dbg = elfsyms_open_debug(f->ef, root, dirname(dir));
+	if (dbg) {
+		elfsyms_add_file(&f->syms, dbg);
+		elf_file_close(dbg);
+	}
+	elfsyms_finish(&f->syms);
+}
+
+/* Opens a mapped file through the target's own view: map_files works for deleted and
+ * replaced files, root/ for files inside another mount namespace. */
+static int open_mapped(pid_t pid, const struct mapping *m)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start, m->end);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static struct sym_file *get_file(struct symbolizer *s, pid_t pid, const struct mapping *m)
+{
+	for (struct sym_file *f = s->files; f; f = f->next)
+		if (f->dev == m->dev && f->inode == m->inode)
+			return f;
+	struct sym_file *f = xcalloc(1, sizeof(*f));
+	f->dev = m->dev;
+	f->inode = m->inode;
+	int fd = open_mapped(pid, m);
+	f->ef = fd >= 0 ? elf_file_open_fd(fd) : NULL;
+	if (f->ef)
+		load_syms(f, pid, m->path);
+	f->next = s->files;
+	s->files = f;
+	return f;
+}
+
+static struct sym_file *get_vdso(struct sym_proc *p, const struct mapping *m)
+{
+	if (p->vdso)
+		return p->vdso;
+	p->vdso = xcalloc(1, sizeof(*p->vdso));
+	size_t len = m->end - m->start;
+	if (len <= (1 << 20)) {
+		void *buf = xmalloc(len);
+		if (proc_read_mem(p->pid, m->start, buf, len) == (ssize_t)len)
+			p->vdso->ef = elf_file_open_mem(buf, len);
+		free(buf);
+	}
+	if (p->vdso->ef) {
+		elfsyms_add_file(&p->vdso->syms, p->vdso->ef);
+		elfsyms_finish(&p->vdso->syms);
+	}
+	return p->vdso;
+}
+
+static const struct mapping *find_mapping(struct sym_proc *p, uint64_t addr)
+{
+	const struct mapping *m = proc_maps_find(&p->maps, addr);
+	if (m || p->refreshed)
+		return m;
+	/* A library loaded after the last read: re-read once per epoch. */
+	p->refreshed = 1;
+	struct proc_maps fresh;
+	if (proc_read_maps(p->pid, &fresh) == 0 && fresh.n) {
+		proc_maps_free(&p->maps);
+		p->maps = fresh;
+	}
+	return proc_maps_find(&p->maps, addr);
+}
+
+static void base_name(const char *path, struct sbuf *out)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	size_t n = strcspn(b, " ;");
+	sb_add(out, b, n);
+}
+
+void symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_return, struct sbuf *out)
+{
+	struct sym_proc *p = find_proc(s, pid);
+	uint64_t a = is_return && addr ? addr - 1 : addr;
+	const struct mapping *m = p ? find_mapping(p, a) : NULL;
+	if (!m || (m->path[0] != '/' && strcmp(m->path, "[vdso]"))) {
+		sb_puts(out, "[unknown]");
+		return;
+	}
+	int vdso = m->path[0] == '[';
+	struct sym_file *f = vdso ? get_vdso(p, m) : get_file(s, pid, m);
+	uint64_t vaddr = 0;
+	const char *name = NULL;
+	if (f->ef) {
+		if (vdso)
+			vaddr = a - m->start + f->ef->seg[0].vaddr;
+		else if (elf_file_off_to_vaddr(f->ef, a - m->start + m->pgoff, &vaddr))
+			vaddr = a - m->start + m->pgoff;
+		name = elfsyms_lookup(&f->syms, vaddr);
+	} else {
+		vaddr = a - m->start + m->pgoff;
+	}
+	if (name) {
+		sb_add(out, name, strcspn(name, ";"));
+		return;
+	}
+	base_name(m->path, out);
+	sb_printf(out, "+0x%" PRIx64, vaddr);
+}
+
+void symbolize_kernel(struct symbolizer *s, uint64_t addr, struct sbuf *out)
+{
+	if (!s->ksyms)
+		s->ksyms = ksyms_load();
+	const char *name = ksyms_lookup(s->ksyms, addr);
+	sb_puts(out, name ? name : "[unknown]");
+	sb_puts(out, "_[k]");
+}

@@ -1,0 +1,173 @@
+/* Small helpers shared by the user-space engine: checked allocation, a growable
+ * string buffer, bounded file reads and uniform error messages. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+int lf_quiet;
+
+static void oom(size_t n)
+{
+	fprintf(stderr, "lua-flame: out of memory allocating %zu bytes\n", n);
+	exit(1);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom(n * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *d = xmalloc(n + 1);
+	memcpy(d, s, n);
+	d[n] = 0;
+	return d;
+}
+
+void sb_init(struct sbuf *b)
+{
+	b->s = NULL;
+	b->len = b->cap = 0;
+}
+
+void sb_free(struct sbuf *b)
+{
+	free(b->s);
+	sb_init(b);
+}
+
+void sb_reset(struct sbuf *b)
+{
+	b->len = 0;
+	if (b->s)
+		b->s[0] = 0;
+}
+
+static void sb_grow(struct sbuf *b, size_t need)
+{
+	if (b->len + need + 1 <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap * 2 : 256;
+	while (cap < b->len + need + 1)
+		cap *= 2;
+	b->s = xrealloc(b->s, cap);
+	b->cap = cap;
+}
+
+void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	sb_grow(b, n);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
+}
+
+void sb_puts(struct sbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	sb_grow(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+ssize_t read_file(const char *path, char *buf, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t len = 0;
+	while (len + 1 < max) {
+		ssize_t n = read(fd, buf + len, max - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = 0;
+	return (ssize_t)len;
+}
+
+uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *c = p;
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	for (size_t i = 0; i < n; i++) {
+		h ^= c[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+void warnx_lf(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("lua-flame: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void info_lf(const char *fmt, ...)
+{
+	if (lf_quiet)
+		return;
+	va_list ap;
+	fputs("lua-flame: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+double now_sec(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

@@ -1,0 +1,38 @@
+/* Small helpers shared by the user-space engine: checked allocation, a growable
+ * string buffer, bounded file reads and uniform error messages. */
+#ifndef LF_UTIL_H
+#define LF_UTIL_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Growable, always NUL-terminated string. */
+struct sbuf { char *s; size_t len, cap; };
+void sb_init(struct sbuf *b);
+void sb_free(struct sbuf *b);
+void sb_add(struct sbuf *b, const char *s, size_t n);
+void sb_puts(struct sbuf *b, const char *s);
+void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_reset(struct sbuf *b);
+
+/* Reads at most max-1 bytes of a (proc) file into buf; returns length or -1. */
+ssize_t read_file(const char *path, char *buf, size_t max);
+
+/* FNV-1a over bytes, for hash tables. */
+uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
+
+/* Messages: "lua-flame: ..." on stderr. */
+void warnx_lf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int lf_quiet;
+void info_lf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+double now_sec(void);
+#endif

@@ -1,0 +1,27 @@
+# Shared helpers for integration tests (sourced). Each test reports cases as
+# "PASS: name" / "FAIL: name: why"; tests/run.sh counts them.
+LF=${LF:-$(cd "$(dirname "$0")/../.." && pwd)/lua-flame}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${OUT:-$ROOT/tests/out/$(basename "$0" .sh)}
+rm -rf "$OUT" && mkdir -p "$OUT"
+FAILED=0
+PIDS_TO_KILL=""
+
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1: $2"; FAILED=$((FAILED + 1)); }
+# check NAME CMD...: passes when CMD succeeds.
+check() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name" "'$*' failed"; fi; }
+bg_start() { "$@" & PIDS_TO_KILL="$PIDS_TO_KILL $!"; LAST_PID=$!; }
+cleanup() { for p in $PIDS_TO_KILL; do kill -9 "$p" 2>/dev/null; done; wait 2>/dev/null; }
+trap cleanup EXIT
+finish() { cleanup; [ "$FAILED" = 0 ]; exit $?; }
+
+# share FILE REGEX: percent (integer) of samples in folded FILE whose stack matches REGEX.
+share() {
+	awk -v re="$2" '{ n = $NF; t += n; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ re) m += n }
+		END { if (t == 0) print 0; else printf "%d\n", (100 * m / t) + 0.5 }' "$1"
+}
+# total FILE: total samples in folded FILE.
+total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
+# near A B TOL: |A-B| <= TOL
+near() { d=$(($1 - $2)); [ ${d#-} -le "$3" ]; }

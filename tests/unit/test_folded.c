@@ -1,0 +1,78 @@
+/* Unit tests for the aggregated profile and the folded writer. */
+#include <stdlib.h>
+#include "aggregate.h"
+#include "check.h"
+#include "output.h"
+
+static char *folded_of(struct profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	write_folded(f, p);
+	fclose(f);
+	return buf;
+}
+
+static void merges_identical_stacks(void)
+{
+	struct profile p;
+	profile_init(&p);
+	profile_add(&p, "a;b;c", 5, 2);
+	profile_add(&p, "a;b", 3, 1);
+	profile_add(&p, "a;b;c", 5, 3);
+	CHECK_INT(p.n, 2);
+	CHECK_INT(p.total, 6);
+	char *s = folded_of(&p);
+	CHECK_STR(s, "a;b 1\na;b;c 5\n");
+	free(s);
+	profile_free(&p);
+}
+
+static void survives_growth(void)
+{
+	struct profile p;
+	profile_init(&p);
+	char buf[32];
+	for (int i = 0; i < 5000; i++) {
+		int n = snprintf(buf, sizeof(buf), "root;f%d", i % 2500);
+		profile_add(&p, buf, (size_t)n, 1);
+	}
+	CHECK_INT(p.n, 2500);
+	CHECK_INT(p.total, 5000);
+	struct prof_entry **v = profile_sorted(&p);
+	int ok = 1;
+	for (size_t i = 0; v[i]; i++)
+		ok &= v[i]->count == 2 && (!v[i + 1] || strcmp(v[i]->stack, v[i + 1]->stack) < 0);
+	CHECK(ok);
+	free(v);
+	profile_free(&p);
+}
+
+static void empty_profile_writes_nothing(void)
+{
+	struct profile p;
+	profile_init(&p);
+	char *s = folded_of(&p);
+	CHECK_STR(s, "");
+	free(s);
+	profile_free(&p);
+}
+
+static void formats_from_extension(void)
+{
+	CHECK_INT(output_format_for("x.folded", NULL), OUT_FOLDED);
+	CHECK_INT(output_format_for("dir/x.svg", NULL), OUT_SVG);
+	CHECK_INT(output_format_for("x.txt", NULL), OUT_UNKNOWN);
+	CHECK_INT(output_format_for("x.txt", "folded"), OUT_FOLDED);
+	CHECK_INT(output_format_for("x.svg", "nope"), OUT_UNKNOWN);
+}
+
+int main(void)
+{
+	RUN(merges_identical_stacks);
+	RUN(survives_growth);
+	RUN(empty_profile_writes_nothing);
+	RUN(formats_from_extension);
+	CHECK_EXIT();
+}

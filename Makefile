@@ -31,6 +31,7 @@ UNIT_BINS   := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 PROG_SRCS   := $(wildcard tests/progs/*.c)
 
 .PHONY: all deps test demo install clean bench
+.SECONDARY:
 all: lua-flame
 
 deps: $(DEPPREFIX)/lib/libbpf.a

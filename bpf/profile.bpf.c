@@ -1,15 +1,19 @@
 /* The sampling program: runs on every cpu-clock tick of every CPU, keeps samples of the
- * target processes, collects their kernel and user stacks, and counts identical stacks
- * in a hash map that user space drains generation by generation. */
+ * target processes, collects their kernel stack, unwinds their user stack from CFI
+ * tables (unwind.bpf.h), and counts identical stacks in a hash map that user space
+ * drains generation by generation. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include "profile.h"
+#include "unwind.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile bool per_thread = false;
 const volatile bool want_kernel = true;
+const volatile bool has_bpf_loop = false; /* kernel 5.17+: unwind in one call */
 
 __u32 cur_gen = 0; /* written by user space to switch generations */
 
@@ -85,19 +89,6 @@ static __always_inline void collect_kernel(struct bpf_perf_event_data *ctx, stru
 	s->nkern = n / sizeof(__u64);
 }
 
-/* Frame-pointer user stack; replaced by the CFI unwinder where tables exist. */
-static __always_inline void collect_user(struct bpf_perf_event_data *ctx, struct lf_stack *s)
-{
-	long n = bpf_get_stack(ctx, s->user, sizeof(s->user), BPF_F_USER_STACK);
-	if (n <= 0) {
-		stat_inc(LF_STAT_USTACK_ERR);
-		s->user[0] = ((__u64)LF_TAG_MARK << LF_TAG_SHIFT) | LF_MARK_NO_USTACK;
-		s->nuser = 1;
-		return;
-	}
-	s->nuser = n / sizeof(__u64);
-}
-
 static __always_inline void count_stack(struct lf_stack *s)
 {
 	struct lf_stack_key key = {
@@ -118,6 +109,102 @@ static __always_inline void count_stack(struct lf_stack *s)
 		stat_inc(LF_STAT_LOST_MAPFULL);
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} tails SEC(".maps");
+
+/* User registers of the sampled thread: from the sample itself when it interrupted user
+ * code, else from the task's saved user registers (sample taken in the kernel). */
+static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_ustate *u)
+{
+	/* cs is a 16-bit field but context reads must be 8 bytes wide. */
+	__u64 cs = *(volatile __u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs));
+	if ((cs & 3) == 3) {
+		u->ip = ctx->regs.ip;
+		u->sp = ctx->regs.sp;
+		u->bp = ctx->regs.bp;
+		return 0;
+	}
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(t);
+	if (!r)
+		return -1;
+	u->ip = BPF_CORE_READ(r, ip);
+	u->sp = BPF_CORE_READ(r, sp);
+	u->bp = BPF_CORE_READ(r, bp);
+	return u->ip ? 0 : -1;
+}
+
+static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, int rc)
+{
+	if (rc > 0) {
+		__u32 i = u->n;
+		if (i > LF_MAX_USTACK - 1)
+			i = LF_MAX_USTACK - 1;
+		s->user[i] = ((__u64)LF_TAG_MARK << LF_TAG_SHIFT) | (__u32)rc;
+		u->n = i + 1;
+		stat_inc(LF_STAT_MARK_BASE + (rc < LF_MARK_COUNT ? rc : 0));
+	} else {
+		s->flags |= LF_FLAG_COMPLETE;
+		stat_inc(LF_STAT_COMPLETE);
+	}
+	s->nuser = u->n;
+	count_stack(s);
+}
+
+struct step_ctx {
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	const struct lf_proc *p;
+	int rc;
+};
+
+static long step_cb(__u32 idx, void *data)
+{
+	struct step_ctx *c = data;
+	(void)idx;
+	c->rc = unwind_step(c->u, c->s, c->p);
+	return c->rc != 0;
+}
+
+SEC("perf_event")
+int unwind_user(struct bpf_perf_event_data *ctx)
+{
+	__u32 zero = 0;
+	struct lf_stack *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	if (!s || !u)
+		return 0;
+	__u32 pid = s->pid;
+	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
+	if (!p) {
+		end_user(s, u, LF_MARK_NO_PROC);
+		return 0;
+	}
+	int rc = 0;
+	if (has_bpf_loop) {
+		struct step_ctx c = { u, s, p, 0 };
+		bpf_loop(LF_MAX_USTACK, step_cb, &c, 0);
+		rc = c.rc ? c.rc : LF_MARK_TRUNCATED;
+	} else {
+		for (int i = 0; i < LF_STEPS_PER_CALL; i++) {
+			rc = unwind_step(u, s, p);
+			if (rc)
+				break;
+		}
+	}
+	if (rc == 0) {
+		if (++u->tails < LF_MAX_TAILS)
+			bpf_tail_call(ctx, &tails, 0);
+		rc = LF_MARK_TRUNCATED;
+	}
+	end_user(s, u, rc);
+	return 0;
+}
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
@@ -134,7 +221,18 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	s->tid = per_thread ? (__u32)id : 0;
 	s->flags = 0;
 	collect_kernel(ctx, s);
-	collect_user(ctx, s);
-	count_stack(s);
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	if (!u)
+		return 0;
+	__builtin_memset(u, 0, sizeof(*u));
+	u->exact = 1;
+	s->nuser = 0;
+	if (user_regs(ctx, u)) {
+		stat_inc(LF_STAT_USTACK_ERR);
+		end_user(s, u, LF_MARK_NO_USTACK);
+		return 0;
+	}
+	bpf_tail_call(ctx, &tails, 0);
+	end_user(s, u, LF_MARK_TRUNCATED); /* tail call failed */
 	return 0;
 }

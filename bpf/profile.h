@@ -15,13 +15,24 @@
  * 47 bits); a tagged word carries its kind in the top byte. */
 #define LF_TAG_SHIFT 56
 #define LF_TAG_MASK  0xffULL
-#define LF_TAG_NATIVE 0x00
+#define LF_TAG_NATIVE 0x00 /* return address: the call is at addr-1 */
+#define LF_TAG_EXACT  0x01 /* exact pc: leaf, or the frame a signal interrupted */
+#define LF_TAG_FP     0x02 /* return address found by frame pointer in code without tables */
 #define LF_TAG_MARK   0xfe /* low 32 bits: an lf_mark reason; ends the user stack */
 
 enum lf_mark {
 	LF_MARK_TRUNCATED = 1, /* more frames than LF_MAX_USTACK */
-	LF_MARK_NO_USTACK,     /* user stack could not be read */
+	LF_MARK_NO_USTACK,     /* user registers could not be read */
+	LF_MARK_NO_TABLE,      /* pc in a file without unwind information */
+	LF_MARK_INVALID,       /* unwind rule the unwinder cannot follow */
+	LF_MARK_BAD_READ,      /* stack memory unreadable */
+	LF_MARK_NO_MAPPING,    /* pc outside every known executable mapping */
+	LF_MARK_FP_FAILED,     /* frame-pointer chain in JIT code broken */
+	LF_MARK_NO_PROC,       /* process not registered yet */
+	LF_MARK_COUNT
 };
+
+#define LF_FLAG_COMPLETE 0x1 /* the user stack reached a thread root */
 
 /* Identifies a distinct stack of one generation. gen lets user space drain one
  * generation while BPF fills the next, so no count is lost between read and delete. */
@@ -50,7 +61,9 @@ enum lf_stat {
 	LF_STAT_LOST_MAPFULL, /* stack map full: sample dropped */
 	LF_STAT_KSTACK_ERR,   /* kernel stack unreadable */
 	LF_STAT_USTACK_ERR,   /* user stack unreadable */
-	LF_STAT_MAX
+	LF_STAT_COMPLETE,     /* user stack reached a thread root */
+	LF_STAT_MARK_BASE,    /* + lf_mark: samples whose stack ended with that marker */
+	LF_STAT_MAX = LF_STAT_MARK_BASE + LF_MARK_COUNT
 };
 
 #endif

@@ -154,3 +154,14 @@ ssize_t proc_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 	close(fd);
 	return n;
 }
+
+int proc_open_mapped(pid_t pid, const struct mapping *m)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start, m->end);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}

@@ -28,6 +28,9 @@ void proc_maps_free(struct proc_maps *pm);
 const struct mapping *proc_maps_find(const struct proc_maps *pm, uint64_t addr);
 /* Parses one /proc/PID/maps line; returns 0 on success. Exposed for tests. */
 int proc_parse_maps_line(const char *line, struct mapping *m);
+/* Opens a mapped file through the target's own view: map_files works for deleted and
+ * replaced files, root/ for files inside another mount namespace. */
+int proc_open_mapped(pid_t pid, const struct mapping *m);
 /* Reads target memory; returns bytes read or -1. */
 ssize_t proc_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len);
 #endif

@@ -12,6 +12,7 @@
 #include "sampler.h"
 #include "stacks.h"
 #include "symbolize.h"
+#include "unwind_tables.h"
 #include "util.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -50,8 +51,21 @@ static void sleep_until(double t)
 	nanosleep(&ts, NULL); /* interrupted by signals, by design */
 }
 
+/* Processes that ran code outside their known mappings (dlopen, new JIT regions) get
+ * their maps re-read and tables built for the new files. */
+static void refresh_tables(struct sampler *smp, struct unwind_tables *ut)
+{
+	pid_t pids[64];
+	int n = sampler_take_rescans(smp, pids, 64);
+	for (int i = 0; i < n; i++)
+		ut_add_pid(ut, pids[i]);
+	if (n)
+		ut_sync(ut);
+}
+
 /* Samples until the duration ends, a signal arrives or every target exits. */
-static void record_loop(const struct record_opts *o, struct sampler *smp, struct stack_ctx *sc)
+static void record_loop(const struct record_opts *o, struct sampler *smp, struct stack_ctx *sc,
+			struct unwind_tables *ut)
 {
 	double start = now_sec(), next_drain = start + 1.0;
 	while (!stop_requested) {
@@ -61,6 +75,7 @@ static void record_loop(const struct record_opts *o, struct sampler *smp, struct
 		if (now >= next_drain) {
 			sampler_drain(smp, stacks_collect, sc);
 			symbolizer_new_epoch(sc->sym);
+			refresh_tables(smp, ut);
 			next_drain = now + 1.0;
 		}
 		if (o->duration > 0 && now >= end)
@@ -93,23 +108,42 @@ static int write_outputs(const struct record_opts *o, const struct profile *p)
 	return failed;
 }
 
+static const char *const mark_names[LF_MARK_COUNT] = {
+	[LF_MARK_TRUNCATED] = "depth limit", [LF_MARK_NO_USTACK] = "no user registers",
+	[LF_MARK_NO_TABLE] = "no table", [LF_MARK_INVALID] = "unsupported rule",
+	[LF_MARK_BAD_READ] = "unreadable stack", [LF_MARK_NO_MAPPING] = "unmapped pc",
+	[LF_MARK_FP_FAILED] = "frame pointers broken", [LF_MARK_NO_PROC] = "process not ready",
+};
+
+static void print_stats(const uint64_t *st)
+{
+	struct sbuf b;
+	sb_init(&b);
+	for (int m = 1; m < LF_MARK_COUNT; m++)
+		if (st[LF_STAT_MARK_BASE + m])
+			sb_printf(&b, ", %s %llu", mark_names[m], (unsigned long long)st[LF_STAT_MARK_BASE + m]);
+	warnx_lf("stats: samples %llu, complete stacks %llu, lost (map full) %llu, kernel stack errors "
+		 "%llu%s", (unsigned long long)st[LF_STAT_SAMPLES], (unsigned long long)st[LF_STAT_COMPLETE],
+		 (unsigned long long)st[LF_STAT_LOST_MAPFULL], (unsigned long long)st[LF_STAT_KSTACK_ERR],
+		 b.s ? b.s : "");
+	sb_free(&b);
+}
+
 static void summary(const struct record_opts *o, const struct profile *p, const uint64_t *st)
 {
 	struct sbuf b;
 	sb_init(&b);
 	for (int i = 0; i < o->nouts; i++)
 		sb_printf(&b, "%s%s", i ? ", " : "", o->outs[i].path);
-	uint64_t lost = st[LF_STAT_LOST_MAPFULL];
-	warnx_lf("%llu samples (%llu lost), %zu distinct stacks in %.1fs; wrote %s",
-		 (unsigned long long)p->total, (unsigned long long)lost, p->n, p->duration, b.s ? b.s : "");
+	uint64_t lost = st[LF_STAT_LOST_MAPFULL], n = st[LF_STAT_SAMPLES];
+	warnx_lf("%llu samples (%llu lost), %zu distinct stacks, %.1f%% complete, in %.1fs; wrote %s",
+		 (unsigned long long)p->total, (unsigned long long)lost, p->n,
+		 n ? 100.0 * (double)st[LF_STAT_COMPLETE] / (double)n : 0.0, p->duration, b.s ? b.s : "");
 	if (p->total == 0)
 		warnx_lf("no samples: the target did not run on a CPU while recording (idle?); "
 			 "the outputs are valid but empty");
 	if (o->stats)
-		warnx_lf("stats: samples %llu, lost (map full) %llu, kernel stack errors %llu, "
-			 "user stack errors %llu", (unsigned long long)st[LF_STAT_SAMPLES],
-			 (unsigned long long)lost, (unsigned long long)st[LF_STAT_KSTACK_ERR],
-			 (unsigned long long)st[LF_STAT_USTACK_ERR]);
+		print_stats(st);
 	sb_free(&b);
 }
 
@@ -122,10 +156,23 @@ int record_run(struct record_opts *o)
 		rc = output_check_writable(o->outs[i].path) ? 2 : 0;
 	if (rc)
 		return rc;
-	struct sampler_cfg cfg = { o->threads, o->kernel, o->max_stacks };
+	struct unwind_tables *ut = ut_new();
+	for (int i = 0; i < o->npids; i++)
+		ut_add_pid(ut, o->pids[i]);
+	/* Room for libraries loaded later: half again the current rows, at least 1M rows. */
+	size_t rows = ut_rows(ut);
+	struct sampler_cfg cfg = { o->threads, o->kernel, o->max_stacks, rows + rows / 2 + (1 << 20),
+				   ut_files(ut) * 2 + 1024 };
 	struct sampler *smp = sampler_open(&cfg, &rc);
-	if (!smp)
+	if (!smp) {
+		ut_free(ut);
 		return rc;
+	}
+	if (sampler_setup_unwind(smp, ut)) {
+		sampler_close(smp);
+		ut_free(ut);
+		return 1;
+	}
 	struct profile prof;
 	profile_init(&prof);
 	struct stack_ctx sc = { .prof = &prof, .sym = symbolizer_new() };
@@ -139,7 +186,7 @@ int record_run(struct record_opts *o)
 	if (rc == 0) {
 		info_lf("profiling PID %s (%s) at %d Hz%s", prof.pids, prof.command, o->hz,
 			o->duration > 0 ? "" : "; press Ctrl-C to stop");
-		record_loop(o, smp, &sc);
+		record_loop(o, smp, &sc, ut);
 		sampler_drain(smp, stacks_collect, &sc);
 		uint64_t st[LF_STAT_MAX];
 		sampler_stats(smp, st);
@@ -148,6 +195,7 @@ int record_run(struct record_opts *o)
 		summary(o, &prof, st);
 	}
 	sampler_close(smp);
+	ut_free(ut);
 	stacks_free(&sc);
 	profile_free(&prof);
 	return rc;

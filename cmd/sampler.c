@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "sampler.h"
+#include "unwind_tables.h"
 #include "util.h"
 #include "profile.skel.h"
 
@@ -44,8 +45,11 @@ struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
 	}
 	s->skel->rodata->per_thread = cfg->per_thread;
 	s->skel->rodata->want_kernel = cfg->kernel;
+	s->skel->rodata->has_bpf_loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) > 0;
 	if (cfg->max_stacks)
 		bpf_map__set_max_entries(s->skel->maps.stacks, cfg->max_stacks);
+	bpf_map__set_max_entries(s->skel->maps.rows, (__u32)cfg->rows_cap);
+	bpf_map__set_max_entries(s->skel->maps.files, (__u32)cfg->files_cap);
 	int err = profile_bpf__load(s->skel);
 	if (err) {
 		warnx_lf("loading the BPF program failed: %s; the kernel needs BPF and BTF "
@@ -65,6 +69,33 @@ int sampler_add_target(struct sampler *s, pid_t pid)
 {
 	__u32 key = (__u32)pid, val = 1;
 	return bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &val, BPF_ANY);
+}
+
+int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut)
+{
+	struct profile_bpf *k = s->skel;
+	if (ut_attach_maps(ut, bpf_map__fd(k->maps.rows), bpf_map__max_entries(k->maps.rows),
+			   bpf_map__fd(k->maps.rules), bpf_map__fd(k->maps.files),
+			   bpf_map__max_entries(k->maps.files), bpf_map__fd(k->maps.procs)))
+		return -1;
+	__u32 key = 0;
+	int prog = bpf_program__fd(k->progs.unwind_user);
+	if (bpf_map_update_elem(bpf_map__fd(k->maps.tails), &key, &prog, BPF_ANY)) {
+		warnx_lf("cannot install the unwinder program: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int sampler_take_rescans(struct sampler *s, pid_t *out, int max)
+{
+	int fd = bpf_map__fd(s->skel->maps.rescan), n = 0;
+	__u32 key;
+	while (n < max && bpf_map_get_next_key(fd, NULL, &key) == 0) {
+		bpf_map_delete_elem(fd, &key);
+		out[n++] = (pid_t)key;
+	}
+	return n;
 }
 
 static int open_cpu_clock(int cpu, int hz)

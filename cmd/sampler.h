@@ -11,15 +11,22 @@
 
 struct sampler;
 
+struct unwind_tables;
+
 struct sampler_cfg {
 	int per_thread;
 	int kernel;
 	unsigned max_stacks;
+	size_t rows_cap, files_cap; /* unwind table capacity */
 };
 
 /* Returns NULL with a message printed; *exit_code says 1 (failure) or 2 (environment). */
 struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code);
 int sampler_add_target(struct sampler *s, pid_t pid);
+/* Connects the unwind tables to the loaded maps and enables the unwinder. */
+int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut);
+/* PIDs whose samples hit an unknown mapping since the last call (at most max). */
+int sampler_take_rescans(struct sampler *s, pid_t *out, int max);
 /* Starts sampling at hz on every online CPU; 0 or exit code with a message printed. */
 int sampler_attach(struct sampler *s, int hz);
 typedef void (*sampler_cb)(const struct lf_stack *st, void *ctx);

@@ -31,6 +31,12 @@ static const char *mark_label(__u32 reason)
 	switch (reason) {
 	case LF_MARK_TRUNCATED: return "[unwind: depth limit]";
 	case LF_MARK_NO_USTACK: return "[unwind: no user stack]";
+	case LF_MARK_NO_TABLE: return "[unwind: no table]";
+	case LF_MARK_INVALID: return "[unwind: unsupported rule]";
+	case LF_MARK_BAD_READ: return "[unwind: unreadable stack]";
+	case LF_MARK_NO_MAPPING: return "[unwind: unmapped pc]";
+	case LF_MARK_FP_FAILED: return "[unwind: frame pointer chain broken]";
+	case LF_MARK_NO_PROC: return "[unwind: process not ready]";
 	default: return "[unwind: failed]";
 	}
 }
@@ -55,12 +61,12 @@ void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *ou
 		thread_level((pid_t)st->pid, st->tid, out);
 	int nu = st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK;
 	for (int i = nu - 1; i >= 0; i--) {
-		__u64 w = st->user[i];
+		__u64 w = st->user[i], tag = w >> LF_TAG_SHIFT, addr = w & ((1ULL << LF_TAG_SHIFT) - 1);
 		sb_puts(out, ";");
-		if ((w >> LF_TAG_SHIFT) == LF_TAG_MARK)
+		if (tag == LF_TAG_MARK)
 			sb_puts(out, mark_label((__u32)w));
 		else
-			symbolize_user(c->sym, (pid_t)st->pid, w, i > 0, out);
+			symbolize_user(c->sym, (pid_t)st->pid, addr, tag != LF_TAG_EXACT, out);
 	}
 	int nk = st->nkern < LF_MAX_KSTACK ? st->nkern : LF_MAX_KSTACK;
 	for (int i = nk - 1; i >= 0; i--) {

@@ -104,19 +104,6 @@ static void load_syms(struct sym_file *f, pid_t pid, const char *path)
 	elfsyms_finish(&f->syms);
 }
 
-/* Opens a mapped file through the target's own view: map_files works for deleted and
- * replaced files, root/ for files inside another mount namespace. */
-static int open_mapped(pid_t pid, const struct mapping *m)
-{
-	char path[4200];
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start, m->end);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
-	return open(path, O_RDONLY | O_CLOEXEC);
-}
-
 static struct sym_file *get_file(struct symbolizer *s, pid_t pid, const struct mapping *m)
 {
 	for (struct sym_file *f = s->files; f; f = f->next)
@@ -125,7 +112,7 @@ static struct sym_file *get_file(struct symbolizer *s, pid_t pid, const struct m
 	struct sym_file *f = xcalloc(1, sizeof(*f));
 	f->dev = m->dev;
 	f->inode = m->inode;
-	int fd = open_mapped(pid, m);
+	int fd = proc_open_mapped(pid, m);
 	f->ef = fd >= 0 ? elf_file_open_fd(fd) : NULL;
 	if (f->ef)
 		load_syms(f, pid, m->path);

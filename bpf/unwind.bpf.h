@@ -1,0 +1,236 @@
+/* The in-kernel native unwinder: walks a user stack from the sampled registers using the
+ * per-file CFI rows user space loaded, follows signal frames through the ucontext, and
+ * falls back to frame pointers only in anonymous executable memory (JIT code). It runs
+ * LF_STEPS_PER_CALL frames per program invocation and tail-calls itself for deep stacks. */
+#ifndef LF_UNWIND_BPF_H
+#define LF_UNWIND_BPF_H
+#include "unwind.h"
+
+#define LF_STEPS_PER_CALL 2 /* without bpf_loop: frames per tail call */
+#define LF_MAX_TAILS      ((LF_MAX_USTACK + LF_STEPS_PER_CALL - 1) / LF_STEPS_PER_CALL)
+
+struct lf_ustate {
+	__u64 ip, sp, bp;
+	__u32 n;      /* words written to the stack record */
+	__u8 exact;   /* ip is exact, not a return address */
+	__u8 done;
+	__u16 tails;
+	__u32 mark;   /* lf_mark that ended the walk, 0 if none */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* sized by user space */
+	__type(key, __u32);
+	__type(value, struct lf_row);
+} rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, LF_MAX_RULES);
+	__type(key, __u32);
+	__type(value, struct lf_rule);
+} rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* sized by user space */
+	__type(key, __u32);
+	__type(value, struct lf_file);
+} files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct lf_proc);
+} procs SEC(".maps");
+
+/* Processes whose maps should be re-read: a pc fell outside every known mapping. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+} rescan SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lf_ustate);
+} ustate SEC(".maps");
+
+/* The two searches are global functions so the verifier checks each once, not once per
+ * path through the unwinder (which exceeds its budget). */
+
+/* Index of the mapping of pid holding ip, or -1. */
+__noinline int lf_find_map(__u32 pid, __u64 ip)
+{
+	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
+	if (!p)
+		return -1;
+	__u32 lo = 0, hi = p->n;
+	if (hi > LF_MAX_PROC_MAPS)
+		hi = LF_MAX_PROC_MAPS;
+	for (int i = 0; i < 9 && lo < hi; i++) {
+		__u32 mid = (lo + hi) / 2;
+		if (mid >= LF_MAX_PROC_MAPS)
+			return -1;
+		if (ip < p->m[mid].start)
+			hi = mid;
+		else if (ip >= p->m[mid].end)
+			lo = mid + 1;
+		else
+			return (int)mid;
+	}
+	return -1;
+}
+
+/* Rule index of the last row with row.pc <= pc among the file's rows, or -1. */
+__noinline int lf_find_rule(__u32 file, __u32 pc)
+{
+	const struct lf_file *f = bpf_map_lookup_elem(&files, &file);
+	if (!f || !f->row_count)
+		return -1;
+	__u32 lo = f->row_start, hi = f->row_start + f->row_count;
+	int found = -1;
+	for (int i = 0; i < 24 && lo < hi; i++) {
+		__u32 mid = lo + (hi - lo) / 2;
+		const struct lf_row *r = bpf_map_lookup_elem(&rows, &mid);
+		if (!r)
+			return -1;
+		if (r->pc <= pc) {
+			found = (int)r->rule;
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return found;
+}
+
+static __always_inline int read_u64(__u64 addr, __u64 *v)
+{
+	return bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
+}
+
+/* x86-64 rt_sigreturn trampoline: mov $15,%rax; syscall. */
+static __always_inline int is_sigreturn(__u64 ip)
+{
+	unsigned char b[9];
+	if (bpf_probe_read_user(b, sizeof(b), (const void *)ip))
+		return 0;
+	return b[0] == 0x48 && b[1] == 0xc7 && b[2] == 0xc0 && b[3] == 0x0f && b[4] == 0 && b[5] == 0 &&
+	       b[6] == 0 && b[7] == 0x0f && b[8] == 0x05;
+}
+
+/* In the trampoline, sp points at the ucontext; its mcontext starts 40 bytes in and holds
+ * rbp, rsp and rip at 80, 120 and 128. */
+static __always_inline int step_signal(struct lf_ustate *u)
+{
+	__u64 mc = u->sp + 40, bp, sp, ip;
+	if (read_u64(mc + 80, &bp) || read_u64(mc + 120, &sp) || read_u64(mc + 128, &ip))
+		return LF_MARK_BAD_READ;
+	u->bp = bp;
+	u->sp = sp;
+	u->ip = ip;
+	u->exact = 1;
+	return 0;
+}
+
+/* Frame pointers, with sanity checks: the chain must move up the stack. */
+static __always_inline int step_fp(struct lf_ustate *u)
+{
+	__u64 bp = u->bp, nbp, ra;
+	if (bp < u->sp || bp & 7 || read_u64(bp, &nbp) || read_u64(bp + 8, &ra))
+		return LF_MARK_FP_FAILED;
+	if (nbp && nbp <= bp)
+		return LF_MARK_FP_FAILED;
+	u->sp = bp + 16;
+	u->bp = nbp;
+	u->ip = ra;
+	u->exact = 0;
+	return 0;
+}
+
+static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *r)
+{
+	__u64 cfa;
+	switch (r->kind) {
+	case LF_RULE_NORMAL:
+		cfa = (r->flags & LF_RULE_CFA_RBP ? u->bp : u->sp) + (__s64)r->cfa_off;
+		break;
+	case LF_RULE_PLT1:
+		cfa = u->sp + 8 + ((u->ip & 15) >= 11 ? 8 : 0);
+		break;
+	case LF_RULE_PLT2:
+		cfa = u->sp + 8 + ((u->ip & 15) >= 10 ? 8 : 0);
+		break;
+	case LF_RULE_PLT3:
+		cfa = u->sp + 8 + ((u->ip & 15) >= 5 ? 8 : 0);
+		break;
+	case LF_RULE_STOP:
+		return -1;
+	case LF_RULE_END:
+		return LF_MARK_NO_TABLE;
+	default:
+		return LF_MARK_INVALID;
+	}
+	__u64 ra, bp = u->bp;
+	if (read_u64(cfa - 8, &ra))
+		return LF_MARK_BAD_READ;
+	if ((r->flags & LF_RULE_RBP_SAVED) && read_u64(cfa + (__s64)r->rbp_off, &bp))
+		return LF_MARK_BAD_READ;
+	u->sp = cfa;
+	u->bp = bp;
+	u->ip = ra;
+	u->exact = 0;
+	return 0;
+}
+
+/* Records the current frame and moves to its caller. Returns 0 to go on, -1 when the
+ * thread root was reached, or an lf_mark. */
+static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, const struct lf_proc *p)
+{
+	if (u->n >= LF_MAX_USTACK - 1)
+		return LF_MARK_TRUNCATED;
+	__u64 tag = u->exact ? LF_TAG_EXACT : LF_TAG_NATIVE;
+	s->user[u->n & (LF_MAX_USTACK - 1)] = u->ip | (tag << LF_TAG_SHIFT);
+	u->n++;
+	int mi = lf_find_map(s->pid, u->ip);
+	if (mi < 0 || mi >= LF_MAX_PROC_MAPS) {
+		__u32 pid = s->pid, one = 1;
+		bpf_map_update_elem(&rescan, &pid, &one, BPF_ANY);
+		return LF_MARK_NO_MAPPING;
+	}
+	const struct lf_map_ent *m = &p->m[(__u32)mi & (LF_MAX_PROC_MAPS - 1)];
+	if (m->file == LF_FILE_JIT) {
+		s->user[(u->n - 1) & (LF_MAX_USTACK - 1)] = u->ip | ((__u64)LF_TAG_FP << LF_TAG_SHIFT);
+		return step_fp(u);
+	}
+	if (m->file == LF_FILE_NONE)
+		return LF_MARK_NO_TABLE;
+	if (!u->exact && is_sigreturn(u->ip))
+		return step_signal(u);
+	__u32 pc = (__u32)(u->ip - m->bias - (u->exact ? 0 : 1));
+	int ri = lf_find_rule(m->file, pc);
+	if (ri < 0)
+		return LF_MARK_NO_TABLE;
+	__u32 rid = (__u32)ri;
+	const struct lf_rule *r = bpf_map_lookup_elem(&rules, &rid);
+	if (!r)
+		return LF_MARK_NO_TABLE;
+	if (r->flags & LF_RULE_SIGNAL)
+		return step_signal(u);
+	int rc = step_rule(u, r);
+	if (rc == 0 && u->ip == 0)
+		return -1; /* zero return address: the outermost frame */
+	return rc;
+}
+
+#endif

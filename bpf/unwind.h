@@ -1,0 +1,62 @@
+/* Unwind tables shared by user space (which builds them from .eh_frame/.debug_frame) and
+ * the BPF unwinder: deduplicated rules, per-file sorted rows, and each target process's
+ * executable mappings with the file and load bias they resolve to. */
+#ifndef LF_UNWIND_H
+#define LF_UNWIND_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#define LF_MAX_PROC_MAPS 256     /* executable mappings per process */
+#define LF_MAX_RULES     65536
+
+enum lf_rule_kind {
+	LF_RULE_NORMAL,  /* CFA = (rsp|rbp) + cfa_off; RA at CFA-8; rbp unchanged or at CFA+rbp_off */
+	LF_RULE_PLT1,    /* CFA = rsp + 8 + ((rip & 15) >= 11 ? 8 : 0) */
+	LF_RULE_PLT2,    /* CFA = rsp + 8 + ((rip & 15) >= 10 ? 8 : 0) */
+	LF_RULE_PLT3,    /* CFA = rsp + 8 + ((rip & 15) >= 5 ? 8 : 0) */
+	LF_RULE_END,     /* no unwind information for this pc */
+	LF_RULE_STOP,    /* outermost frame of a thread */
+	LF_RULE_INVALID, /* rule the unwinder cannot follow */
+};
+
+#define LF_RULE_CFA_RBP   0x1  /* CFA based on rbp instead of rsp */
+#define LF_RULE_RBP_SAVED 0x2  /* caller's rbp saved at CFA + rbp_off */
+#define LF_RULE_SIGNAL    0x4  /* signal trampoline: registers from the ucontext */
+
+struct lf_rule {
+	__s32 cfa_off;
+	__s16 rbp_off;
+	__u8 kind;
+	__u8 flags;
+};
+
+/* One row: rule for [pc, next row's pc) of a file, pc as an ELF virtual address. */
+struct lf_row {
+	__u32 pc;
+	__u32 rule;
+};
+
+struct lf_file {
+	__u32 row_start; /* index into the global row array */
+	__u32 row_count;
+};
+
+#define LF_FILE_NONE 0xffffffffu /* mapped file without usable tables */
+#define LF_FILE_JIT  0xfffffffeu /* anonymous executable memory: frame pointers */
+
+struct lf_map_ent {
+	__u64 start, end;
+	__u64 bias;      /* ELF vaddr = address - bias */
+	__u32 file;      /* index into the file array, or LF_FILE_* */
+	__u32 pad;
+};
+
+struct lf_proc {
+	__u32 n;
+	__u32 pad;
+	struct lf_map_ent m[LF_MAX_PROC_MAPS];
+};
+
+#endif

@@ -1,0 +1,380 @@
+/* Builds the tables the BPF unwinder reads: per-file rows from .eh_frame/.debug_frame
+ * (built once per file and shared by every process mapping it), deduplicated rules, and
+ * each process's executable mappings with their file and load bias. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "cfi.h"
+#include "elffile.h"
+#include "unwind_tables.h"
+#include "util.h"
+
+struct ut_file {
+	uint64_t dev, inode;
+	char build_id[41];
+	uint32_t index;
+	struct elf_seg seg[16];
+	int nseg;
+	struct ut_file *next;
+};
+
+struct ut_proc {
+	pid_t pid;
+	struct lf_proc *p;
+	int dirty;
+};
+
+struct unwind_tables {
+	struct lf_row *rows;
+	size_t nrows, caprows, rows_synced;
+	struct lf_rule *rules;
+	size_t nrules, rules_synced;
+	uint64_t *rule_keys;     /* open addressing: key+1 (0 = empty) -> rules index in rule_ids */
+	uint32_t *rule_ids;
+	size_t rule_cap;
+	struct lf_file *finfo;
+	size_t nfiles, capfiles, files_synced;
+	struct ut_file *files;
+	struct ut_proc *procs;
+	size_t nprocs;
+	/* Loaded maps. */
+	int procs_fd;
+	struct lf_row *m_rows;
+	size_t m_rows_cap;
+	struct lf_rule *m_rules;
+	struct lf_file *m_files;
+	size_t m_files_cap;
+	int full_warned;
+};
+
+struct unwind_tables *ut_new(void)
+{
+	struct unwind_tables *t = xcalloc(1, sizeof(*t));
+	t->rule_cap = 1 << 17;
+	t->rule_keys = xcalloc(t->rule_cap, sizeof(*t->rule_keys));
+	t->rule_ids = xcalloc(t->rule_cap, sizeof(*t->rule_ids));
+	t->rules = xcalloc(LF_MAX_RULES, sizeof(*t->rules));
+	t->procs_fd = -1;
+	return t;
+}
+
+static uint64_t rule_key(const struct lf_rule *r)
+{
+	return (uint64_t)(uint32_t)r->cfa_off | (uint64_t)(uint16_t)r->rbp_off << 32 |
+	       (uint64_t)r->kind << 48 | (uint64_t)r->flags << 56;
+}
+
+/* Index of an identical rule, adding it when new; LF_MAX_RULES-1 when the table is full
+ * (that slot holds an INVALID rule, so the unwinder stops with a marker). */
+static uint32_t intern_rule(struct unwind_tables *t, const struct lf_rule *r)
+{
+	uint64_t k = rule_key(r) + 1;
+	size_t h = (size_t)(hash_bytes(&k, sizeof(k), 0) & (t->rule_cap - 1));
+	while (t->rule_keys[h]) {
+		if (t->rule_keys[h] == k)
+			return t->rule_ids[h];
+		h = (h + 1) & (t->rule_cap - 1);
+	}
+	if (t->nrules >= LF_MAX_RULES - 1) {
+		t->rules[LF_MAX_RULES - 1] = (struct lf_rule){ .kind = LF_RULE_INVALID };
+		return LF_MAX_RULES - 1;
+	}
+	t->rule_keys[h] = k;
+	t->rule_ids[h] = (uint32_t)t->nrules;
+	t->rules[t->nrules] = *r;
+	return (uint32_t)t->nrules++;
+}
+
+static struct lf_rule rule_of(const struct cfi_row *c)
+{
+	struct lf_rule r = { .cfa_off = c->cfa_off, .rbp_off = c->rbp_off };
+	switch (c->kind) {
+	case CFI_ROW_NORMAL: r.kind = LF_RULE_NORMAL; break;
+	case CFI_ROW_PLT1: r.kind = LF_RULE_PLT1; break;
+	case CFI_ROW_PLT2: r.kind = LF_RULE_PLT2; break;
+	case CFI_ROW_PLT3: r.kind = LF_RULE_PLT3; break;
+	case CFI_ROW_END: r.kind = LF_RULE_END; break;
+	case CFI_ROW_STOP: r.kind = LF_RULE_STOP; break;
+	default: r.kind = LF_RULE_INVALID; break;
+	}
+	if (c->cfa_reg == CFI_REG_RBP)
+		r.flags |= LF_RULE_CFA_RBP;
+	if (c->rbp_rule == CFI_RBP_OFFSET)
+		r.flags |= LF_RULE_RBP_SAVED;
+	if (c->signal)
+		r.flags |= LF_RULE_SIGNAL;
+	if (r.kind != LF_RULE_NORMAL)
+		r.cfa_off = r.rbp_off = 0, r.flags &= LF_RULE_SIGNAL;
+	return r;
+}
+
+static void parse_section(struct cfi_table *ct, struct elf_file *ef, const char *name, int debug)
+{
+	uint64_t addr = 0;
+	Elf_Data *d = elf_file_section(ef, name, &addr, NULL);
+	if (d && d->d_size)
+		cfi_parse(ct, d->d_buf, d->d_size, addr, debug);
+}
+
+static void add_rows(struct unwind_tables *t, struct cfi_table *ct, struct lf_file *fi)
+{
+	fi->row_start = (uint32_t)t->nrows;
+	for (size_t i = 0; i < ct->n; i++) {
+		const struct cfi_row *c = &ct->rows[i];
+		if (c->pc > 0xffffffffu)
+			break;
+		if (t->nrows == t->caprows) {
+			t->caprows = t->caprows ? t->caprows * 2 : 65536;
+			t->rows = xrealloc(t->rows, t->caprows * sizeof(*t->rows));
+		}
+		struct lf_rule r = rule_of(c);
+		t->rows[t->nrows++] = (struct lf_row){ (uint32_t)c->pc, intern_rule(t, &r) };
+	}
+	fi->row_count = (uint32_t)(t->nrows - fi->row_start);
+}
+
+/* Builds rows for one ELF image and registers it; returns its index. */
+static uint32_t add_file(struct unwind_tables *t, struct elf_file *ef, uint64_t dev, uint64_t inode)
+{
+	struct ut_file *f = xcalloc(1, sizeof(*f));
+	f->dev = dev;
+	f->inode = inode;
+	memcpy(f->build_id, ef->build_id, sizeof(f->build_id));
+	memcpy(f->seg, ef->seg, sizeof(f->seg));
+	f->nseg = ef->nseg;
+	if (t->nfiles == t->capfiles) {
+		t->capfiles = t->capfiles ? t->capfiles * 2 : 64;
+		t->finfo = xrealloc(t->finfo, t->capfiles * sizeof(*t->finfo));
+	}
+	f->index = (uint32_t)t->nfiles++;
+	struct cfi_table ct;
+	memset(&ct, 0, sizeof(ct));
+	parse_section(&ct, ef, ".eh_frame", 0);
+	parse_section(&ct, ef, ".debug_frame", 1);
+	if (cfi_finish(&ct) == 0)
+		add_rows(t, &ct, &t->finfo[f->index]);
+	else
+		t->finfo[f->index] = (struct lf_file){ 0, 0 };
+	cfi_free(&ct);
+	f->next = t->files;
+	t->files = f;
+	return f->index;
+}
+
+static struct ut_file *find_file(struct unwind_tables *t, uint64_t dev, uint64_t inode, const char *build_id)
+{
+	for (struct ut_file *f = t->files; f; f = f->next)
+		if (build_id ? !strcmp(f->build_id, build_id) && f->dev == 0 : f->dev == dev && f->inode == inode)
+			return f;
+	return NULL;
+}
+
+/* Load bias of a file mapping: the PT_LOAD segment holding the mapped file offset. */
+static int bias_of(const struct ut_file *f, const struct mapping *m, uint64_t *bias)
+{
+	for (int i = 0; i < f->nseg; i++) {
+		const struct elf_seg *s = &f->seg[i];
+		if (m->pgoff >= (s->offset & ~0xfffULL) && m->pgoff < s->offset + s->filesz) {
+			*bias = m->start - m->pgoff - (s->vaddr - s->offset);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static struct ut_file *file_for(struct unwind_tables *t, pid_t pid, const struct mapping *m)
+{
+	struct ut_file *f = find_file(t, m->dev, m->inode, NULL);
+	if (f)
+		return f;
+	int fd = proc_open_mapped(pid, m);
+	struct elf_file *ef = fd >= 0 ? elf_file_open_fd(fd) : NULL;
+	if (!ef)
+		return NULL;
+	add_file(t, ef, m->dev, m->inode);
+	elf_file_close(ef);
+	return t->files;
+}
+
+/* The vdso is not a file: read it from the process and key it by build-id. */
+static struct ut_file *vdso_for(struct unwind_tables *t, pid_t pid, const struct mapping *m)
+{
+	size_t len = m->end - m->start;
+	if (len > (1 << 20))
+		return NULL;
+	void *buf = xmalloc(len);
+	struct elf_file *ef = NULL;
+	if (proc_read_mem(pid, m->start, buf, len) == (ssize_t)len)
+		ef = elf_file_open_mem(buf, len);
+	free(buf);
+	if (!ef)
+		return NULL;
+	struct ut_file *f = find_file(t, 0, 0, ef->build_id);
+	if (!f) {
+		add_file(t, ef, 0, 0);
+		f = t->files;
+	}
+	elf_file_close(ef);
+	return f;
+}
+
+static void map_entry(struct unwind_tables *t, pid_t pid, const struct mapping *m, struct lf_map_ent *e)
+{
+	e->start = m->start;
+	e->end = m->end;
+	e->file = LF_FILE_NONE;
+	if (m->path[0] == 0 || !strncmp(m->path, "[anon", 5) || !strncmp(m->path, "/memfd:", 7)) {
+		e->file = LF_FILE_JIT;
+		return;
+	}
+	struct ut_file *f = NULL;
+	if (m->path[0] == '/')
+		f = file_for(t, pid, m);
+	else if (!strcmp(m->path, "[vdso]"))
+		f = vdso_for(t, pid, m);
+	uint64_t bias;
+	if (!f)
+		return;
+	if (!strcmp(m->path, "[vdso]"))
+		bias = m->start - (f->nseg ? f->seg[0].vaddr : 0);
+	else if (bias_of(f, m, &bias))
+		return;
+	e->file = f->index;
+	e->bias = bias;
+}
+
+void ut_build_proc(struct unwind_tables *t, pid_t pid, const struct proc_maps *pm, struct lf_proc *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < pm->n && out->n < LF_MAX_PROC_MAPS; i++)
+		if (pm->m[i].exec)
+			map_entry(t, pid, &pm->m[i], &out->m[out->n++]);
+}
+
+int ut_add_pid(struct unwind_tables *t, pid_t pid)
+{
+	struct proc_maps pm;
+	if (proc_read_maps(pid, &pm))
+		return -1;
+	struct ut_proc *up = NULL;
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i].pid == pid)
+			up = &t->procs[i];
+	if (!up) {
+		t->procs = xrealloc(t->procs, (t->nprocs + 1) * sizeof(*t->procs));
+		up = &t->procs[t->nprocs++];
+		up->pid = pid;
+		up->p = xmalloc(sizeof(*up->p));
+	}
+	ut_build_proc(t, pid, &pm, up->p);
+	up->dirty = 1;
+	proc_maps_free(&pm);
+	return 0;
+}
+
+size_t ut_rows(const struct unwind_tables *t) { return t->nrows; }
+size_t ut_files(const struct unwind_tables *t) { return t->nfiles; }
+
+static void *map_mmap(int fd, size_t bytes)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, (bytes + pg - 1) / pg * pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int ut_attach_maps(struct unwind_tables *t, int rows_fd, size_t rows_cap, int rules_fd, int files_fd,
+		   size_t files_cap, int procs_fd)
+{
+	t->m_rows = map_mmap(rows_fd, rows_cap * sizeof(struct lf_row));
+	t->m_rules = map_mmap(rules_fd, LF_MAX_RULES * sizeof(struct lf_rule));
+	t->m_files = map_mmap(files_fd, files_cap * sizeof(struct lf_file));
+	if (!t->m_rows || !t->m_rules || !t->m_files) {
+		warnx_lf("cannot map the unwind tables: %s", strerror(errno));
+		return -1;
+	}
+	t->m_rows_cap = rows_cap;
+	t->m_files_cap = files_cap;
+	t->procs_fd = procs_fd;
+	return ut_sync(t);
+}
+
+/* Files whose rows do not fit any more are uploaded without rows: their frames end in
+ * an "[unwind: no table]" marker rather than being lost. */
+static void sync_files(struct unwind_tables *t)
+{
+	for (size_t i = t->files_synced; i < t->nfiles && i < t->m_files_cap; i++) {
+		struct lf_file fi = t->finfo[i];
+		if ((size_t)fi.row_start + fi.row_count > t->m_rows_cap) {
+			if (!t->full_warned++)
+				warnx_lf("unwind table space full (%zu rows); some libraries will show "
+					 "[unwind: no table]", t->m_rows_cap);
+			fi.row_count = 0;
+		}
+		t->m_files[i] = fi;
+	}
+	t->files_synced = t->nfiles < t->m_files_cap ? t->nfiles : t->m_files_cap;
+}
+
+int ut_sync(struct unwind_tables *t)
+{
+	if (!t->m_rows)
+		return 0;
+	size_t n = t->nrows < t->m_rows_cap ? t->nrows : t->m_rows_cap;
+	if (n > t->rows_synced)
+		memcpy(t->m_rows + t->rows_synced, t->rows + t->rows_synced, (n - t->rows_synced) * sizeof(*t->rows));
+	t->rows_synced = n;
+	memcpy(t->m_rules + t->rules_synced, t->rules + t->rules_synced,
+	       (t->nrules - t->rules_synced) * sizeof(*t->rules));
+	t->m_rules[LF_MAX_RULES - 1] = t->rules[LF_MAX_RULES - 1];
+	t->rules_synced = t->nrules;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* rows and rules before files point at them */
+	sync_files(t);
+	int rc = 0;
+	for (size_t i = 0; i < t->nprocs; i++) {
+		if (!t->procs[i].dirty)
+			continue;
+		__u32 key = (__u32)t->procs[i].pid;
+		if (bpf_map_update_elem(t->procs_fd, &key, t->procs[i].p, BPF_ANY))
+			rc = -1;
+		t->procs[i].dirty = 0;
+	}
+	return rc;
+}
+
+size_t ut_memory(const struct unwind_tables *t)
+{
+	return t->m_rows_cap * sizeof(struct lf_row) + LF_MAX_RULES * sizeof(struct lf_rule) +
+	       t->m_files_cap * sizeof(struct lf_file) + t->nprocs * sizeof(struct lf_proc);
+}
+
+void ut_free(struct unwind_tables *t)
+{
+	if (!t)
+		return;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	if (t->m_rows)
+		munmap(t->m_rows, (t->m_rows_cap * sizeof(struct lf_row) + pg - 1) / pg * pg);
+	if (t->m_rules)
+		munmap(t->m_rules, (LF_MAX_RULES * sizeof(struct lf_rule) + pg - 1) / pg * pg);
+	if (t->m_files)
+		munmap(t->m_files, (t->m_files_cap * sizeof(struct lf_file) + pg - 1) / pg * pg);
+	for (struct ut_file *f = t->files, *n; f; f = n) {
+		n = f->next;
+		free(f);
+	}
+	for (size_t i = 0; i < t->nprocs; i++)
+		free(t->procs[i].p);
+	free(t->procs);
+	free(t->rows);
+	free(t->rules);
+	free(t->rule_keys);
+	free(t->rule_ids);
+	free(t->finfo);
+	free(t);
+}

@@ -1,0 +1,29 @@
+/* Builds the tables the BPF unwinder reads: per-file rows from .eh_frame/.debug_frame
+ * (built once per file and shared by every process mapping it), deduplicated rules, and
+ * each process's executable mappings with their file and load bias. */
+#ifndef LF_UNWIND_TABLES_H
+#define LF_UNWIND_TABLES_H
+#include <stddef.h>
+#include <sys/types.h>
+#include "proc.h"
+#include "unwind.h"
+
+struct unwind_tables;
+
+struct unwind_tables *ut_new(void);
+void ut_free(struct unwind_tables *t);
+/* Reads the maps of pid and builds tables for files not seen yet (in memory). */
+int ut_add_pid(struct unwind_tables *t, pid_t pid);
+/* Rows built so far, to size the BPF maps before load. */
+size_t ut_rows(const struct unwind_tables *t);
+size_t ut_files(const struct unwind_tables *t);
+/* Connects to the loaded maps (rows/rules/files are mmapable arrays) and uploads. */
+int ut_attach_maps(struct unwind_tables *t, int rows_fd, size_t rows_cap, int rules_fd, int files_fd,
+		   size_t files_cap, int procs_fd);
+/* Uploads rows, rules, files and process mappings not uploaded yet. */
+int ut_sync(struct unwind_tables *t);
+/* Memory of the tables in bytes (rows, rules, files, processes). */
+size_t ut_memory(const struct unwind_tables *t);
+/* Fills an lf_proc from maps; exposed for tests. */
+void ut_build_proc(struct unwind_tables *t, pid_t pid, const struct proc_maps *pm, struct lf_proc *out);
+#endif

@@ -215,8 +215,11 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	}
 	if (m->file == LF_FILE_NONE)
 		return LF_MARK_NO_TABLE;
-	if (!u->exact && is_sigreturn(u->ip))
+	if (!u->exact && is_sigreturn(u->ip)) {
+		/* The handler "returns" to the trampoline's first byte: not a call site. */
+		s->user[(u->n - 1) & (LF_MAX_USTACK - 1)] = u->ip | ((__u64)LF_TAG_EXACT << LF_TAG_SHIFT);
 		return step_signal(u);
+	}
 	__u32 pc = (__u32)(u->ip - m->bias - (u->exact ? 0 : 1));
 	int ri = lf_find_rule(m->file, pc);
 	if (ri < 0)

@@ -67,15 +67,19 @@ static void refresh_tables(struct sampler *smp, struct unwind_tables *ut)
 static void record_loop(const struct record_opts *o, struct sampler *smp, struct stack_ctx *sc,
 			struct unwind_tables *ut)
 {
-	double start = now_sec(), next_drain = start + 1.0;
+	double start = now_sec(), next_drain = start + 1.0, tick = start;
 	while (!stop_requested) {
 		double end = o->duration > 0 ? start + o->duration : 1e300;
-		sleep_until(next_drain < end ? next_drain : end);
+		/* A short tick picks up new libraries quickly; draining is once a second. */
+		tick += 0.1;
+		sleep_until(tick < end ? tick : end);
 		double now = now_sec();
+		if (tick < now)
+			tick = now;
+		refresh_tables(smp, ut);
 		if (now >= next_drain) {
 			sampler_drain(smp, stacks_collect, sc);
 			symbolizer_new_epoch(sc->sym);
-			refresh_tables(smp, ut);
 			next_drain = now + 1.0;
 		}
 		if (o->duration > 0 && now >= end)

@@ -1,0 +1,59 @@
+# Native stacks without frame pointers: a program built -O2 -fomit-frame-pointer burns CPU
+# in known chains (deep recursion, PLT into a shared library, a signal handler, the vdso,
+# a dlopen'ed library, two threads); every chain must come out frame by frame.
+. "$(dirname "$0")/../lib.sh"
+
+P=$ROOT/tests/progs
+CF="-O2 -fomit-frame-pointer -g0"
+gcc $CF -shared -fPIC -o "$OUT/libunwtest.so" "$P/unwind_lib.c" &&
+gcc $CF -shared -fPIC -o "$OUT/libunwdl.so" "$P/unwind_dl.c" &&
+gcc $CF -o "$OUT/unwind" "$P/unwind.c" -L"$OUT" -lunwtest -Wl,-rpath,"$OUT" -ldl -lpthread ||
+	{ fail build "gcc failed"; finish; }
+check "test program has no frame pointer setup in recurse" \
+	sh -c "! objdump -d '$OUT/unwind' | awk '/<recurse>:/,/ret/' | grep -q 'mov *%rsp,%rbp'"
+
+ROOTS='^unwind;_start;__libc_start_main[^;]*;__libc_start_call_main;main;'
+
+# profile NAME MODE...: runs the test program in MODE, profiles it 3 s into $OUT/NAME.folded.
+profile() {
+	name=$1; shift
+	bg_start "$OUT/unwind" "$@"
+	sleep 0.3
+	"$LF" -p "$LAST_PID" -d 3 --stats -o "$OUT/$name.folded" 2>"$OUT/$name.err"
+	kill "$LAST_PID" 2>/dev/null
+}
+
+# expect NAME REGEX MIN: at least MIN% of the samples of NAME match REGEX.
+expect() {
+	got=$(share "$OUT/$1.folded" "$2")
+	if [ "$got" -ge "$3" ]; then pass "$1: $got% match $2"; else fail "$1" "$got% (< $3%) match $2"; fi
+}
+
+profile deep deep 150
+recs=$(printf 'recurse;%.0s' $(seq 151))
+expect deep "${ROOTS}deep_main;${recs}spin\$" 95
+check "deep: more than 150 frames in one stack" \
+	awk -F';' '{ if (NF > 155) found = 1 } END { exit !found }' "$OUT/deep.folded"
+
+profile plt plt
+expect plt "${ROOTS}plt_main;lib_work;lib_leaf\$" 95
+
+profile signal signal
+expect signal "${ROOTS}signal_main;raise;[^;]*;__restore_rt;handler;in_handler;spin\$" 90
+
+profile vdso vdso
+expect vdso "${ROOTS}vdso_main;clock_gettime" 95
+expect vdso "${ROOTS}vdso_main;clock_gettime;(__vdso_)?clock_gettime" 50
+
+profile dlopen dlopen "$OUT/libunwdl.so"
+expect dlopen "${ROOTS}dlopen_main;dl_work;dl_leaf\$" 90
+
+profile threads threads
+expect threads '^unwind;clone3;start_thread;thread_a;chain_a1;chain_a2;spin$' 40
+expect threads '^unwind;clone3;start_thread;thread_b;chain_b1;chain_b2;spin$' 40
+
+for f in deep plt signal vdso threads; do
+	c=$(sed -n 's/.* \([0-9.]*\)% complete.*/\1/p' "$OUT/$f.err")
+	check "$f: at least 99% of stacks complete ($c%)" awk -v c="$c" 'BEGIN { exit !(c >= 99) }'
+done
+finish

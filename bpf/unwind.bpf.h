@@ -165,14 +165,8 @@ static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *
 	case LF_RULE_NORMAL:
 		cfa = (r->flags & LF_RULE_CFA_RBP ? u->bp : u->sp) + (__s64)r->cfa_off;
 		break;
-	case LF_RULE_PLT1:
-		cfa = u->sp + 8 + ((u->ip & 15) >= 11 ? 8 : 0);
-		break;
-	case LF_RULE_PLT2:
-		cfa = u->sp + 8 + ((u->ip & 15) >= 10 ? 8 : 0);
-		break;
-	case LF_RULE_PLT3:
-		cfa = u->sp + 8 + ((u->ip & 15) >= 5 ? 8 : 0);
+	case LF_RULE_PLT:
+		cfa = u->sp + 8 + ((__s64)(u->ip & 15) >= (__s64)r->cfa_off ? 8 : 0);
 		break;
 	case LF_RULE_STOP:
 		return -1;
@@ -230,9 +224,21 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 		return LF_MARK_NO_TABLE;
 	if (r->flags & LF_RULE_SIGNAL)
 		return step_signal(u);
+	__u64 leaf_sp = u->exact && u->n == 1 ? u->sp : 0, bp_before = u->bp;
 	int rc = step_rule(u, r);
 	if (rc == 0 && u->ip == 0)
 		return -1; /* zero return address: the outermost frame */
+	/* Hand-written assembly (LuaJIT's VM helpers) can sit inside a bigger function's CFI
+	 * although it is entered by a call: a sampled leaf whose rule leads nowhere is
+	 * retried as a frameless function, accepted only if its caller is mapped code. */
+	if (rc == 0 && leaf_sp && lf_find_map(s->pid, u->ip) < 0) {
+		__u64 ra;
+		if (read_u64(leaf_sp, &ra) || lf_find_map(s->pid, ra) < 0)
+			return 0; /* the next step reports the unmapped pc */
+		u->sp = leaf_sp + 8;
+		u->bp = bp_before;
+		u->ip = ra;
+	}
 	return rc;
 }
 

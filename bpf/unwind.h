@@ -13,9 +13,7 @@
 
 enum lf_rule_kind {
 	LF_RULE_NORMAL,  /* CFA = (rsp|rbp) + cfa_off; RA at CFA-8; rbp unchanged or at CFA+rbp_off */
-	LF_RULE_PLT1,    /* CFA = rsp + 8 + ((rip & 15) >= 11 ? 8 : 0) */
-	LF_RULE_PLT2,    /* CFA = rsp + 8 + ((rip & 15) >= 10 ? 8 : 0) */
-	LF_RULE_PLT3,    /* CFA = rsp + 8 + ((rip & 15) >= 5 ? 8 : 0) */
+	LF_RULE_PLT,     /* PLT stub: CFA = rsp + 8 + ((rip & 15) >= cfa_off ? 8 : 0) */
 	LF_RULE_END,     /* no unwind information for this pc */
 	LF_RULE_STOP,    /* outermost frame of a thread */
 	LF_RULE_INVALID, /* rule the unwinder cannot follow */

@@ -285,10 +285,11 @@ static int run_fde(struct walk *w, const struct cfi_cie *cie, struct cfi_cur *c,
 	struct cfi_run r = { .t = t, .cie = cie, .fde_cur = c, .start = start, .loc = start,
 			     .end = end, .st = cie->init, .init = cie->init, .first_row = t->n };
 	bool ok = cfi_run_insns(&r, c->p, insn_end);
-	if (r.oom)
+	if (r.oom || (ok && r.loc < end && !cfi_emit(&r))) {
+		count(t, CFI_R_TOO_MANY);     /* row cap or memory: the rest of the section is lost */
+		t->n = r.first_row;
 		return -1;
-	if (ok && r.loc < end && !cfi_emit(&r))
-		return -1;
+	}
 	if (!ok) {
 		count(t, r.reason);
 		end = r.loc < end ? r.loc : end;

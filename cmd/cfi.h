@@ -7,13 +7,14 @@
 #include <stdint.h>
 
 /* What the unwinder does for a PC in [row.pc, next row.pc).
- * NORMAL: CFA = (cfa_reg) + cfa_off; return address at CFA-8; caller's rsp = CFA; rbp per rbp_rule.
+ * NORMAL: CFA = (cfa_reg) + cfa_off; return address at CFA-8; caller's rsp = CFA; rbp per rbp_rule
+ *         (an rbp declared undefined counts as unchanged: there is nothing to restore).
  * PLT1..PLT4: a GNU ld .plt stub, described by the CFA expression
  *           CFA = rsp + 8 + ((rip & 15) >= plt_at ? 8 : 0)
  *         i.e. one more word on the stack once the entry's `push $index` has run. The kinds
  *         differ only in plt_at, fixed by the PLT layout:
  *           PLT1: 11  lazy PLT (jmp *GOT; push; jmp PLT0), the classic one (Debian's libc)
- *           PLT2: 10  IBT PLT with BND prefix (endbr64; push; bnd jmp), ld before 2.39
+ *           PLT2: 10  IBT PLT with BND prefix (endbr64; push; bnd jmp), older ld
  *           PLT3:  5  MPX PLT, -z bndplt (push; bnd jmp)
  *           PLT4:  9  IBT PLT (endbr64; push; jmp), current ld with -z ibtplt / CET builds
  *         cfa_reg is RSP, cfa_off 8, rbp unchanged, the return address at CFA-8.
@@ -50,7 +51,7 @@ enum cfi_reason {
 	CFI_R_OPCODE,         /* unknown DW_CFA_* opcode */
 	CFI_R_STATE_STACK,    /* remember_state too deep, or restore_state without remember */
 	CFI_R_LOCATION,       /* DW_CFA_set_loc going backwards, or advance overflow */
-	CFI_R_PC_RANGE,       /* FDE address range empty-but-huge or wrapping */
+	CFI_R_PC_RANGE,       /* FDE address range over 4 GiB, or wrapping around */
 	CFI_R_OVERLAP,        /* FDE overlaps an earlier one (dropped in cfi_finish) */
 	CFI_R_TOO_MANY,       /* a cap was reached: rows, FDEs, or CIE instruction bytes */
 	CFI_R_COUNT

@@ -55,16 +55,19 @@ void cfi_state_init(struct cfi_state *s)
 
 static bool fits(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
 
-static void invalid(struct cfi_row *row, uint8_t reason)
+/* Turns row into an INVALID one; returns false so callers can `return invalid(...)`. */
+static bool invalid(struct cfi_row *row, uint8_t reason)
 {
 	uint64_t pc = row->pc;
 	memset(row, 0, sizeof(*row));
 	row->pc = pc;
 	row->kind = CFI_ROW_INVALID;
 	row->reason = reason ? reason : CFI_R_CFA_REG;
+	return false;
 }
 
-static void fill_cfa(struct cfi_row *row, const struct cfi_state *s)
+/* The fill functions return false once the row is INVALID. */
+static bool fill_cfa(struct cfi_row *row, const struct cfi_state *s)
 {
 	switch (s->cfa_how) {
 	case CFA_PLT:
@@ -72,7 +75,7 @@ static void fill_cfa(struct cfi_row *row, const struct cfi_state *s)
 		row->cfa_reg = CFI_REG_RSP;
 		row->cfa_off = 8;
 		row->plt_at = s->plt_at;
-		return;
+		return true;
 	case CFA_REGOFF:
 		if (s->cfa_reg != DW_RSP && s->cfa_reg != DW_RBP)
 			return invalid(row, CFI_R_CFA_REG);
@@ -81,13 +84,13 @@ static void fill_cfa(struct cfi_row *row, const struct cfi_state *s)
 		row->kind = CFI_ROW_NORMAL;
 		row->cfa_reg = s->cfa_reg == DW_RSP ? CFI_REG_RSP : CFI_REG_RBP;
 		row->cfa_off = (int32_t)s->cfa_off;
-		return;
+		return true;
 	default:
 		return invalid(row, s->cfa_reason);
 	}
 }
 
-static void fill_regs(struct cfi_row *row, const struct cfi_state *s)
+static bool fill_regs(struct cfi_row *row, const struct cfi_state *s)
 {
 	if (s->ra.how == RULE_BAD)
 		return invalid(row, s->ra.reason);
@@ -95,8 +98,8 @@ static void fill_regs(struct cfi_row *row, const struct cfi_state *s)
 		return invalid(row, CFI_R_RA_RULE);
 	if (is_plt(row)) {                 /* plt_at shares rbp_off's bytes: rbp must be unchanged */
 		if (s->rbp.how == RULE_OFFSET || s->rbp.how == RULE_BAD)
-			invalid(row, CFI_R_RBP_RULE);
-		return;
+			return invalid(row, CFI_R_RBP_RULE);
+		return true;
 	}
 	switch (s->rbp.how) {
 	case RULE_OFFSET:
@@ -104,12 +107,12 @@ static void fill_regs(struct cfi_row *row, const struct cfi_state *s)
 			return invalid(row, CFI_R_RANGE);
 		row->rbp_rule = CFI_RBP_OFFSET;
 		row->rbp_off = (int16_t)s->rbp.off;
-		return;
+		return true;
 	case RULE_BAD:
 		return invalid(row, s->rbp.reason);
 	default:        /* same value, or undefined: nothing to restore */
 		row->rbp_rule = CFI_RBP_SAME;
-		return;
+		return true;
 	}
 }
 
@@ -121,8 +124,7 @@ static void build_row(struct cfi_row *row, const struct cfi_state *s, bool signa
 		row->kind = CFI_ROW_STOP;
 		return;
 	}
-	fill_cfa(row, s);
-	if (row->kind != CFI_ROW_INVALID)
+	if (fill_cfa(row, s))
 		fill_regs(row, s);
 	if (signal && row->kind != CFI_ROW_NORMAL) {
 		memset(row, 0, sizeof(*row));    /* the ucontext has everything */
@@ -207,8 +209,10 @@ static void set_offset(struct cfi_run *r, uint64_t reg, bool ok, int64_t off)
 	struct cfi_rule *rule = tracked(r, reg);
 	if (!rule)
 		return;
-	if (!ok)
-		return set_bad(r, reg, CFI_R_RANGE);
+	if (!ok) {
+		set_bad(r, reg, CFI_R_RANGE);
+		return;
+	}
 	rule->how = RULE_OFFSET;
 	rule->off = off;
 	rule->reason = 0;

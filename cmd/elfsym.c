@@ -16,7 +16,9 @@
 /* Names are stored as offsets while the block grows, fixed up in elfsyms_finish. */
 static void add_sym(struct elf_syms *s, uint64_t addr, uint64_t size, const char *name)
 {
-	size_t len = strnlen(name, MAX_NAME);
+	size_t len = strcspn(name, "@"); /* symbol versions: foo@@GLIBC_2.34 is foo */
+	if (len > MAX_NAME)
+		len = MAX_NAME;
 	if (len == 0 || s->n >= MAX_SYMS)
 		return;
 	if (s->names_len + len + 1 > s->names_cap) {
@@ -54,6 +56,11 @@ static void add_table(struct elf_syms *s, Elf *elf, Elf_Scn *scn, const GElf_Shd
 
 void elfsyms_add_file(struct elf_syms *s, struct elf_file *ef)
 {
+	/* Stripped executables keep their entry point: name it as the toolchain does. A real
+	 * symbol at the same address wins in elfsyms_finish (it has a size). */
+	GElf_Ehdr eh;
+	if (gelf_getehdr(ef->elf, &eh) && eh.e_entry && elf_file_section(ef, ".interp", NULL, NULL))
+		add_sym(s, eh.e_entry, 48, "_start"); /* glibc's x86-64 _start is 38 bytes */
 	Elf_Scn *scn = NULL;
 	for (int guard = 0; (scn = elf_nextscn(ef->elf, scn)) && guard < 65536; guard++) {
 		GElf_Shdr sh;
@@ -67,10 +74,17 @@ static int cmp_sym(const void *a, const void *b)
 	const struct elf_sym *x = a, *y = b;
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* Prefer sized symbols, then names without a leading underscore (the public alias). */
+	/* Among aliases prefer sized symbols, then fewer leading underscores (the public
+	 * name), then the shortest, so the choice does not depend on table order. */
 	if ((x->size == 0) != (y->size == 0))
 		return x->size == 0 ? 1 : -1;
-	return (x->name[0] == '_') - (y->name[0] == '_');
+	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	size_t lx = strlen(x->name), ly = strlen(y->name);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 void elfsyms_finish(struct elf_syms *s)

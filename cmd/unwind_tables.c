@@ -96,9 +96,9 @@ static struct lf_rule rule_of(const struct cfi_row *c)
 	struct lf_rule r = { .cfa_off = c->cfa_off, .rbp_off = c->rbp_off };
 	switch (c->kind) {
 	case CFI_ROW_NORMAL: r.kind = LF_RULE_NORMAL; break;
-	case CFI_ROW_PLT1: r.kind = LF_RULE_PLT1; break;
-	case CFI_ROW_PLT2: r.kind = LF_RULE_PLT2; break;
-	case CFI_ROW_PLT3: r.kind = LF_RULE_PLT3; break;
+	case CFI_ROW_PLT1: case CFI_ROW_PLT2: case CFI_ROW_PLT3: case CFI_ROW_PLT4:
+		r.kind = LF_RULE_PLT;
+		break;
 	case CFI_ROW_END: r.kind = LF_RULE_END; break;
 	case CFI_ROW_STOP: r.kind = LF_RULE_STOP; break;
 	default: r.kind = LF_RULE_INVALID; break;
@@ -111,6 +111,8 @@ static struct lf_rule rule_of(const struct cfi_row *c)
 		r.flags |= LF_RULE_SIGNAL;
 	if (r.kind != LF_RULE_NORMAL)
 		r.cfa_off = r.rbp_off = 0, r.flags &= LF_RULE_SIGNAL;
+	if (r.kind == LF_RULE_PLT)
+		r.cfa_off = c->plt_at; /* the threshold of the stub's CFA expression */
 	return r;
 }
 

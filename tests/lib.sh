@@ -10,7 +10,7 @@ PIDS_TO_KILL=""
 pass() { echo "PASS: $1"; }
 fail() { echo "FAIL: $1: $2"; FAILED=$((FAILED + 1)); }
 # check NAME CMD...: passes when CMD succeeds.
-check() { name=$1; shift; if "$@"; then pass "$name"; else fail "$name" "'$*' failed"; fi; }
+check() { _c=$1; shift; if "$@"; then pass "$_c"; else fail "$_c" "'$*' failed"; fi; }
 bg_start() { "$@" & PIDS_TO_KILL="$PIDS_TO_KILL $!"; LAST_PID=$!; }
 cleanup() { for p in $PIDS_TO_KILL; do kill -9 "$p" 2>/dev/null; done; wait 2>/dev/null; }
 trap cleanup EXIT

@@ -3,12 +3,12 @@
 
 # expect_err NAME STATUS PATTERN ARGS...: lua-flame ARGS exits STATUS and stderr matches PATTERN.
 expect_err() {
-	name=$1 want=$2 pat=$3; shift 3
+	_n=$1 want=$2 pat=$3; shift 3
 	"$@" >"$OUT/out" 2>"$OUT/err"
 	rc=$?
-	if [ "$rc" != "$want" ]; then fail "$name" "exit $rc, expected $want: $(cat "$OUT/err")"; return; fi
-	if ! grep -qE "$pat" "$OUT/err"; then fail "$name" "message '$(cat "$OUT/err")' lacks /$pat/"; return; fi
-	pass "$name"
+	if [ "$rc" != "$want" ]; then fail "$_n" "exit $rc, expected $want: $(cat "$OUT/err")"; return; fi
+	if ! grep -qE "$pat" "$OUT/err"; then fail "$_n" "message '$(cat "$OUT/err")' lacks /$pat/"; return; fi
+	pass "$_n"
 }
 
 dead=$(sh -c 'echo $$')

@@ -12,14 +12,14 @@ gcc $CF -o "$OUT/unwind" "$P/unwind.c" -L"$OUT" -lunwtest -Wl,-rpath,"$OUT" -ldl
 check "test program has no frame pointer setup in recurse" \
 	sh -c "! objdump -d '$OUT/unwind' | awk '/<recurse>:/,/ret/' | grep -q 'mov *%rsp,%rbp'"
 
-ROOTS='^unwind;_start;__libc_start_main[^;]*;__libc_start_call_main;main;'
+ROOTS='^unwind;_start;__libc_start_main;__libc_start_call_main;main;'
 
 # profile NAME MODE...: runs the test program in MODE, profiles it 3 s into $OUT/NAME.folded.
 profile() {
-	name=$1; shift
+	_p=$1; shift
 	bg_start "$OUT/unwind" "$@"
 	sleep 0.3
-	"$LF" -p "$LAST_PID" -d 3 --stats -o "$OUT/$name.folded" 2>"$OUT/$name.err"
+	"$LF" -p "$LAST_PID" -d 3 --stats -o "$OUT/$_p.folded" 2>"$OUT/$_p.err"
 	kill "$LAST_PID" 2>/dev/null
 }
 

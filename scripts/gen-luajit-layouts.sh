@@ -1,0 +1,352 @@
+#!/bin/sh
+# Regenerates the LuaJIT struct layout table in cmd/luajit_layouts.c from the sources of
+# each supported LuaJIT 2.1 variant (upstream, OpenResty, Tarantool; GC64 and not), by
+# compiling a probe against each tree's own headers. `--check` only diffs.
+#
+# Usage: scripts/gen-luajit-layouts.sh [--check | --build-vms]
+# --build-vms also builds non-GC64 upstream and OpenResty interpreters in .cache (for
+# tests/integ/luajit_detect.sh; Debian ships GC64 builds only).
+# Sources come from Debian (`apt-get source luajit luajit2 tarantool`) under .cache/src.
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SRC=${LUAJIT_SRC_DIR:-$ROOT/.cache/src}
+WORK=$ROOT/.cache/luajit-layouts
+TARGET=$ROOT/cmd/luajit_layouts.c
+HOSTCC=${HOSTCC:-gcc}
+MODE=${1:-write}
+
+die() { echo "gen-luajit-layouts: $*" >&2; exit 1; }
+
+# fetch_sources: unpacks Debian's source packages when they are not there yet.
+fetch_sources() {
+	mkdir -p "$SRC"
+	for pkg in luajit luajit2 tarantool; do
+		case $pkg in
+		luajit) pat='luajit-2.1*' ;;
+		luajit2) pat='luajit2-2.1*' ;;
+		tarantool) pat='tarantool-*' ;;
+		esac
+		# shellcheck disable=SC2086
+		if ! ls -d "$SRC"/$pat >/dev/null 2>&1; then
+			(cd "$SRC" && apt-get source -qq "$pkg" >/dev/null) || die "apt-get source $pkg failed"
+		fi
+	done
+}
+
+# tree_of FORK: the LuaJIT source tree (directory holding src/) of a fork.
+tree_of() {
+	case $1 in
+	upstream) d=$(ls -d "$SRC"/luajit-2.1*/ 2>/dev/null | head -1) ;;
+	openresty) d=$(ls -d "$SRC"/luajit2-2.1*/ 2>/dev/null | head -1) ;;
+	tarantool) d=$(ls -d "$SRC"/tarantool-*/third_party/luajit/ 2>/dev/null | head -1) ;;
+	esac
+	[ -n "${d:-}" ] && [ -f "$d/src/lj_obj.h" ] || die "no $1 source tree under $SRC"
+	echo "${d%/}"
+}
+
+# defines_of FORK GC64: the compiler flags the distribution's build uses for that variant.
+defines_of() {
+	case $1/$2 in
+	tarantool/1) echo "-DLUAJIT_SMART_STRINGS=1 -DLUAJIT_ENABLE_GC64=1" ;;
+	tarantool/0) echo "-DLUAJIT_SMART_STRINGS=1" ;;
+	*/1) echo "" ;;
+	*/0) echo "-DLUAJIT_DISABLE_GC64" ;;
+	esac
+}
+
+write_probe() {
+	cat >"$1" <<'PROBE'
+/* Prints one LuaJIT variant's layout as a C initialiser (generated probe). */
+#include <stdio.h>
+#include <stddef.h>
+#include "lj_obj.h"
+#include "lj_state.h"
+#include "lj_frame.h"
+#include "lj_bc.h"
+#include "lj_jit.h"
+#include "lj_trace.h"
+#include "lj_dispatch.h"
+#include "lj_debug.h"
+
+#define P(name, val) printf("\t\t.%s = %lld,\n", name, (long long)(val))
+#define OFS(name, type, field) P(name, offsetof(type, field))
+#define BCMODE_(name, ma, mb, mc, mm) (BCM##ma|(BCM##mb<<3)|(BCM##mc<<7)|(MM_##mm<<11)),
+#define BCNAME_(name, ma, mb, mc, mm) #name,
+#define MMNAME_(name) #name,
+
+static const unsigned short modes[] = { BCDEF(BCMODE_) };
+static const char *const bcnames[] = { BCDEF(BCNAME_) };
+static const char *const mmnames[] = { MMDEF(MMNAME_) };
+#define FFDEF(name) #name,
+static const char *const ffnames[] = { "lua", "C",
+#include "lj_ffdef.h"
+};
+#undef FFDEF
+
+static void names(const char *field, const char *const *v, size_t n)
+{
+	printf("\t\t.%s =\n\t\t\t\"", field);
+	for (size_t i = 0, col = 0; i < n; i++) {
+		col += printf("%s\\0", v[i]);
+		if (col > 80 && i + 1 < n) { printf("\"\n\t\t\t\""); col = 0; }
+	}
+	printf("\",\n");
+	printf("\t\t.%s_count = %zu,\n", field, n);
+}
+
+int main(void)
+{
+	P("fr2", LJ_FR2);
+	P("gc64", LJ_GC64);
+	P("gcref_size", sizeof(GCRef));
+	P("mref_size", sizeof(MRef));
+	P("tvalue_size", sizeof(TValue));
+	P("gcv_bits", LJ_GC64 ? 47 : 32);
+	/* lua_State */
+	OFS("L_gct", lua_State, gct);
+	OFS("L_dummy_ffid", lua_State, dummy_ffid);
+	OFS("L_status", lua_State, status);
+	OFS("L_glref", lua_State, glref);
+	OFS("L_base", lua_State, base);
+	OFS("L_top", lua_State, top);
+	OFS("L_maxstack", lua_State, maxstack);
+	OFS("L_stack", lua_State, stack);
+	OFS("L_cframe", lua_State, cframe);
+	OFS("L_stacksize", lua_State, stacksize);
+	P("L_size", sizeof(lua_State));
+	/* global_State */
+	OFS("g_hookmask", global_State, hookmask);
+	OFS("g_vmstate", global_State, vmstate);
+	OFS("g_mainthref", global_State, mainthref);
+	OFS("g_cur_L", global_State, cur_L);
+	OFS("g_jit_base", global_State, jit_base);
+#ifdef PROBE_SAVED_JIT_BASE
+	OFS("g_saved_jit_base", global_State, saved_jit_base);
+#else
+	P("g_saved_jit_base", -1);
+#endif
+	P("g_size", sizeof(global_State));
+	/* GG_State: main thread, global state, JIT state and dispatch table in one block */
+	OFS("gg_L", GG_State, L);
+	OFS("gg_g", GG_State, g);
+	OFS("gg_J", GG_State, J);
+	OFS("gg_dispatch", GG_State, dispatch);
+	P("gg_size", sizeof(GG_State));
+	OFS("J_trace", jit_State, trace);
+	OFS("J_sizetrace", jit_State, sizetrace);
+	/* GCtrace */
+	OFS("T_gct", GCtrace, gct);
+	OFS("T_startpt", GCtrace, startpt);
+	OFS("T_startpc", GCtrace, startpc);
+	OFS("T_szmcode", GCtrace, szmcode);
+	OFS("T_mcode", GCtrace, mcode);
+	OFS("T_spadjust", GCtrace, spadjust);
+	OFS("T_traceno", GCtrace, traceno);
+	OFS("T_link", GCtrace, link);
+	OFS("T_root", GCtrace, root);
+	P("traceno_size", sizeof(TraceNo1));
+	/* GCfunc */
+	OFS("fn_gct", GCfuncL, gct);
+	OFS("fn_ffid", GCfuncL, ffid);
+	OFS("fn_nupvalues", GCfuncL, nupvalues);
+	OFS("fn_env", GCfuncL, env);
+	OFS("fn_pc", GCfuncL, pc);
+	OFS("fn_c_f", GCfuncC, f);
+	OFS("fn_c_upvalue", GCfuncC, upvalue);
+	OFS("fn_l_uvptr", GCfuncL, uvptr);
+	/* GCproto; the bytecode follows the header */
+	P("pt_size", sizeof(GCproto));
+	OFS("pt_gct", GCproto, gct);
+	OFS("pt_numparams", GCproto, numparams);
+	OFS("pt_framesize", GCproto, framesize);
+	OFS("pt_sizebc", GCproto, sizebc);
+	OFS("pt_k", GCproto, k);
+	OFS("pt_uv", GCproto, uv);
+	OFS("pt_sizekgc", GCproto, sizekgc);
+	OFS("pt_sizekn", GCproto, sizekn);
+	OFS("pt_sizept", GCproto, sizept);
+	OFS("pt_sizeuv", GCproto, sizeuv);
+	OFS("pt_flags", GCproto, flags);
+	OFS("pt_trace", GCproto, trace);
+	OFS("pt_chunkname", GCproto, chunkname);
+	OFS("pt_firstline", GCproto, firstline);
+	OFS("pt_numline", GCproto, numline);
+	OFS("pt_lineinfo", GCproto, lineinfo);
+	OFS("pt_uvinfo", GCproto, uvinfo);
+	OFS("pt_varinfo", GCproto, varinfo);
+	P("varname_max", VARNAME__MAX);
+	/* GCstr; the characters follow the header */
+	P("str_size", sizeof(GCstr));
+	OFS("str_gct", GCstr, gct);
+	OFS("str_len", GCstr, len);
+	/* GC object type tags as stored in gct */
+	P("gct_str", (unsigned char)~LJ_TSTR);
+	P("gct_thread", (unsigned char)~LJ_TTHREAD);
+	P("gct_proto", (unsigned char)~LJ_TPROTO);
+	P("gct_func", (unsigned char)~LJ_TFUNC);
+	P("gct_trace", (unsigned char)~LJ_TTRACE);
+	/* Lua frames */
+	P("frame_type", FRAME_TYPE);
+	P("frame_p", FRAME_P);
+	P("frame_typep", FRAME_TYPEP);
+	P("frame_lua", FRAME_LUA);
+	P("frame_c", FRAME_C);
+	P("frame_cont", FRAME_CONT);
+	P("frame_varg", FRAME_VARG);
+	P("frame_luap", FRAME_LUAP);
+	P("frame_cp", FRAME_CP);
+	P("frame_pcall", FRAME_PCALL);
+	P("frame_pcallh", FRAME_PCALLH);
+	/* C frames (offsets from the cframe pointer, the VM's stack pointer) */
+	P("cframe_ofs_prev", CFRAME_OFS_PREV);
+	P("cframe_ofs_pc", CFRAME_OFS_PC);
+	P("cframe_ofs_l", CFRAME_OFS_L);
+	P("cframe_ofs_errf", CFRAME_OFS_ERRF);
+	P("cframe_ofs_nres", CFRAME_OFS_NRES);
+	P("cframe_ofs_multres", CFRAME_OFS_MULTRES);
+	P("cframe_size", CFRAME_SIZE);
+	P("cframe_size_jit", CFRAME_SIZE_JIT);
+	P("cframe_resume", CFRAME_RESUME);
+	P("cframe_unwind_ff", CFRAME_UNWIND_FF);
+	P("cframe_rawmask", CFRAME_RAWMASK);
+	/* VM states (g->vmstate holds ~state, or a trace number >= 0) */
+	P("vmst_interp", LJ_VMST_INTERP);
+	P("vmst_c", LJ_VMST_C);
+	P("vmst_gc", LJ_VMST_GC);
+	P("vmst_exit", LJ_VMST_EXIT);
+	P("vmst_record", LJ_VMST_RECORD);
+	P("vmst_opt", LJ_VMST_OPT);
+	P("vmst_asm", LJ_VMST_ASM);
+	P("vmst_max", LJ_VMST__MAX);
+	/* Fast functions */
+	P("ff_lua", FF_LUA);
+	P("ff_c", FF_C);
+	/* Bytecode */
+	P("bc_max", BC__MAX);
+	P("bc_isnext", BC_ISNEXT);
+	P("bc_mov", BC_MOV);
+	P("bc_kstr", BC_KSTR);
+	P("bc_knil", BC_KNIL);
+	P("bc_uget", BC_UGET);
+	P("bc_fnew", BC_FNEW);
+	P("bc_gget", BC_GGET);
+	P("bc_gset", BC_GSET);
+	P("bc_tgetv", BC_TGETV);
+	P("bc_tgets", BC_TGETS);
+	P("bc_tgetb", BC_TGETB);
+	P("bc_tgetr", BC_TGETR);
+	P("bc_tsetv", BC_TSETV);
+	P("bc_tsets", BC_TSETS);
+	P("bc_tsetb", BC_TSETB);
+	P("bc_tsetm", BC_TSETM);
+	P("bc_tsetr", BC_TSETR);
+	P("bc_callm", BC_CALLM);
+	P("bc_call", BC_CALL);
+	P("bc_callmt", BC_CALLMT);
+	P("bc_callt", BC_CALLT);
+	P("bc_iterc", BC_ITERC);
+	P("bc_itern", BC_ITERN);
+	P("bc_varg", BC_VARG);
+	P("bc_retm", BC_RETM);
+	P("bc_ret", BC_RET);
+	P("bc_ret0", BC_RET0);
+	P("bc_ret1", BC_RET1);
+	P("bc_jloop", BC_JLOOP);
+	P("bc_funcf", BC_FUNCF);
+	P("bc_ifuncf", BC_IFUNCF);
+	P("bc_jfuncf", BC_JFUNCF);
+	P("bc_funcv", BC_FUNCV);
+	P("bc_ifuncv", BC_IFUNCV);
+	P("bc_jfuncv", BC_JFUNCV);
+	P("bc_funcc", BC_FUNCC);
+	P("bc_funccw", BC_FUNCCW);
+	P("bcm_base", BCMbase);
+	P("bcm_dst", BCMdst);
+	P("mm_index", MM_index);
+	P("mm_newindex", MM_newindex);
+	P("mm_call", MM_call);
+	P("mm_max", MM__MAX);
+	printf("\t\t.bcmode = {");
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		printf("%s%u,", i % 12 ? " " : "\n\t\t\t", modes[i]);
+	printf("\n\t\t},\n");
+	names("bc_names", bcnames, sizeof(bcnames) / sizeof(bcnames[0]));
+	names("mm_names", mmnames, sizeof(mmnames) / sizeof(mmnames[0]));
+	names("ff_names", ffnames, sizeof(ffnames) / sizeof(ffnames[0]));
+	return 0;
+}
+PROBE
+}
+
+# probe FORK GC64: prints the initialiser of one variant.
+probe() {
+	fork=$1; gc=$2
+	tree=$(tree_of "$fork")
+	dir=$WORK/$fork-$gc
+	defs=$(defines_of "$fork" "$gc")
+	if [ ! -f "$dir/src/lj_ffdef.h" ]; then
+		rm -rf "$dir" && mkdir -p "$dir"
+		cp -a "$tree/src" "$tree/dynasm" "$dir/"
+		# Only the generated fast-function list is needed; buildvm makes it.
+		make -s -C "$dir/src" XCFLAGS="$defs" lj_ffdef.h >"$dir/make.log" 2>&1 \
+			|| die "building lj_ffdef.h for $fork failed, see $dir/make.log"
+	fi
+	grep -q saved_jit_base "$dir/src/lj_obj.h" && defs="$defs -DPROBE_SAVED_JIT_BASE"
+	write_probe "$dir/probe.c"
+	# shellcheck disable=SC2086
+	$HOSTCC -O0 -w $defs -I"$dir/src" -o "$dir/probe" "$dir/probe.c" || die "probe for $fork failed"
+	"$dir/probe" >"$dir/probe.out" || die "running the probe for $fork failed"
+	[ "$(grep -c "\.gc64 = $gc," "$dir/probe.out")" = 1 ] || die "$fork: GC64 mode is not $gc"
+	up=$(echo "$fork" | tr a-z A-Z)
+	suffix=$([ "$gc" = 1 ] && echo GC64 || echo NOGC64)
+	echo "	{"
+	echo "		.variant = LUAJIT_${up}_$suffix,"
+	echo "		.fork = LUAJIT_FORK_$up,"
+	echo "		.name = \"$fork$([ "$gc" = 1 ] && echo ' GC64' || echo ' non-GC64')\","
+	echo "		.source = \"${tree#"$SRC"/}\","
+	cat "$dir/probe.out"
+	echo "	},"
+}
+
+generate() {
+	echo "/* BEGIN GENERATED by scripts/gen-luajit-layouts.sh; do not edit by hand. */"
+	echo "static const struct luajit_layout layouts[] = {"
+	for fork in upstream openresty tarantool; do
+		probe "$fork" 1
+		probe "$fork" 0
+	done
+	echo "};"
+	echo "/* END GENERATED */"
+}
+
+fetch_sources
+mkdir -p "$WORK"
+if [ "$MODE" = --build-vms ]; then
+	for fork in upstream openresty; do
+		probe "$fork" 0 >/dev/null
+		make -s -C "$WORK/$fork-0/src" -j2 XCFLAGS="$(defines_of "$fork" 0)" >"$WORK/$fork-0/vm.log" 2>&1 \
+			|| die "building the $fork non-GC64 VM failed, see $WORK/$fork-0/vm.log"
+		echo "luajit layouts: built $WORK/$fork-0/src/luajit"
+	done
+	exit 0
+fi
+generate >"$WORK/table.c.new"
+[ -f "$TARGET" ] || die "$TARGET is missing"
+grep -q '^/\* BEGIN GENERATED' "$TARGET" && grep -q '^/\* END GENERATED' "$TARGET" \
+	|| die "$TARGET lacks the GENERATED markers"
+# Splice the table between the markers, keeping the hand-written code around it.
+awk -v gen="$WORK/table.c.new" '
+	/^\/\* BEGIN GENERATED/ { while ((getline l < gen) > 0) print l; skip = 1; next }
+	/^\/\* END GENERATED/ { skip = 0; next }
+	!skip { print }' "$TARGET" >"$WORK/luajit_layouts.c.new"
+if [ "$MODE" = --check ]; then
+	if diff -u "$TARGET" "$WORK/luajit_layouts.c.new"; then
+		echo "luajit layouts: up to date"
+	else
+		die "cmd/luajit_layouts.c differs from the sources; run $0"
+	fi
+else
+	cp "$WORK/luajit_layouts.c.new" "$TARGET"
+	echo "luajit layouts: wrote $TARGET"
+fi

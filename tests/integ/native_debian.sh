@@ -1,0 +1,38 @@
+# Debian's stripped binaries, built without frame pointers, running CPU-bound work: at
+# least 99% of samples must unwind to a thread root (Lua frames are judged elsewhere).
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/targets.sh"
+
+# complete NAME: the "% complete" figure of the summary in $OUT/NAME.err, as an integer.
+complete() { sed -n 's/.* \([0-9]*\)\.[0-9]% complete.*/\1/p' "$OUT/$1.err"; }
+
+LOOP='local function f(n) local s = 0 for i = 1, n do s = s + i end return s end while true do f(1000) end'
+
+for interp in "lua5.4" "luajit -joff"; do
+	name=$(echo "$interp" | tr -d ' -')
+	bg_start $interp -e "$LOOP"
+	sleep 0.3
+	"$LF" -p "$LAST_PID" -d 3 -o "$OUT/$name.folded" 2>"$OUT/$name.err"
+	kill "$LAST_PID"
+	c=$(complete "$name")
+	check "$interp: ${c}% of stacks complete" [ "${c:-0}" -ge 99 ]
+	check "$interp: stacks start at _start;__libc_start_main;__libc_start_call_main" \
+		[ "$(share "$OUT/$name.folded" '^[^;]*;_start;__libc_start_main;__libc_start_call_main;')" -ge 99 ]
+done
+
+port=$(free_port)
+# JIT traces need the LuaJIT-aware unwinder; here the interpreter path is judged.
+if start_nginx "$OUT/nginx" "$port" "$ROOT/tests/lua" 'init_by_lua_block { jit.off() }'; then
+	wrk -t1 -c8 -d6s "http://127.0.0.1:$port/" >"$OUT/wrk.out" 2>&1 &
+	WRK=$!
+	sleep 1
+	"$LF" -p "$TARGET_PID" -d 3 -o "$OUT/nginx.folded" 2>"$OUT/nginx.err"
+	wait "$WRK"
+	c=$(complete nginx)
+	check "nginx under wrk: ${c}% of stacks complete" [ "${c:-0}" -ge 99 ]
+	check "nginx: the Lua content handler under the worker's event loop" \
+		[ "$(share "$OUT/nginx.folded" ';ngx_spawn_process;.*;ngx_process_events_and_timers;.*;ngx_http_core_content_phase;ngx_http_lua_content')" -ge 50 ]
+else
+	fail "nginx starts" "see $OUT/nginx"
+fi
+finish

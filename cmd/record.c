@@ -160,12 +160,13 @@ int record_run(struct record_opts *o)
 		rc = output_check_writable(o->outs[i].path) ? 2 : 0;
 	if (rc)
 		return rc;
+	double t0 = now_sec();
 	struct unwind_tables *ut = ut_new();
 	for (int i = 0; i < o->npids; i++)
 		ut_add_pid(ut, o->pids[i]);
-	/* Room for libraries loaded later: half again the current rows, at least 1M rows. */
+	/* Room for libraries loaded later: half again the current rows plus 256K rows (2 MiB). */
 	size_t rows = ut_rows(ut);
-	struct sampler_cfg cfg = { o->threads, o->kernel, o->max_stacks, rows + rows / 2 + (1 << 20),
+	struct sampler_cfg cfg = { o->threads, o->kernel, o->max_stacks, rows + rows / 2 + (1 << 18),
 				   ut_files(ut) * 2 + 1024 };
 	struct sampler *smp = sampler_open(&cfg, &rc);
 	if (!smp) {
@@ -188,6 +189,10 @@ int record_run(struct record_opts *o)
 	install_signals();
 	rc = sampler_attach(smp, o->hz);
 	if (rc == 0) {
+		if (o->stats)
+			warnx_lf("unwind tables: %zu files, %zu rows, %.1f MiB of maps; sampling %.0f ms "
+				 "after start", ut_files(ut), ut_rows(ut), (double)ut_memory(ut) / 1048576.0,
+				 (now_sec() - t0) * 1000.0);
 		info_lf("profiling PID %s (%s) at %d Hz%s", prof.pids, prof.command, o->hz,
 			o->duration > 0 ? "" : "; press Ctrl-C to stop");
 		record_loop(o, smp, &sc, ut);

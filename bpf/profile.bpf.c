@@ -8,6 +8,7 @@
 #include <bpf/bpf_core_read.h>
 #include "profile.h"
 #include "unwind.bpf.h"
+#include "lua_puc.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -126,6 +127,11 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_
 		u->ip = ctx->regs.ip;
 		u->sp = ctx->regs.sp;
 		u->bp = ctx->regs.bp;
+		u->regs[0] = ctx->regs.bx;
+		u->regs[1] = ctx->regs.r12;
+		u->regs[2] = ctx->regs.r13;
+		u->regs[3] = ctx->regs.r14;
+		u->regs[4] = ctx->regs.r15;
 		return 0;
 	}
 	struct task_struct *t = bpf_get_current_task_btf();
@@ -135,6 +141,11 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_
 	u->ip = BPF_CORE_READ(r, ip);
 	u->sp = BPF_CORE_READ(r, sp);
 	u->bp = BPF_CORE_READ(r, bp);
+	u->regs[0] = BPF_CORE_READ(r, bx);
+	u->regs[1] = BPF_CORE_READ(r, r12);
+	u->regs[2] = BPF_CORE_READ(r, r13);
+	u->regs[3] = BPF_CORE_READ(r, r14);
+	u->regs[4] = BPF_CORE_READ(r, r15);
 	return u->ip ? 0 : -1;
 }
 
@@ -142,8 +153,8 @@ static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, in
 {
 	if (rc > 0) {
 		__u32 i = u->n;
-		if (i > LF_MAX_USTACK - 1)
-			i = LF_MAX_USTACK - 1;
+		if (i > LF_MAX_NATIVE)
+			i = LF_MAX_NATIVE;
 		s->user[i] = ((__u64)LF_TAG_MARK << LF_TAG_SHIFT) | (__u32)rc;
 		u->n = i + 1;
 		stat_inc(LF_STAT_MARK_BASE + (rc < LF_MARK_COUNT ? rc : 0));
@@ -151,7 +162,9 @@ static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, in
 		s->flags |= LF_FLAG_COMPLETE;
 		stat_inc(LF_STAT_COMPLETE);
 	}
-	s->nuser = u->n;
+	if (has_bpf_loop)
+		lua_append(s, u);
+	s->nuser = u->n < LF_MAX_USTACK ? u->n : LF_MAX_USTACK;
 	count_stack(s);
 }
 
@@ -180,6 +193,8 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 		return 0;
 	__u32 pid = s->pid;
 	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
+	const struct lf_lua_cfg *lc = bpf_map_lookup_elem(&lua_cfgs, &pid);
+	u->core_file = lc ? lc->core_file : LF_FILE_NONE;
 	if (!p) {
 		end_user(s, u, LF_MARK_NO_PROC);
 		return 0;
@@ -187,7 +202,7 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 	int rc = 0;
 	if (has_bpf_loop) {
 		struct step_ctx c = { u, s, p, 0 };
-		bpf_loop(LF_MAX_USTACK, step_cb, &c, 0);
+		bpf_loop(LF_MAX_NATIVE, step_cb, &c, 0);
 		rc = c.rc ? c.rc : LF_MARK_TRUNCATED;
 	} else {
 		for (int i = 0; i < LF_STEPS_PER_CALL; i++) {

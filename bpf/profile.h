@@ -9,7 +9,8 @@
 #endif
 
 #define LF_MAX_KSTACK 64   /* kernel frames kept per sample */
-#define LF_MAX_USTACK 256  /* user words per sample: native frames and runtime frames */
+#define LF_MAX_USTACK 512  /* user words per sample: native frames and runtime frames */
+#define LF_MAX_NATIVE 192  /* native frames per sample */
 
 /* User words are leaf first. A plain word is a native address (user addresses fit in
  * 47 bits); a tagged word carries its kind in the top byte. */

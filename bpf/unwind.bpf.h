@@ -5,18 +5,33 @@
 #ifndef LF_UNWIND_BPF_H
 #define LF_UNWIND_BPF_H
 #include "unwind.h"
+#include "lua.h"
 
 #define LF_STEPS_PER_CALL 2 /* without bpf_loop: frames per tail call */
 #define LF_MAX_TAILS      ((LF_MAX_USTACK + LF_STEPS_PER_CALL - 1) / LF_STEPS_PER_CALL)
 
+struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
+
 struct lf_ustate {
 	__u64 ip, sp, bp;
+	__u64 regs[LF_NSAVED]; /* rbx, r12..r15 as recovered for the current frame */
 	__u32 n;      /* words written to the stack record */
 	__u8 exact;   /* ip is exact, not a return address */
 	__u8 done;
 	__u16 tails;
 	__u32 mark;   /* lf_mark that ended the walk, 0 if none */
+	__u32 core_file;  /* file of the Lua core, LF_FILE_NONE without Lua */
+	__u32 nlpos, nthreads;
+	struct lf_lpos lpos[LF_MAX_LPOS];
+	__u64 threads[LF_MAX_LTHREADS];
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct lf_lua_cfg);
+} lua_cfgs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -140,6 +155,10 @@ static __always_inline int step_signal(struct lf_ustate *u)
 	u->sp = sp;
 	u->ip = ip;
 	u->exact = 1;
+	/* mcontext: r8..r15 at 0..56, rbx at 88 */
+	read_u64(mc + 88, &u->regs[0]);
+	for (int i = 1; i < LF_NSAVED; i++)
+		read_u64(mc + 24 + 8 * i, &u->regs[i]);
 	return 0;
 }
 
@@ -180,6 +199,9 @@ static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *
 		return LF_MARK_BAD_READ;
 	if ((r->flags & LF_RULE_RBP_SAVED) && read_u64(cfa + (__s64)r->rbp_off, &bp))
 		return LF_MARK_BAD_READ;
+	for (int i = 0; i < LF_NSAVED; i++)
+		if (r->saved[i])
+			read_u64(cfa + 8 * (__s64)r->saved[i], &u->regs[i]);
 	u->sp = cfa;
 	u->bp = bp;
 	u->ip = ra;
@@ -187,11 +209,59 @@ static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *
 	return 0;
 }
 
+/* Whether cand is a lua_State of one of pid's VMs: its l_G is a known global state. */
+__noinline int lf_lua_is_state(__u32 pid, __u64 cand)
+{
+	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
+	if (!c || cand < 4096 || cand >= (1ULL << 47) || (cand & 7))
+		return 0;
+	__u64 g;
+	if (read_u64(cand + c->l_l_G, &g) || !g)
+		return 0;
+	for (__u32 i = 0; i < LF_MAX_GS; i++)
+		if (i < c->ngs && c->gs[i] == g)
+			return 1;
+	return 0;
+}
+
+/* The interpreter keeps its lua_State in a callee-saved register: the innermost frame of
+ * the Lua core holding one tells which thread runs, and where its activation sits. */
+static __always_inline void note_lua_state(struct lf_ustate *u, __u32 pid)
+{
+	if (u->nlpos >= LF_MAX_LPOS)
+		return;
+	__u64 cand = 0;
+	for (int i = 0; i <= LF_NSAVED; i++) {
+		__u64 v = i < LF_NSAVED ? u->regs[i] : u->bp;
+		if (lf_lua_is_state(pid, v)) {
+			cand = v;
+			break;
+		}
+	}
+	if (!cand)
+		return;
+	__u32 t = LF_MAX_LTHREADS;
+	for (__u32 i = 0; i < LF_MAX_LTHREADS; i++)
+		if (i < u->nthreads && u->threads[i] == cand)
+			t = i;
+	if (t == LF_MAX_LTHREADS) {
+		if (u->nthreads >= LF_MAX_LTHREADS)
+			return;
+		t = u->nthreads++;
+		u->threads[t & (LF_MAX_LTHREADS - 1)] = cand;
+	}
+	struct lf_lpos *p = &u->lpos[u->nlpos & (LF_MAX_LPOS - 1)];
+	p->L = cand;
+	p->frame = u->n - 1;
+	p->thread = t;
+	u->nlpos++;
+}
+
 /* Records the current frame and moves to its caller. Returns 0 to go on, -1 when the
  * thread root was reached, or an lf_mark. */
 static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, const struct lf_proc *p)
 {
-	if (u->n >= LF_MAX_USTACK - 1)
+	if (u->n >= LF_MAX_NATIVE)
 		return LF_MARK_TRUNCATED;
 	__u64 tag = u->exact ? LF_TAG_EXACT : LF_TAG_NATIVE;
 	s->user[u->n & (LF_MAX_USTACK - 1)] = u->ip | (tag << LF_TAG_SHIFT);
@@ -209,6 +279,8 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	}
 	if (m->file == LF_FILE_NONE)
 		return LF_MARK_NO_TABLE;
+	if (m->file == u->core_file)
+		note_lua_state(u, s->pid);
 	if (!u->exact && is_sigreturn(u->ip)) {
 		/* The handler "returns" to the trampoline's first byte: not a call site. */
 		s->user[(u->n - 1) & (LF_MAX_USTACK - 1)] = u->ip | ((__u64)LF_TAG_EXACT << LF_TAG_SHIFT);

@@ -23,11 +23,15 @@ enum lf_rule_kind {
 #define LF_RULE_RBP_SAVED 0x2  /* caller's rbp saved at CFA + rbp_off */
 #define LF_RULE_SIGNAL    0x4  /* signal trampoline: registers from the ucontext */
 
+#define LF_NSAVED 5 /* rbx, r12, r13, r14, r15 */
+
 struct lf_rule {
 	__s32 cfa_off;
 	__s16 rbp_off;
 	__u8 kind;
 	__u8 flags;
+	__s8 saved[LF_NSAVED]; /* slot at CFA + 8 * saved[i], 0 = unchanged */
+	__u8 pad[3];
 };
 
 /* One row: rule for [pc, next row's pc) of a file, pc as an ELF virtual address. */

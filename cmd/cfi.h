@@ -57,7 +57,13 @@ enum cfi_reason {
 	CFI_R_COUNT
 };
 
-/* 16 bytes. pc is a link-time virtual address (the section's sh_addr space). */
+/* Callee-saved registers besides rbp whose save slots rows also record, so that a value a
+ * caller keeps in one of them (a Lua VM's lua_State pointer) can be recovered in any frame.
+ * saved[i] is the slot's offset from the CFA in 8-byte units (negative), 0 when the register
+ * is unchanged or its rule is anything else. */
+enum { CFI_SAVED_RBX, CFI_SAVED_R12, CFI_SAVED_R13, CFI_SAVED_R14, CFI_SAVED_R15, CFI_NSAVED };
+
+/* 24 bytes. pc is a link-time virtual address (the section's sh_addr space). */
 struct cfi_row {
 	uint64_t pc;
 	int32_t cfa_off;
@@ -67,6 +73,7 @@ struct cfi_row {
 	};
 	uint8_t kind : 3, cfa_reg : 1, rbp_rule : 1, signal : 1;
 	uint8_t reason;       /* enum cfi_reason, for INVALID rows */
+	int8_t saved[CFI_NSAVED];
 };
 
 /* Address range of one FDE and its rows in cfi_table.rows, while parsing. */

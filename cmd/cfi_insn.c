@@ -47,6 +47,8 @@ void cfi_state_init(struct cfi_state *s)
 	s->cfa_how = CFA_BAD;
 	s->cfa_reason = CFI_R_CFA_REG;      /* no CFA rule at all */
 	s->rbp.how = RULE_SAME;             /* callee-saved: unchanged unless said otherwise */
+	for (int i = 0; i < CFI_NSAVED; i++)
+		s->cs[i].how = RULE_SAME;
 	s->ra.how = RULE_BAD;
 	s->ra.reason = CFI_R_RA_RULE;
 }
@@ -116,6 +118,16 @@ static bool fill_regs(struct cfi_row *row, const struct cfi_state *s)
 	}
 }
 
+/* Best effort: a register whose slot cannot be expressed is simply not restored. */
+static void fill_saved(struct cfi_row *row, const struct cfi_state *s)
+{
+	for (int i = 0; i < CFI_NSAVED; i++) {
+		const struct cfi_rule *c = &s->cs[i];
+		if (c->how == RULE_OFFSET && c->off % 8 == 0 && fits(c->off / 8, -128, -1))
+			row->saved[i] = (int8_t)(c->off / 8);
+	}
+}
+
 static void build_row(struct cfi_row *row, const struct cfi_state *s, bool signal, uint64_t pc)
 {
 	memset(row, 0, sizeof(*row));
@@ -124,8 +136,8 @@ static void build_row(struct cfi_row *row, const struct cfi_state *s, bool signa
 		row->kind = CFI_ROW_STOP;
 		return;
 	}
-	if (fill_cfa(row, s))
-		fill_regs(row, s);
+	if (fill_cfa(row, s) && fill_regs(row, s) && row->kind == CFI_ROW_NORMAL)
+		fill_saved(row, s);
 	if (signal && row->kind != CFI_ROW_NORMAL) {
 		memset(row, 0, sizeof(*row));    /* the ucontext has everything */
 		row->pc = pc;
@@ -137,7 +149,8 @@ bool cfi_same_rules(const struct cfi_row *a, const struct cfi_row *b)
 {
 	return a->kind == b->kind && a->cfa_reg == b->cfa_reg && a->cfa_off == b->cfa_off &&
 	       a->rbp_rule == b->rbp_rule && a->rbp_off == b->rbp_off &&
-	       a->signal == b->signal && a->reason == b->reason;
+	       a->signal == b->signal && a->reason == b->reason &&
+	       !memcmp(a->saved, b->saved, sizeof(a->saved));
 }
 
 bool cfi_emit(struct cfi_run *r)
@@ -190,6 +203,10 @@ static struct cfi_rule *tracked(struct cfi_run *r, uint64_t reg)
 		return &r->st.ra;
 	if (reg == DW_RBP)
 		return &r->st.rbp;
+	if (reg == DW_RBX)
+		return &r->st.cs[CFI_SAVED_RBX];
+	if (reg >= DW_R12 && reg <= DW_R15)
+		return &r->st.cs[CFI_SAVED_R12 + (reg - DW_R12)];
 	return NULL;
 }
 
@@ -201,6 +218,8 @@ static void set_bad(struct cfi_run *r, uint64_t reg, uint8_t reason)
 	rule->how = RULE_BAD;
 	if (!reason)
 		reason = rule == &r->st.ra ? CFI_R_RA_RULE : CFI_R_RBP_RULE;
+	if (rule != &r->st.ra && rule != &r->st.rbp)
+		reason = 0; /* other callee-saved registers never invalidate a row */
 	rule->reason = reason;
 }
 
@@ -231,7 +250,7 @@ static void restore_reg(struct cfi_run *r, uint64_t reg)
 {
 	struct cfi_rule *rule = tracked(r, reg);
 	if (rule)
-		*rule = rule == &r->st.ra ? r->init.ra : r->init.rbp;
+		*rule = *(const struct cfi_rule *)((const char *)&r->init + ((const char *)rule - (const char *)&r->st));
 }
 
 static void set_cfa(struct cfi_run *r, bool ok, int64_t off)

@@ -149,3 +149,43 @@ Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr
 	}
 	return NULL;
 }
+
+/* .eh_frame_hdr: version 1, then encoded eh_frame_ptr and fde_count, then a table of
+ * (initial location, FDE address) pairs sorted by location; GCC and lld write it as
+ * 4-byte values relative to the header (DW_EH_PE_datarel | sdata4). */
+int elf_file_func_start(struct elf_file *ef, uint64_t vaddr, uint64_t *start)
+{
+	uint64_t hdr;
+	Elf_Data *d = elf_file_section(ef, ".eh_frame_hdr", &hdr, NULL);
+	if (!d || d->d_size < 12)
+		return -1;
+	const unsigned char *p = d->d_buf;
+	if (p[0] != 1 || p[2] != 0x03 || p[3] != 0x3b) /* fde_count udata4, table datarel sdata4 */
+		return -1;
+	size_t ptr_len = p[1] == 0x1b || p[1] == 0x03 ? 4 : p[1] == 0x04 ? 8 : 0;
+	if (!ptr_len || 4 + ptr_len + 4 > d->d_size)
+		return -1;
+	uint32_t count;
+	memcpy(&count, p + 4 + ptr_len, 4);
+	size_t table = 4 + ptr_len + 4;
+	if (count == 0 || count > (d->d_size - table) / 8)
+		return -1;
+	size_t lo = 0, hi = count;
+	int64_t best = INT64_MIN;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int32_t rel;
+		memcpy(&rel, p + table + 8 * mid, 4);
+		int64_t loc = (int64_t)hdr + rel;
+		if ((uint64_t)loc <= vaddr) {
+			best = loc;
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (best == INT64_MIN)
+		return -1;
+	*start = (uint64_t)best;
+	return 0;
+}

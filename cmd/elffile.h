@@ -27,6 +27,8 @@ struct elf_file *elf_file_open_mem(const void *buf, size_t len);
 void elf_file_close(struct elf_file *ef);
 /* File offset of a mapped address -> ELF virtual address; returns 0 on success. */
 int elf_file_off_to_vaddr(const struct elf_file *ef, uint64_t off, uint64_t *vaddr);
+/* Start of the function (FDE) covering vaddr, from the .eh_frame_hdr search table. */
+int elf_file_func_start(struct elf_file *ef, uint64_t vaddr, uint64_t *start);
 /* Section data by name (decompressed if needed); NULL when absent or unreadable. */
 Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr, int *type);
 #endif

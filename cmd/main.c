@@ -22,6 +22,8 @@ static const char usage_text[] =
 	"                          (default: perf.folded)\n"
 	"      --format FMT        format of the next -o (folded, svg)\n"
 	"      --threads           add a per-thread level (thread name and TID)\n"
+	"      --lines             Lua frames show the line being executed, not where the\n"
+	"                          function is defined (splits a function by line)\n"
 	"      --no-kernel         leave out kernel frames\n"
 	"      --stats             print unwinding statistics at the end\n"
 	"      --max-stacks N      distinct stacks buffered in the kernel per second (default 8192)\n"
@@ -35,7 +37,7 @@ static const char usage_text[] =
 	"\n"
 	"Needs root, or CAP_BPF + CAP_PERFMON + CAP_SYS_PTRACE, on Linux with BTF.\n";
 
-enum { OPT_FORMAT = 256, OPT_THREADS, OPT_NO_KERNEL, OPT_KERNEL, OPT_STATS, OPT_MAX_STACKS };
+enum { OPT_FORMAT = 256, OPT_THREADS, OPT_NO_KERNEL, OPT_KERNEL, OPT_STATS, OPT_MAX_STACKS, OPT_LINES };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -48,6 +50,7 @@ static const struct option long_opts[] = {
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
+	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -134,6 +137,7 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		case OPT_NO_KERNEL: o->kernel = 0; break;
 		case OPT_KERNEL: o->kernel = 1; break;
 		case OPT_STATS: o->stats = 1; break;
+		case OPT_LINES: o->lines = 1; break;
 		case OPT_MAX_STACKS:
 			if (parse_number(optarg, 64, 1 << 22, &v))
 				return usage_error("invalid --max-stacks '%s': expected 64 to 4194304", optarg);

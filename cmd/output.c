@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "out_formats.h"
 #include "output.h"
 #include "util.h"
 
@@ -24,12 +25,26 @@ enum out_format output_format_for(const char *path, const char *forced)
 			return OUT_FOLDED;
 		if (!strcmp(f, "svg"))
 			return OUT_SVG;
+		if (!strcmp(f, "pprof"))
+			return OUT_PPROF;
+		if (!strcmp(f, "speedscope"))
+			return OUT_SPEEDSCOPE;
+		if (!strcmp(f, "callgrind"))
+			return OUT_CALLGRIND;
 		return OUT_UNKNOWN;
 	}
 	if (ends_with(path, ".folded") || !strcmp(path, "-"))
 		return OUT_FOLDED;
 	if (ends_with(path, ".svg"))
 		return OUT_SVG;
+	if (ends_with(path, ".pb.gz"))
+		return OUT_PPROF;
+	if (ends_with(path, ".speedscope.json"))
+		return OUT_SPEEDSCOPE;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (ends_with(path, ".callgrind") || !strncmp(base, "callgrind.out", 13))
+		return OUT_CALLGRIND;
 	return OUT_UNKNOWN;
 }
 
@@ -38,6 +53,9 @@ const char *output_format_name(enum out_format f)
 	switch (f) {
 	case OUT_FOLDED: return "folded";
 	case OUT_SVG: return "svg";
+	case OUT_PPROF: return "pprof";
+	case OUT_SPEEDSCOPE: return "speedscope";
+	case OUT_CALLGRIND: return "callgrind";
 	default: return "unknown";
 	}
 }
@@ -76,6 +94,9 @@ static int write_format(FILE *f, enum out_format fmt, const struct profile *p)
 {
 	switch (fmt) {
 	case OUT_FOLDED: return write_folded(f, p);
+	case OUT_PPROF: return write_pprof(f, p);
+	case OUT_SPEEDSCOPE: return write_speedscope(f, p);
+	case OUT_CALLGRIND: return write_callgrind(f, p);
 	default: return -1;
 	}
 }

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include "aggregate.h"
 
-enum out_format { OUT_UNKNOWN, OUT_FOLDED, OUT_SVG };
+enum out_format { OUT_UNKNOWN, OUT_FOLDED, OUT_SVG, OUT_PPROF, OUT_SPEEDSCOPE, OUT_CALLGRIND };
 
 struct output { const char *path; enum out_format fmt; };
 

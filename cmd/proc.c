@@ -81,6 +81,7 @@ int proc_parse_maps_line(const char *line, struct mapping *m)
 	m->dev = ((uint64_t)maj << 32) | min;
 	m->inode = ino;
 	m->exec = perms[2] == 'x';
+	m->writable = perms[1] == 'w';
 	const char *path = pos ? line + pos : "";
 	size_t len = strcspn(path, "\n");
 	m->path = xstrndup(path, len);

@@ -15,7 +15,7 @@ struct record_opts {
 	int hz;
 	struct output outs[MAX_OUTPUTS];
 	int nouts;
-	int threads, kernel, stats;
+	int threads, kernel, stats, lines;
 	unsigned max_stacks;
 };
 

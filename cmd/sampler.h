@@ -8,6 +8,7 @@
 #include <linux/types.h>
 #include "aggregate.h"
 #include "profile.h"
+#include "lua.h"
 
 struct sampler;
 
@@ -25,6 +26,8 @@ struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code);
 int sampler_add_target(struct sampler *s, pid_t pid);
 /* Connects the unwind tables to the loaded maps and enables the unwinder. */
 int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut);
+/* Tells the BPF program how to walk pid's Lua VMs. */
+int sampler_set_lua(struct sampler *s, pid_t pid, const struct lf_lua_cfg *cfg);
 /* PIDs whose samples hit an unknown mapping since the last call (at most max). */
 int sampler_take_rescans(struct sampler *s, pid_t *out, int max);
 /* Starts sampling at hz on every online CPU; 0 or exit code with a message printed. */

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lua_label.h"
+#include "lua_merge.h"
 #include "proc.h"
 #include "stacks.h"
 #include "util.h"
@@ -18,12 +20,18 @@ void stacks_add_target(struct stack_ctx *c, pid_t pid)
 	symbolizer_add_pid(c->sym, pid);
 }
 
-static const char *comm_of(struct stack_ctx *c, pid_t pid)
+struct stack_target *stacks_target(struct stack_ctx *c, pid_t pid)
 {
 	for (size_t i = 0; i < c->ntargets; i++)
 		if (c->targets[i].pid == pid)
-			return c->targets[i].comm;
-	return "[unknown process]";
+			return &c->targets[i];
+	return NULL;
+}
+
+static const char *comm_of(struct stack_ctx *c, pid_t pid)
+{
+	struct stack_target *t = stacks_target(c, pid);
+	return t ? t->comm : "[unknown process]";
 }
 
 static const char *mark_label(__u32 reason)
@@ -54,12 +62,76 @@ static void thread_level(pid_t pid, __u32 tid, struct sbuf *out)
 	sb_printf(out, ";%s-%u", name, tid);
 }
 
+struct merge_ctx { struct symbolizer *sym; pid_t pid; const struct lm_stack *st; };
+
+static int same_function(void *ctx, uint64_t frame_addr, uint64_t func)
+{
+	struct merge_ctx *m = ctx;
+	uint64_t start;
+	/* frame_addr is a return address here: the call is in the byte before it */
+	return symbolize_func_start(m->sym, m->pid, frame_addr - 1, &start) == 0 && start == func;
+}
+
+/* Host code enters the VM through these; what follows them is the VM's own machinery. */
+static int is_api_entry(void *ctx, uint64_t frame_addr)
+{
+	static const char *const api[] = { "lua_pcall", "lua_pcallk", "lua_call", "lua_callk",
+					   "lua_resume", "lua_cpcall" };
+	struct merge_ctx *m = ctx;
+	const char *n = symbolize_name(m->sym, m->pid, frame_addr - 1);
+	for (size_t i = 0; n && i < sizeof(api) / sizeof(api[0]); i++)
+		if (!strcmp(n, api[i]))
+			return 1;
+	return 0;
+}
+
+static void native_label(struct stack_ctx *c, pid_t pid, const struct lm_native *n, struct sbuf *out)
+{
+	symbolize_user(c->sym, pid, n->addr, n->tag != LF_TAG_EXACT, out);
+}
+
+/* Native and Lua frames interleaved; returns 0, or -1 when there is no Lua part. */
+static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
+{
+	struct stack_target *t = stacks_target(c, (pid_t)st->pid);
+	if (!t || !t->lua)
+		return -1;
+	static struct lm_stack ls;
+	static struct lm_out mo[LF_MAX_NATIVE + LF_MAX_LTHREADS * LF_MAX_LUA];
+	int nu = st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK;
+	lm_decode(st->user, nu, &ls);
+	if (!ls.nth)
+		return -1;
+	struct merge_ctx mc = { c->sym, (pid_t)st->pid, &ls };
+	int n = lm_merge(&ls, mo, (int)(sizeof(mo) / sizeof(mo[0])), same_function, &mc, is_api_entry);
+	if (ls.mark) {
+		sb_puts(out, ";");
+		sb_puts(out, mark_label(ls.mark));
+	}
+	for (int i = 0; i < n; i++) {
+		sb_puts(out, ";");
+		if (mo[i].kind == LM_NATIVE)
+			native_label(c, (pid_t)st->pid, &ls.nat[mo[i].a], out);
+		else
+			lua_frame_label(t->lua, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
+	}
+	return 0;
+}
+
 void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
 {
 	sb_puts(out, comm_of(c, (pid_t)st->pid));
 	if (st->tid)
 		thread_level((pid_t)st->pid, st->tid, out);
+	size_t mark = out->len;
+	if (fold_merged(c, st, out) == 0)
+		goto kernel;
+	out->len = mark;
+	out->s[mark] = 0;
 	int nu = st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK;
+	for (int i = 0; i < nu; i++)
+		if ((st->user[i] >> LF_TAG_SHIFT) >= LF_TAG_LTHREAD && (st->user[i] >> LF_TAG_SHIFT) <= LF_TAG_LPOS)
+			nu = i; /* the Lua part follows the native frames */
 	for (int i = nu - 1; i >= 0; i--) {
 		__u64 w = st->user[i], tag = w >> LF_TAG_SHIFT, addr = w & ((1ULL << LF_TAG_SHIFT) - 1);
 		sb_puts(out, ";");
@@ -68,6 +140,7 @@ void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *ou
 		else
 			symbolize_user(c->sym, (pid_t)st->pid, addr, tag != LF_TAG_EXACT, out);
 	}
+kernel:;
 	int nk = st->nkern < LF_MAX_KSTACK ? st->nkern : LF_MAX_KSTACK;
 	for (int i = nk - 1; i >= 0; i--) {
 		sb_puts(out, ";");
@@ -86,6 +159,8 @@ void stacks_collect(const struct lf_stack *st, void *ctx)
 void stacks_free(struct stack_ctx *c)
 {
 	symbolizer_free(c->sym);
+	for (size_t i = 0; i < c->ntargets; i++)
+		free(c->targets[i].lua);
 	free(c->targets);
 	sb_free(&c->line);
 }

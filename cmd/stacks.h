@@ -7,7 +7,8 @@
 #include "symbolize.h"
 #include "profile.h"
 
-struct stack_target { pid_t pid; char comm[64]; };
+struct lua_runtime;
+struct stack_target { pid_t pid; char comm[64]; struct lua_runtime *lua; };
 
 struct stack_ctx {
 	struct profile *prof;
@@ -15,9 +16,11 @@ struct stack_ctx {
 	struct stack_target *targets;
 	size_t ntargets;
 	struct sbuf line;
+	int lines;  /* Lua frames show the executing line */
 };
 
 void stacks_add_target(struct stack_ctx *c, pid_t pid);
+struct stack_target *stacks_target(struct stack_ctx *c, pid_t pid);
 /* sampler_cb: folds one record into c->prof. */
 void stacks_collect(const struct lf_stack *st, void *ctx);
 /* Appends the folded frames of st (without the count) to out. Exposed for tests. */

@@ -155,6 +155,13 @@ static const struct mapping *find_mapping(struct sym_proc *p, uint64_t addr)
 	return proc_maps_find(&p->maps, addr);
 }
 
+static int addr_is_anon_exec(struct symbolizer *s, pid_t pid, uint64_t a)
+{
+	struct sym_proc *p = find_proc(s, pid);
+	const struct mapping *m = p ? proc_maps_find(&p->maps, a) : NULL;
+	return m && m->exec && (m->path[0] == 0 || !strncmp(m->path, "[anon", 5));
+}
+
 static void base_name(const char *path, struct sbuf *out)
 {
 	const char *b = strrchr(path, '/');
@@ -163,34 +170,61 @@ static void base_name(const char *path, struct sbuf *out)
 	sb_add(out, b, n);
 }
 
-void symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_return, struct sbuf *out)
+/* Resolves a (already adjusted) user address: its file, ELF vaddr and symbol name. */
+struct resolved { const struct mapping *m; struct sym_file *f; uint64_t vaddr; const char *name; };
+
+static int resolve(struct symbolizer *s, pid_t pid, uint64_t a, struct resolved *r)
 {
+	memset(r, 0, sizeof(*r));
 	struct sym_proc *p = find_proc(s, pid);
-	uint64_t a = is_return && addr ? addr - 1 : addr;
 	const struct mapping *m = p ? find_mapping(p, a) : NULL;
-	if (!m || (m->path[0] != '/' && strcmp(m->path, "[vdso]"))) {
-		sb_puts(out, "[unknown]");
-		return;
-	}
+	if (!m || (m->path[0] != '/' && strcmp(m->path, "[vdso]")))
+		return -1;
 	int vdso = m->path[0] == '[';
 	struct sym_file *f = vdso ? get_vdso(p, m) : get_file(s, pid, m);
-	uint64_t vaddr = 0;
-	const char *name = NULL;
-	if (f->ef) {
-		if (vdso)
-			vaddr = a - m->start + f->ef->seg[0].vaddr;
-		else if (elf_file_off_to_vaddr(f->ef, a - m->start + m->pgoff, &vaddr))
-			vaddr = a - m->start + m->pgoff;
-		name = elfsyms_lookup(&f->syms, vaddr);
-	} else {
-		vaddr = a - m->start + m->pgoff;
-	}
-	if (name) {
-		sb_add(out, name, strcspn(name, ";"));
+	r->m = m;
+	r->f = f;
+	r->vaddr = a - m->start + m->pgoff;
+	if (!f->ef)
+		return 0;
+	if (vdso)
+		r->vaddr = a - m->start + f->ef->seg[0].vaddr;
+	else
+		elf_file_off_to_vaddr(f->ef, a - m->start + m->pgoff, &r->vaddr);
+	r->name = elfsyms_lookup(&f->syms, r->vaddr);
+	return 0;
+}
+
+void symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_return, struct sbuf *out)
+{
+	uint64_t a = is_return && addr ? addr - 1 : addr;
+	struct resolved r;
+	if (resolve(s, pid, a, &r)) {
+		sb_puts(out, addr_is_anon_exec(s, pid, a) ? "[jit code]" : "[unknown]");
 		return;
 	}
-	base_name(m->path, out);
-	sb_printf(out, "+0x%" PRIx64, vaddr);
+	if (r.name) {
+		sb_add(out, r.name, strcspn(r.name, ";"));
+		return;
+	}
+	base_name(r.m->path, out);
+	sb_printf(out, "+0x%" PRIx64, r.vaddr);
+}
+
+const char *symbolize_name(struct symbolizer *s, pid_t pid, uint64_t addr)
+{
+	struct resolved r;
+	return resolve(s, pid, addr, &r) ? NULL : r.name;
+}
+
+int symbolize_func_start(struct symbolizer *s, pid_t pid, uint64_t addr, uint64_t *start)
+{
+	struct resolved r;
+	uint64_t fs;
+	if (resolve(s, pid, addr, &r) || !r.f->ef || elf_file_func_start(r.f->ef, r.vaddr, &fs))
+		return -1;
+	*start = addr - (r.vaddr - fs);
+	return 0;
 }
 
 void symbolize_kernel(struct symbolizer *s, uint64_t addr, struct sbuf *out)

@@ -17,6 +17,10 @@ void symbolizer_add_pid(struct symbolizer *s, pid_t pid);
 /* Appends the label of a user address; is_return: addr is a return address, so look up
  * addr-1 to stay inside the calling function. */
 void symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_return, struct sbuf *out);
+/* Symbol name of the function holding addr (exact), or NULL. */
+const char *symbolize_name(struct symbolizer *s, pid_t pid, uint64_t addr);
+/* Start address of the function holding addr, from the file's .eh_frame_hdr; 0 or -1. */
+int symbolize_func_start(struct symbolizer *s, pid_t pid, uint64_t addr, uint64_t *start);
 /* Appends the label of a kernel address, with perf's `_[k]` suffix. */
 void symbolize_kernel(struct symbolizer *s, uint64_t addr, struct sbuf *out);
 /* Forgets cached maps so the next lookup miss re-reads them (new libraries). */

@@ -66,18 +66,17 @@ struct unwind_tables *ut_new(void)
 
 static uint64_t rule_key(const struct lf_rule *r)
 {
-	return (uint64_t)(uint32_t)r->cfa_off | (uint64_t)(uint16_t)r->rbp_off << 32 |
-	       (uint64_t)r->kind << 48 | (uint64_t)r->flags << 56;
+	return hash_bytes(r, sizeof(*r), 0);
 }
 
 /* Index of an identical rule, adding it when new; LF_MAX_RULES-1 when the table is full
  * (that slot holds an INVALID rule, so the unwinder stops with a marker). */
 static uint32_t intern_rule(struct unwind_tables *t, const struct lf_rule *r)
 {
-	uint64_t k = rule_key(r) + 1;
-	size_t h = (size_t)(hash_bytes(&k, sizeof(k), 0) & (t->rule_cap - 1));
+	uint64_t k = rule_key(r) | 1;
+	size_t h = (size_t)(k & (t->rule_cap - 1));
 	while (t->rule_keys[h]) {
-		if (t->rule_keys[h] == k)
+		if (t->rule_keys[h] == k && !memcmp(&t->rules[t->rule_ids[h]], r, sizeof(*r)))
 			return t->rule_ids[h];
 		h = (h + 1) & (t->rule_cap - 1);
 	}
@@ -113,6 +112,8 @@ static struct lf_rule rule_of(const struct cfi_row *c)
 		r.cfa_off = r.rbp_off = 0, r.flags &= LF_RULE_SIGNAL;
 	if (r.kind == LF_RULE_PLT)
 		r.cfa_off = c->plt_at; /* the threshold of the stub's CFA expression */
+	if (r.kind == LF_RULE_NORMAL)
+		memcpy(r.saved, c->saved, sizeof(r.saved));
 	return r;
 }
 
@@ -282,6 +283,14 @@ int ut_add_pid(struct unwind_tables *t, pid_t pid)
 
 size_t ut_rows(const struct unwind_tables *t) { return t->nrows; }
 size_t ut_files(const struct unwind_tables *t) { return t->nfiles; }
+
+uint32_t ut_file_index(const struct unwind_tables *t, uint64_t dev, uint64_t inode)
+{
+	for (const struct ut_file *f = t->files; f; f = f->next)
+		if (f->dev == dev && f->inode == inode)
+			return f->index;
+	return LF_FILE_NONE;
+}
 
 static void *map_mmap(int fd, size_t bytes)
 {

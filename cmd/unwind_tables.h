@@ -4,6 +4,7 @@
 #ifndef LF_UNWIND_TABLES_H
 #define LF_UNWIND_TABLES_H
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "proc.h"
 #include "unwind.h"
@@ -17,6 +18,8 @@ int ut_add_pid(struct unwind_tables *t, pid_t pid);
 /* Rows built so far, to size the BPF maps before load. */
 size_t ut_rows(const struct unwind_tables *t);
 size_t ut_files(const struct unwind_tables *t);
+/* Index of the file with this device and inode, or LF_FILE_NONE. */
+uint32_t ut_file_index(const struct unwind_tables *t, uint64_t dev, uint64_t inode);
 /* Connects to the loaded maps (rows/rules/files are mmapable arrays) and uploads. */
 int ut_attach_maps(struct unwind_tables *t, int rows_fd, size_t rows_cap, int rules_fd, int files_fd,
 		   size_t files_cap, int procs_fd);

@@ -1,0 +1,45 @@
+/* What the BPF program needs to walk a PUC Lua VM of one process: the global states
+ * user space found, the file holding the Lua core, and the struct offsets of its
+ * version. Also the tags of the Lua words it appends to a stack record. */
+#ifndef LF_LUA_H
+#define LF_LUA_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+#define LF_MAX_GS        8   /* global states (VMs) per process */
+#define LF_MAX_LTHREADS  4   /* lua_States (coroutines) walked per sample */
+#define LF_MAX_LPOS      16  /* native frames where a running lua_State was seen */
+#define LF_MAX_LUA       128 /* Lua frames per lua_State */
+
+/* Word tags (see profile.h) of the Lua part of a stack record, which follows the native
+ * frames: per lua_State an LTHREAD word, then its frames innermost first, two words each;
+ * then LPOS words saying at which native frame (leaf = 0) which lua_State was running. */
+#define LF_TAG_LTHREAD 0x10 /* low bits: lua_State address */
+#define LF_TAG_LFUNC   0x11 /* Lua function: Proto address; next word savedpc | LF_LFLAG_* */
+#define LF_TAG_LCFUNC  0x12 /* C function: lua_CFunction address; next word LF_LFLAG_* */
+#define LF_TAG_LPOS    0x13 /* bits 16..23 thread index, bits 0..15 native frame index */
+
+#define LF_LFLAG_FRESH (1ULL << 63) /* the call started a new VM activation */
+#define LF_LFLAG_TAIL  (1ULL << 62) /* reached by a tail call */
+
+/* Layout flags (subset of cmd/lua_layouts.h's). */
+#define LF_LUA_CI_ARRAY  0x1 /* 5.1: CallInfo array, caller is ci - 1 */
+#define LF_LUA_L_SAVEDPC 0x2 /* 5.1: innermost Lua frame's pc is L->savedpc */
+#define LF_LUA_CL_ISC    0x4 /* 5.1: Closure.isC distinguishes C from Lua */
+
+struct lf_lua_cfg {
+	__u32 core_file;  /* unwind-table file index of the Lua core */
+	__u32 ngs;
+	__u64 gs[LF_MAX_GS];
+	__u32 flags;
+	__u16 l_l_G, l_ci, l_base_ci, l_savedpc;
+	__u16 ci_func, ci_savedpc, ci_previous, ci_callstatus, ci_callstatus_size, ci_sizeof;
+	__u16 tv_value, tv_tt, lcl_p, ccl_f, cl_isC;
+	__u16 tvtag_lcl, tvtag_ccl, tvtag_lcf, tvtag_func51;
+	__u16 cist_fresh, cist_tail, cist_c;
+	__u16 pad;
+};
+
+#endif

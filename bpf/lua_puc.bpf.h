@@ -1,0 +1,131 @@
+/* Walks the CallInfo chain of a PUC Lua 5.1-5.4 lua_State from raw memory and appends
+ * its frames to the stack record: Lua functions as (Proto, savedpc), C functions as
+ * their lua_CFunction pointer. Offsets come from the per-process lf_lua_cfg. */
+#ifndef LF_LUA_PUC_BPF_H
+#define LF_LUA_PUC_BPF_H
+#include "lua.h"
+
+struct lua_walk {
+	struct lf_stack *s;
+	struct lf_ustate *u;
+	const struct lf_lua_cfg *c;
+	__u64 L, ci, stop;
+	__u32 frames;
+};
+
+static __always_inline void put_word(struct lf_stack *s, struct lf_ustate *u, __u64 w)
+{
+	if (u->n < LF_MAX_USTACK)
+		s->user[u->n & (LF_MAX_USTACK - 1)] = w;
+	u->n++;
+}
+
+static __always_inline __u64 tagged(__u64 tag, __u64 v)
+{
+	return (tag << LF_TAG_SHIFT) | (v & ((1ULL << LF_TAG_SHIFT) - 1));
+}
+
+/* Emits the frame of w->ci, if it runs a function. */
+static __always_inline void lua_emit_ci(struct lua_walk *w)
+{
+	const struct lf_lua_cfg *c = w->c;
+	__u64 func = 0, val = 0, pc = 0, f = 0;
+	__u8 tt = 0;
+	__u16 cs = 0;
+	if (read_u64(w->ci + c->ci_func, &func) || read_u64(func + c->tv_value, &val))
+		return;
+	bpf_probe_read_user(&tt, 1, (const void *)(func + c->tv_tt));
+	if (c->ci_callstatus_size)
+		bpf_probe_read_user(&cs, c->ci_callstatus_size == 1 ? 1 : 2, (const void *)(w->ci + c->ci_callstatus));
+	__u64 flags = (cs & c->cist_fresh ? LF_LFLAG_FRESH : 0) | (cs & c->cist_tail ? LF_LFLAG_TAIL : 0);
+	int is_lua = 0, is_c = 0;
+	if (c->flags & LF_LUA_CL_ISC) {
+		__u8 isC = 0;
+		if (tt != c->tvtag_func51 || bpf_probe_read_user(&isC, 1, (const void *)(val + c->cl_isC)))
+			return;
+		is_lua = !isC;
+		is_c = isC;
+	} else if (tt == c->tvtag_lcl) {
+		is_lua = 1;
+	} else if (tt == c->tvtag_ccl) {
+		is_c = 1;
+	} else if (tt == c->tvtag_lcf && c->tvtag_lcf) {
+		f = val;
+	} else {
+		return;
+	}
+	if (is_c && read_u64(val + c->ccl_f, &f))
+		return;
+	if (!is_lua) {
+		put_word(w->s, w->u, tagged(LF_TAG_LCFUNC, f));
+		put_word(w->s, w->u, flags);
+		return;
+	}
+	__u64 proto = 0;
+	if (read_u64(val + c->lcl_p, &proto))
+		return;
+	if ((c->flags & LF_LUA_L_SAVEDPC) && w->frames == 0)
+		read_u64(w->L + c->l_savedpc, &pc);
+	else
+		read_u64(w->ci + c->ci_savedpc, &pc);
+	put_word(w->s, w->u, tagged(LF_TAG_LFUNC, proto));
+	put_word(w->s, w->u, (pc & ((1ULL << 48) - 1)) | flags);
+	w->frames++;
+}
+
+static long lua_step_cb(__u32 idx, void *data)
+{
+	struct lua_walk *w = data;
+	(void)idx;
+	if (!w->ci || w->ci == w->stop || w->u->n >= LF_MAX_USTACK - 2)
+		return 1;
+	lua_emit_ci(w);
+	const struct lf_lua_cfg *c = w->c;
+	if (c->flags & LF_LUA_CI_ARRAY) {
+		w->ci -= c->ci_sizeof;
+		return w->ci < w->stop;
+	}
+	__u64 prev = 0;
+	if (read_u64(w->ci + c->ci_previous, &prev))
+		return 1;
+	w->ci = prev;
+	return 0;
+}
+
+/* Appends an LTHREAD word and the frames of L, innermost first. */
+static __always_inline void lua_walk_thread(struct lf_stack *s, struct lf_ustate *u,
+					    const struct lf_lua_cfg *c, __u64 L)
+{
+	struct lua_walk w = { .s = s, .u = u, .c = c, .L = L };
+	if (read_u64(L + c->l_ci, &w.ci))
+		return;
+	/* The base CallInfo stands for the C code that created the thread: not a frame. */
+	if (c->flags & LF_LUA_CI_ARRAY)
+		read_u64(L + c->l_base_ci, &w.stop);
+	else
+		w.stop = L + c->l_base_ci;
+	put_word(s, u, tagged(LF_TAG_LTHREAD, L));
+	bpf_loop(LF_MAX_LUA, lua_step_cb, &w, 0);
+}
+
+/* After the native walk: the Lua frames of every lua_State seen, then where each ran. */
+static __always_inline void lua_append(struct lf_stack *s, struct lf_ustate *u)
+{
+	__u32 pid = s->pid;
+	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
+	if (!c || !u->nthreads)
+		return;
+	for (__u32 t = 0; t < LF_MAX_LTHREADS; t++) {
+		if (t >= u->nthreads)
+			break;
+		lua_walk_thread(s, u, c, u->threads[t]);
+	}
+	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
+		if (i >= u->nlpos)
+			break;
+		const struct lf_lpos *p = &u->lpos[i];
+		put_word(s, u, tagged(LF_TAG_LPOS, ((__u64)p->thread << 16) | (p->frame & 0xffff)));
+	}
+}
+
+#endif

@@ -1,0 +1,453 @@
+/* Lua frame labels from a target's memory: reading Protos and TStrings through an untrusted
+ * reader, chunk names, current lines (lineinfo; 5.4 abslineinfo), and a small cache of labels
+ * keyed by (address space, proto, pc) and checked against the proto's current contents. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lua_frames.h"
+
+#define MAX_COUNT (1 << 26)     /* no real Proto has an array this long (5.4 MAXARG_Ax) */
+#define MAX_LINE_WALK 65536     /* 5.4: lineinfo deltas summed for one line (normally <= 128) */
+#define MAX_ABS_STEPS 40        /* binary search steps over abslineinfo */
+#define STRING_LINE_MAX 43      /* string chunks: first line kept up to this (as Lua's LUA_IDSIZE) */
+
+int lua_rd(const struct lua_mem *m, uint64_t addr, void *buf, size_t len)
+{
+	if (!m || !m->read || addr == 0 || addr + len < addr)
+		return -1;
+	return m->read(m->ctx, addr, buf, len) == (long)len ? 0 : -1;
+}
+
+static uint64_t get_u64(const uint8_t *b, unsigned off)
+{
+	uint64_t v;
+	memcpy(&v, b + off, sizeof v);
+	return v;
+}
+
+static int32_t get_i32(const uint8_t *b, unsigned off)
+{
+	int32_t v;
+	memcpy(&v, b + off, sizeof v);
+	return v;
+}
+
+/* A count field must be a sane non-negative int; a missing field reads as 0. */
+static int get_count(const uint8_t *b, uint16_t off, int32_t *out)
+{
+	*out = off == LUA_OFF_NONE ? 0 : get_i32(b, off);
+	return *out >= 0 && *out <= MAX_COUNT ? 0 : -1;
+}
+
+static uint64_t get_ptr(const uint8_t *b, uint16_t off)
+{
+	return off == LUA_OFF_NONE ? 0 : get_u64(b, off);
+}
+
+int lua_proto_read(const struct lua_layout *l, const struct lua_mem *m, uint64_t addr,
+		   struct lua_proto *p)
+{
+	uint8_t b[512];
+	if (!l || l->p_sizeof > sizeof b || lua_rd(m, addr, b, l->p_sizeof) < 0)
+		return -1;
+	if (b[l->gch_tt] != l->gctag_proto)
+		return -1;
+	memset(p, 0, sizeof *p);
+	p->addr = addr;
+	p->source = get_ptr(b, l->p_source);
+	p->code = get_ptr(b, l->p_code);
+	p->lineinfo = get_ptr(b, l->p_lineinfo);
+	p->abslineinfo = get_ptr(b, l->p_abslineinfo);
+	p->k = get_ptr(b, l->p_k);
+	p->upvalues = get_ptr(b, l->p_upvalues);
+	p->locvars = get_ptr(b, l->p_locvars);
+	p->p = get_ptr(b, l->p_p);
+	p->linedefined = get_i32(b, l->p_linedefined);
+	/* 5.1's Proto has lu_byte nups right before numparams (lobject.h); no other field says how
+	 * many pseudo-instructions follow an OP_CLOSURE there. */
+	if (l->minor == 1 && l->p_numparams > 0 && l->p_numparams != LUA_OFF_NONE)
+		p->nups = b[l->p_numparams - 1];
+	if (get_count(b, l->p_sizecode, &p->sizecode) || get_count(b, l->p_sizelineinfo, &p->sizelineinfo) ||
+	    get_count(b, l->p_sizeabslineinfo, &p->sizeabslineinfo) || get_count(b, l->p_sizek, &p->sizek) ||
+	    get_count(b, l->p_sizeupvalues, &p->sizeupvalues) ||
+	    get_count(b, l->p_sizelocvars, &p->sizelocvars) || get_count(b, l->p_sizep, &p->sizep))
+		return -1;
+	if (p->code == 0 || p->sizecode == 0 || p->linedefined < 0)
+		return -1;
+	return 0;
+}
+
+/* Where the bytes of the TString at ts start and how long it says it is. */
+static int tstring_hdr(const struct lua_layout *l, const struct lua_mem *m, uint64_t ts,
+		       uint64_t *contents, uint64_t *len)
+{
+	uint8_t b[64];
+	if (l->ts_contents > sizeof b || lua_rd(m, ts, b, l->ts_contents) < 0)
+		return -1;
+	uint8_t tag = b[l->gch_tt];
+	if (l->flags & LUA_LF_STR_SHRLEN) {
+		if (tag == l->gctag_shrstr && l->ts_shrlen != LUA_OFF_NONE)
+			*len = b[l->ts_shrlen];
+		else if (tag == l->gctag_lngstr && l->ts_lnglen != LUA_OFF_NONE)
+			*len = get_u64(b, l->ts_lnglen);
+		else
+			return -1;
+	} else {
+		if (tag != l->gctag_shrstr && tag != l->gctag_lngstr)
+			return -1;
+		*len = get_u64(b, l->ts_len);
+	}
+	*contents = ts + l->ts_contents;
+	return 0;
+}
+
+long lua_tstring(const struct lua_layout *l, const struct lua_mem *m, uint64_t ts, char *out,
+		 size_t out_size, uint64_t *full_len)
+{
+	uint64_t at, len;
+	if (!out || out_size == 0)
+		return -1;
+	out[0] = '\0';
+	if (tstring_hdr(l, m, ts, &at, &len) < 0)
+		return -1;
+	size_t n = len < out_size - 1 ? (size_t)len : out_size - 1;
+	if (n > 0 && lua_rd(m, at, out, n) < 0)
+		return -1;
+	out[n] = '\0';
+	if (full_len)
+		*full_len = len;
+	return (long)strlen(out);
+}
+
+void lua_label_sanitize(char *s)
+{
+	for (; *s; s++)
+		if (*s == ';' || (unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '_';
+}
+
+/* "@path": the path, or "..." and its tail when it does not fit (the end names the file). */
+static int chunk_file(const struct lua_layout *l, const struct lua_mem *m, uint64_t at,
+		      uint64_t len, char *out, size_t size)
+{
+	if (len <= size - 1) {
+		if (len && lua_rd(m, at, out, (size_t)len) < 0)
+			return -1;
+		out[len] = '\0';
+		return 0;
+	}
+	(void)l;
+	if (size < 8) {
+		out[0] = '\0';
+		return 0;
+	}
+	size_t keep = size - 1 - 3;
+	memcpy(out, "...", 3);
+	if (lua_rd(m, at + len - keep, out + 3, keep) < 0)
+		return -1;
+	out[size - 1] = '\0';
+	return 0;
+}
+
+/* A chunk loaded from a string: [string "its first line..."], as Lua's luaO_chunkid. */
+static void chunk_string(const char *src, uint64_t len, char *out, size_t size)
+{
+	size_t line = strcspn(src, "\r\n");
+	int cut = line < strlen(src) || len > strlen(src) || line > STRING_LINE_MAX;
+	if (line > STRING_LINE_MAX)
+		line = STRING_LINE_MAX;
+	char buf[STRING_LINE_MAX + 1];
+	memcpy(buf, src, line);
+	buf[line] = '\0';
+	snprintf(out, size, "[string \"%s%s\"]", buf, cut ? "..." : "");
+}
+
+static int chunk_name(const struct lua_layout *l, const struct lua_mem *m, uint64_t source,
+		      char *out, size_t size)
+{
+	uint64_t at, len;
+	char head[LUA_CHUNK_MAX];
+	if (source == 0) {  /* stripped: Lua says "=?" */
+		snprintf(out, size, "?");
+		return 0;
+	}
+	if (tstring_hdr(l, m, source, &at, &len) < 0 || len == 0)
+		return -1;
+	if (lua_rd(m, at, head, 1) < 0)
+		return -1;
+	if (head[0] == '@' || head[0] == '=') {
+		if (head[0] == '=' && len - 1 > size - 1)
+			len = size;  /* '=' names are cut at the end, like Lua does */
+		if (chunk_file(l, m, at + 1, len - 1, out, size) < 0)
+			return -1;
+	} else {
+		size_t n = len < sizeof head - 1 ? (size_t)len : sizeof head - 1;
+		if (lua_rd(m, at, head, n) < 0)
+			return -1;
+		head[n] = '\0';
+		chunk_string(head, len, out, size);
+	}
+	out[strnlen(out, size - 1)] = '\0';
+	lua_label_sanitize(out);
+	return 0;
+}
+
+int lua_pc_of(const struct lua_proto *p, uint64_t savedpc)
+{
+	if (savedpc < p->code || (savedpc - p->code) % 4 != 0)
+		return -2;
+	uint64_t n = (savedpc - p->code) / 4;
+	if (n > (uint64_t)p->sizecode)
+		return -2;
+	return (int)n - 1;
+}
+
+/* 5.4: the last abslineinfo entry at or before pc (binary search), as base pc and line. */
+static int abs_base(const struct lua_layout *l, const struct lua_mem *m, const struct lua_proto *p,
+		    int pc, int *basepc, int *baseline)
+{
+	int lo = 0, hi = p->sizeabslineinfo - 1, found = -1, steps = 0;
+	int32_t e[2];
+	*basepc = -1;
+	*baseline = p->linedefined;
+	while (lo <= hi && steps++ < MAX_ABS_STEPS) {
+		int mid = lo + (hi - lo) / 2;
+		if (lua_rd(m, p->abslineinfo + (uint64_t)mid * l->ali_sizeof, e, sizeof e) < 0)
+			return -1;
+		if (e[l->ali_pc / 4] <= pc) {
+			found = mid;
+			*basepc = e[l->ali_pc / 4];
+			*baseline = e[l->ali_line / 4];
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	if (found >= 0 && (*basepc < 0 || *basepc >= p->sizelineinfo))
+		return -1;
+	return 0;
+}
+
+static int line_54(const struct lua_layout *l, const struct lua_mem *m, const struct lua_proto *p,
+		   int pc)
+{
+	int basepc, base;
+	if (p->abslineinfo && p->sizeabslineinfo > 0 && l->ali_sizeof == 8) {
+		if (abs_base(l, m, p, pc, &basepc, &base) < 0)
+			return -1;
+	} else {
+		basepc = -1;
+		base = p->linedefined;
+	}
+	long line = base;
+	int n = pc - basepc;
+	if (n > MAX_LINE_WALK)
+		return -1;
+	int8_t *d = malloc(n > 0 ? (size_t)n : 1);
+	if (!d)
+		return -1;
+	if (n > 0 && lua_rd(m, p->lineinfo + (uint64_t)(basepc + 1), d, (size_t)n) < 0)
+		line = -1;
+	/* -0x80 marks an abslineinfo entry, which cannot lie after the base we found */
+	for (int i = 0; i < n && line >= 0 && line <= 0x7fffffff; i++)
+		line = d[i] == -0x80 ? -1 : line + d[i];
+	free(d);
+	return line >= 0 && line <= 0x7fffffff ? (int)line : -1;
+}
+
+static int proto_line(const struct lua_layout *l, const struct lua_mem *m, const struct lua_proto *p,
+		      int pc)
+{
+	if (!p->lineinfo || pc < -1 || pc >= p->sizelineinfo)
+		return -1;
+	if (pc == -1)  /* not started yet: Lua 5.4 says linedefined, so do we everywhere */
+		return p->linedefined;
+	if (l->flags & LUA_LF_ABSLINEINFO)
+		return l->p_lineinfo_size == 1 ? line_54(l, m, p, pc) : -1;
+	int32_t line;
+	if (l->p_lineinfo_size != 4 || lua_rd(m, p->lineinfo + 4 * (uint64_t)pc, &line, 4) < 0)
+		return -1;
+	return line >= 0 ? line : -1;
+}
+
+/* ---- Cache ---- */
+
+enum { KIND_INFO, KIND_LINE, KIND_NAME };
+#define CACHE_SLOTS 4096   /* power of two */
+#define CACHE_PROBES 8
+
+struct centry {
+	uint64_t ctx, proto;        /* key, with pc and kind */
+	int32_t pc;
+	uint8_t kind, used;
+	uint64_t code, source;      /* fingerprint: the proto at this address is still the same one */
+	int32_t sizecode, linedefined;
+	int32_t num;                /* linedefined, line, or the namer's result */
+	char text[LUA_CHUNK_MAX];
+};
+
+static struct centry *cache;
+
+void lua_frames_cache_clear(void)
+{
+	if (cache)
+		memset(cache, 0, CACHE_SLOTS * sizeof *cache);
+}
+
+void lua_frames_cache_free(void)
+{
+	free(cache);
+	cache = NULL;
+}
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static int same_key(const struct centry *e, const struct lua_mem *m, const struct lua_proto *p,
+		    int pc, int kind)
+{
+	return e->used && e->ctx == (uint64_t)(uintptr_t)m->ctx && e->proto == p->addr &&
+	       e->pc == pc && e->kind == kind;
+}
+
+static size_t home_slot(const struct lua_mem *m, const struct lua_proto *p, int pc, int kind)
+{
+	uint64_t h = mix((uint64_t)(uintptr_t)m->ctx ^ mix(p->addr ^ mix((uint64_t)(uint32_t)pc * 4 + kind)));
+	return (size_t)h & (CACHE_SLOTS - 1);
+}
+
+/* The cached entry for this key whose fingerprint still matches, or NULL. */
+static struct centry *cache_get(const struct lua_mem *m, const struct lua_proto *p, int pc, int kind)
+{
+	if (!cache)
+		return NULL;
+	size_t h = home_slot(m, p, pc, kind);
+	for (int i = 0; i < CACHE_PROBES; i++) {
+		struct centry *e = &cache[(h + i) & (CACHE_SLOTS - 1)];
+		if (!same_key(e, m, p, pc, kind))
+			continue;
+		if (e->code == p->code && e->source == p->source && e->sizecode == p->sizecode &&
+		    e->linedefined == p->linedefined)
+			return e;
+		return NULL;  /* the address now holds another proto: the caller refills the slot */
+	}
+	return NULL;
+}
+
+/* A slot for this key: its old one, a free one, or the home slot (evicting). */
+static struct centry *cache_put(const struct lua_mem *m, const struct lua_proto *p, int pc, int kind)
+{
+	if (!cache && !(cache = calloc(CACHE_SLOTS, sizeof *cache)))
+		return NULL;
+	size_t h = home_slot(m, p, pc, kind);
+	struct centry *e = &cache[h];
+	for (int i = 0; i < CACHE_PROBES; i++) {
+		struct centry *c = &cache[(h + i) & (CACHE_SLOTS - 1)];
+		if (!c->used || same_key(c, m, p, pc, kind)) {
+			e = c;
+			break;
+		}
+	}
+	memset(e, 0, sizeof *e - sizeof e->text);
+	e->text[0] = '\0';
+	e->ctx = (uint64_t)(uintptr_t)m->ctx;
+	e->proto = p->addr;
+	e->pc = pc;
+	e->kind = (uint8_t)kind;
+	e->used = 1;
+	e->code = p->code;
+	e->source = p->source;
+	e->sizecode = p->sizecode;
+	e->linedefined = p->linedefined;
+	return e;
+}
+
+static void copy_out(char *out, size_t size, const char *s)
+{
+	size_t n = strnlen(s, size - 1);
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+/* ---- API ---- */
+
+int lua_proto_info(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto,
+		   char *chunk, size_t chunk_size, int *linedefined)
+{
+	struct lua_proto p;
+	if (!chunk || chunk_size == 0)
+		return -1;
+	chunk[0] = '\0';
+	if (lua_proto_read(l, m, proto, &p) < 0)
+		return -1;
+	struct centry *e = cache_get(m, &p, 0, KIND_INFO);
+	if (!e) {
+		char buf[LUA_CHUNK_MAX];
+		if (chunk_name(l, m, p.source, buf, sizeof buf) < 0)
+			return -1;
+		if ((e = cache_put(m, &p, 0, KIND_INFO)))
+			copy_out(e->text, sizeof e->text, buf);
+		copy_out(chunk, chunk_size, buf);
+	} else {
+		copy_out(chunk, chunk_size, e->text);
+	}
+	if (linedefined)
+		*linedefined = p.linedefined;
+	return 0;
+}
+
+int lua_proto_line(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto,
+		   uint64_t savedpc)
+{
+	struct lua_proto p;
+	if (lua_proto_read(l, m, proto, &p) < 0)
+		return -1;
+	int pc = lua_pc_of(&p, savedpc);
+	if (pc < -1)
+		return -1;
+	struct centry *e = cache_get(m, &p, pc, KIND_LINE);
+	if (e)
+		return e->num;
+	int line = proto_line(l, m, &p, pc);
+	if (line >= 0 && (e = cache_put(m, &p, pc, KIND_LINE)))
+		e->num = line;
+	return line;
+}
+
+int lua_call_name(const struct lua_layout *l, const struct lua_mem *m, uint64_t caller_proto,
+		  uint64_t caller_savedpc, char *out, size_t out_size)
+{
+	struct lua_proto p;
+	if (!out || out_size == 0)
+		return -1;
+	out[0] = '\0';
+	if (lua_proto_read(l, m, caller_proto, &p) < 0)
+		return -1;
+	int pc = lua_pc_of(&p, caller_savedpc);
+	if (pc < 0)
+		return -1;
+	struct centry *e = cache_get(m, &p, pc, KIND_NAME);
+	if (!e) {
+		char buf[LUA_IDENT_MAX];
+		int rc = lua_name_from_code(l, m, &p, pc, buf, sizeof buf);
+		if (rc < -1)
+			return -1;  /* the target could not be read: try again next time */
+		if ((e = cache_put(m, &p, pc, KIND_NAME))) {
+			e->num = rc;
+			copy_out(e->text, sizeof e->text, rc == 0 ? buf : "");
+		}
+		if (rc < 0)
+			return -1;
+		copy_out(out, out_size, buf);
+		return 0;
+	}
+	if (e->num < 0)
+		return -1;
+	copy_out(out, out_size, e->text);
+	return 0;
+}

@@ -1,0 +1,70 @@
+/* Labels of PUC Lua 5.1-5.4 frames read from a target's memory: chunk name and line where a
+ * function is defined, the line being executed, and the name Lua's own tracebacks would give a
+ * function, found from its caller's bytecode. Every byte comes through an untrusted reader. */
+#ifndef LF_LUA_FRAMES_H
+#define LF_LUA_FRAMES_H
+#include <stddef.h>
+#include <stdint.h>
+#include "lua_layouts.h"
+
+/* Reads len bytes at addr of the target; returns the number of bytes read or -1. */
+typedef long (*lua_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+/* One target address space. Results are cached per (ctx, proto[, pc]), so a ctx must not be
+ * reused for another process without lua_frames_cache_clear(). */
+struct lua_mem { lua_read_fn read; void *ctx; };
+
+#define LUA_CHUNK_MAX 256  /* chunk names are cut to this many bytes, NUL included */
+#define LUA_IDENT_MAX 128  /* function names likewise */
+
+/* Chunk name of proto (without its leading '@' or '='; a string chunk becomes
+ * [string "first line..."] as Lua prints it) and the line where the function is defined (0 for
+ * a main chunk). ';', newlines and other control bytes become '_'. Returns 0 or -1. */
+int lua_proto_info(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto,
+		   char *chunk, size_t chunk_size, int *linedefined);
+
+/* Line being executed at savedpc (which points one past the current instruction), or -1. */
+int lua_proto_line(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto,
+		   uint64_t savedpc);
+
+/* Name of the function called by the instruction before caller_savedpc in caller_proto, as
+ * lua_getinfo(L, "n", ...) gives it: global, field, method, local, upvalue or constant name,
+ * "for iterator", or a metamethod as "__index", "__add"... Returns 0, or -1 when Lua would know
+ * no name. The caller handles what the CallInfo says and the bytecode cannot: no name for a tail
+ * call (CIST_TAIL; 5.1: tailcalls > 0) or a call from C, "?" inside a hook, "__gc" for a
+ * finalizer. As in Lua, 5.1 names no metamethods. */
+int lua_call_name(const struct lua_layout *l, const struct lua_mem *m, uint64_t caller_proto,
+		  uint64_t caller_savedpc, char *out, size_t out_size);
+
+/* Forgets every cached label (call when a target exits or its ctx is reused). */
+void lua_frames_cache_clear(void);
+/* Frees the cache; it is re-created on the next use. */
+void lua_frames_cache_free(void);
+
+/* ---- Shared by lua_frames.c and lua_names.c; not for other callers. ---- */
+
+/* The fields of a Proto the labels need, read in one go and sanity-checked. */
+struct lua_proto {
+	uint64_t addr, source, code, lineinfo, abslineinfo, k, upvalues, locvars, p;
+	int32_t sizecode, sizelineinfo, sizeabslineinfo, sizek, sizeupvalues, sizelocvars, sizep;
+	int32_t linedefined;
+	uint8_t nups;  /* 5.1 only: Proto.nups (the byte before numparams) */
+};
+
+/* Exactly len bytes at addr, or -1. */
+int lua_rd(const struct lua_mem *m, uint64_t addr, void *buf, size_t len);
+/* Reads and checks the Proto at addr (header tag, sizes within limits). Returns 0 or -1. */
+int lua_proto_read(const struct lua_layout *l, const struct lua_mem *m, uint64_t addr,
+		   struct lua_proto *p);
+/* Bytes of the TString at ts (its header must say string), cut to out_size - 1, stopping at a
+ * NUL; *full_len (may be NULL) gets the string's own length. Returns the bytes copied or -1. */
+long lua_tstring(const struct lua_layout *l, const struct lua_mem *m, uint64_t ts, char *out,
+		 size_t out_size, uint64_t *full_len);
+/* Replaces ';' and control bytes (which would break folded stacks) by '_'. */
+void lua_label_sanitize(char *s);
+/* Index of the instruction at savedpc - 1 in p, or -2 when savedpc is not inside p->code
+ * (savedpc == code gives -1: the function has not started). */
+int lua_pc_of(const struct lua_proto *p, uint64_t savedpc);
+/* The uncached namer behind lua_call_name (lua_names.c). */
+int lua_name_from_code(const struct lua_layout *l, const struct lua_mem *m,
+		       const struct lua_proto *p, int pc, char *out, size_t out_size);
+#endif

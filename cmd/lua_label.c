@@ -1,0 +1,64 @@
+/* Labels of the Lua frames of a merged stack: `NAME (CHUNK:LINE)` for Lua functions,
+ * the native symbol or Lua's name for C functions called from Lua. */
+#include <string.h>
+
+#include "lua_frames.h"
+#include "lua_label.h"
+#include "proc.h"
+
+#define PC_MASK ((1ULL << 48) - 1)
+
+static long read_target(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return (long)proc_read_mem((pid_t)(intptr_t)ctx, addr, buf, len);
+}
+
+/* The name the caller (frame j+1) used for frame j, as Lua's traceback gives it. */
+static int called_name(const struct lua_runtime *rt, const struct lm_thread *th, int j, char *out, size_t n)
+{
+	struct lua_mem m = { read_target, (void *)(intptr_t)rt->pid };
+	const struct lm_lua *f = &th->f[j];
+	if (j + 1 >= th->n || th->f[j + 1].c || (f->aux & LF_LFLAG_TAIL))
+		return -1;
+	const struct lm_lua *caller = &th->f[j + 1];
+	return lua_call_name(rt->lay, &m, caller->ptr, caller->aux & PC_MASK, out, n);
+}
+
+static void lua_function_label(const struct lua_runtime *rt, const struct lm_thread *th, int j, int lines,
+			       struct sbuf *out)
+{
+	struct lua_mem m = { read_target, (void *)(intptr_t)rt->pid };
+	const struct lm_lua *f = &th->f[j];
+	char chunk[LUA_CHUNK_MAX], name[LUA_IDENT_MAX];
+	int line = -1;
+	if (lua_proto_info(rt->lay, &m, f->ptr, chunk, sizeof(chunk), &line)) {
+		sb_puts(out, "? ([unreadable]:0)");
+		return;
+	}
+	if (called_name(rt, th, j, name, sizeof(name)))
+		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
+	if (lines) {
+		int cur = lua_proto_line(rt->lay, &m, f->ptr, f->aux & PC_MASK);
+		if (cur >= 0)
+			line = cur;
+	}
+	sb_printf(out, "%s (%s:%d)", name, chunk, line);
+}
+
+void lua_frame_label(const struct lua_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+		     int j, int lines, struct sbuf *out)
+{
+	const struct lm_lua *f = &th->f[j];
+	if (!f->c) {
+		lua_function_label(rt, th, j, lines, out);
+		return;
+	}
+	const char *sname = symbolize_name(sym, rt->pid, f->ptr);
+	char name[LUA_IDENT_MAX];
+	if (sname)
+		sb_add(out, sname, strcspn(sname, ";"));
+	else if (called_name(rt, th, j, name, sizeof(name)) == 0)
+		sb_puts(out, name);
+	else
+		symbolize_user(sym, rt->pid, f->ptr, 0, out);
+}

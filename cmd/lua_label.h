@@ -1,0 +1,14 @@
+/* Labels of the Lua frames of a merged stack: `NAME (CHUNK:LINE)` for Lua functions,
+ * the native symbol or Lua's name for C functions called from Lua. */
+#ifndef LF_LUA_LABEL_H
+#define LF_LUA_LABEL_H
+#include "lua_merge.h"
+#include "lua_runtime.h"
+#include "symbolize.h"
+#include "util.h"
+
+/* Appends the label of frame j (innermost first) of thread th. lines: show the line being
+ * executed instead of the line where the function is defined. */
+void lua_frame_label(const struct lua_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+		     int j, int lines, struct sbuf *out);
+#endif

@@ -1,0 +1,31 @@
+/* Finding PUC Lua in a target process: which mapped file holds the Lua core and its
+ * version (from the version string in its read-only data), and where its VMs' global
+ * states are (a scan of writable memory for the block lua_newstate allocates). */
+#ifndef LF_LUA_RUNTIME_H
+#define LF_LUA_RUNTIME_H
+#include <stdint.h>
+#include <sys/types.h>
+#include "lua.h"
+#include "lua_layouts.h"
+
+struct lua_runtime {
+	pid_t pid;
+	const struct lua_layout *lay;
+	int major, minor, patch;
+	char core_path[256];
+	uint64_t core_dev, core_inode;
+	uint64_t gs[LF_MAX_GS];
+	int ngs;
+	uint64_t scanned_bytes;
+};
+
+/* 0 and *rt filled when pid runs a PUC Lua this build knows; -1 otherwise (with
+ * rt->major set when a Lua of an unknown layout was seen). */
+int lua_runtime_detect(pid_t pid, struct lua_runtime *rt);
+/* Scans pid's writable memory for main lua_States; returns the number of VMs found. */
+int lua_runtime_scan_states(struct lua_runtime *rt);
+/* The BPF side's view of rt. */
+void lua_runtime_cfg(const struct lua_runtime *rt, uint32_t core_file, struct lf_lua_cfg *out);
+/* Checks one candidate main thread at L given a window of memory around it. Exposed for tests. */
+int lua_is_main_state(const struct lua_layout *l, uint64_t L, uint64_t l_G, uint64_t mainthread);
+#endif

@@ -8,7 +8,7 @@
 
 #include "util.h"
 
-enum frame_kind {
+enum frame_label_kind {
 	FRAME_NATIVE,   /* symbol, `file+0xOFFSET`, or a plain name such as the process */
 	FRAME_KERNEL,   /* `symbol_[k]` */
 	FRAME_LUA,      /* `NAME (CHUNK:LINE)` */
@@ -18,7 +18,7 @@ enum frame_kind {
 
 /* Pointers into the parsed label; nothing is copied. */
 struct frame_label {
-	enum frame_kind kind;
+	enum frame_label_kind kind;
 	const char *name;   /* Lua NAME, kernel symbol without `_[k]`, else the whole label */
 	size_t name_len;
 	const char *file;   /* Lua CHUNK, the file of `file+0xOFFSET`, else empty */

@@ -51,82 +51,43 @@ void lm_decode(const __u64 *w, int n, struct lm_stack *s)
 }
 
 /* One activation: frames outer..inner of a thread (indices into f[], innermost first, so
- * outer >= inner) anchored at native frame nat (-1: none). A Lua activation is a run of
- * the interpreter, anchored where its lua_State was seen; a C activation is a C function
- * entered from C (a host's lua_pcall of a C function), anchored at its own frame. */
-struct act { int thread, outer, inner, nat, cfunc; };
+ * outer >= inner), entered through the host API call at native frame nat (-1: none). */
+struct act { int thread, outer, inner, nat; };
 
-struct merge_in {
-	const struct lm_stack *s;
-	int (*same_function)(void *ctx, uint64_t frame_addr, uint64_t func);
-	void *ctx;
-};
-
-/* Splits thread t's frames (outermost first) into activations: one starts at each Lua
- * function entered from C (or from nothing) or marked as starting a fresh VM run, and at
- * each C function entered from C. A C function called from Lua ends its caller's run. */
+/* Splits thread t's frames (outermost first) into activations: one starts at each
+ * function entered from C (the outermost frame, or a frame whose caller is a C
+ * function). A C function called from Lua ends its caller's activation. */
 static int activations(const struct lm_thread *th, int t, struct act *a, int max)
 {
 	int n = 0;
 	for (int j = th->n - 1; j >= 0; j--) {
-		const struct lm_lua *f = &th->f[j];
-		int outer_c = j == th->n - 1 || th->f[j + 1].c;
-		int starts = outer_c || (!f->c && (f->aux & LF_LFLAG_FRESH));
-		if (starts && n < max)
-			a[n++] = (struct act){ t, j, j, -1, f->c && outer_c };
+		if ((j == th->n - 1 || th->f[j + 1].c) && n < max)
+			a[n++] = (struct act){ t, j, j, -1 };
 		else if (n)
 			a[n - 1].inner = j;
 	}
 	return n;
 }
 
-/* Native frame of C function func, searching outward from below; -1 if none. */
-static int find_function(const struct merge_in *in, uint64_t func)
+/* Threads outermost first: a coroutine runs below the thread that resumed it, so its
+ * lua_State was seen at frames nearer the leaf. */
+static int thread_order(const struct lm_stack *s, int *order)
 {
-	for (int i = in->s->nnat - 1; i >= 1; i--)
-		if (in->same_function(in->ctx, in->s->nat[i].addr, func))
-			return i;
-	return -1;
-}
-
-/* Pairs a thread's Lua activations with the native frames its lua_State was seen in, from
- * the innermost outward, and C activations with their function's frame. Activations left
- * without an anchor join a neighbour. Returns the number kept. */
-static int anchor(const struct merge_in *in, int t, struct act *a, int n)
-{
-	const struct lm_stack *s = in->s;
-	int nat[LF_MAX_LPOS], m = 0;
-	for (int k = 0; k < s->npos; k++)
-		if (s->pos[k].thread == t && m < LF_MAX_LPOS)
-			nat[m++] = s->pos[k].frame;   /* innermost first */
-	for (int k = n - 1, p = 0; k >= 0; k--) {
-		if (a[k].cfunc)
-			a[k].nat = find_function(in, s->th[t].f[a[k].outer].ptr);
-		else if (p < m)
-			a[k].nat = nat[p++];
+	int outer[LF_MAX_LTHREADS];
+	for (int t = 0; t < s->nth; t++) {
+		order[t] = t;
+		outer[t] = -1;
+		for (int k = 0; k < s->npos; k++)
+			if (s->pos[k].thread == t && s->pos[k].frame > outer[t])
+				outer[t] = s->pos[k].frame;
 	}
-	int kept = 0;
-	for (int k = 0; k < n; k++) {
-		if (a[k].nat >= 0) {
-			a[kept++] = a[k];
-			continue;
+	for (int i = 1; i < s->nth; i++)
+		for (int j = i; j > 0 && outer[order[j]] > outer[order[j - 1]]; j--) {
+			int x = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = x;
 		}
-		if (k + 1 < n)
-			a[k + 1].outer = a[k].outer;  /* frames join the next inner activation */
-		else if (kept)
-			a[kept - 1].inner = a[k].inner;
-	}
-	return kept;
-}
-
-static void sort_outer_first(struct act *a, int n)
-{
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && a[j].nat > a[j - 1].nat; j--) {
-			struct act x = a[j];
-			a[j] = a[j - 1];
-			a[j - 1] = x;
-		}
+	return s->nth;
 }
 
 struct emit { struct lm_out *out; int n, max; };
@@ -137,48 +98,63 @@ static void put(struct emit *e, int kind, int a, int b)
 		e->out[e->n++] = (struct lm_out){ kind, a, b };
 }
 
+/* Innermost native frame at or above `from` (leaf index) where thread t's lua_State was
+ * seen: frames from there to the leaf belong to the running function. */
+static int innermost_seen(const struct lm_stack *s, int t, int from)
+{
+	int best = -1;
+	for (int k = 0; k < s->npos; k++)
+		if (s->pos[k].thread == t && s->pos[k].frame < from && (best < 0 || s->pos[k].frame < best))
+			best = s->pos[k].frame;
+	return best;
+}
+
+/* Next host-to-VM entry at or below native frame c (leaf index), or -1. */
+static int next_entry(const struct lm_stack *s, int c, int (*is_api_entry)(void *, uint64_t), void *ctx)
+{
+	for (int i = c; i >= 1; i--)
+		if (is_api_entry(ctx, s->nat[i].addr))
+			return i;
+	return -1;
+}
+
 int lm_merge(const struct lm_stack *s, struct lm_out *out, int max,
 	     int (*same_function)(void *ctx, uint64_t frame_addr, uint64_t func), void *ctx,
 	     int (*is_api_entry)(void *ctx, uint64_t frame_addr))
 {
 	struct act acts[LF_MAX_LTHREADS * LF_MAX_LPOS];
-	struct merge_in in = { s, same_function, ctx };
-	int na = 0;
-	for (int t = 0; t < s->nth; t++) {
-		struct act a[LF_MAX_LPOS];
-		int n = activations(&s->th[t], t, a, LF_MAX_LPOS);
-		n = anchor(&in, t, a, n);
-		for (int k = 0; k < n; k++)
-			acts[na++] = a[k];
-	}
-	sort_outer_first(acts, na);
+	int order[LF_MAX_LTHREADS], na = 0;
+	thread_order(s, order);
+	for (int i = 0; i < s->nth; i++)
+		na += activations(&s->th[order[i]], order[i], acts + na, LF_MAX_LPOS);
 	struct emit e = { out, 0, max };
 	int c = s->nnat - 1;              /* next native frame to emit, counting from the leaf */
+	/* Outermost first: each activation was entered through the next API call below the
+	 * previous one's C function; API calls left over nearer the leaf are ordinary frames. */
 	for (int k = 0; k < na; k++) {
 		const struct act *a = &acts[k];
-		if (a->nat > c)
-			continue;                 /* anchors must move toward the leaf */
-		int cut = a->nat;             /* without an API entry only the anchor is hidden */
-		for (int i = a->nat + 1; i <= c; i++)
-			if (is_api_entry(ctx, s->nat[i].addr)) {
-				cut = i - 1;
-				break;
-			}
-		for (; c > cut; c--)
+		int b = next_entry(s, c, is_api_entry, ctx);
+		for (; c >= b && c >= 0; c--)
 			put(&e, LM_NATIVE, c, 0);
 		const struct lm_thread *th = &s->th[a->thread];
 		for (int j = a->outer; j >= a->inner; j--)
 			put(&e, LM_LUA, a->thread, j);
-		c = a->nat - 1;
-		const struct lm_lua *last = &th->f[a->inner];
-		if (!last->c || a->cfunc)
+		if (b < 0)
 			continue;
-		int stop = k + 1 < na ? acts[k + 1].nat : -1;
-		for (int i = a->nat - 1; i > stop; i--)
-			if (same_function(ctx, s->nat[i].addr, last->ptr)) {
-				c = i - 1;            /* the Lua label stands for the function's own frame */
-				break;
-			}
+		const struct lm_lua *last = &th->f[a->inner];
+		c = b - 1;
+		if (last->c) {
+			/* The Lua label stands for the C function's own frame; its callees follow. */
+			for (int i = b - 1; i >= 0; i--)
+				if (same_function(ctx, s->nat[i].addr, last->ptr)) {
+					c = i - 1;
+					break;
+				}
+		} else if (k == na - 1) {
+			/* The interpreter's frames down to where it runs this thread are hidden. */
+			int seen = innermost_seen(s, a->thread, b);
+			c = seen >= 0 ? seen - 1 : -1;
+		}
 	}
 	for (; c >= 0; c--)
 		put(&e, LM_NATIVE, c, 0);

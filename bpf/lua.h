@@ -23,6 +23,7 @@
 
 #define LF_LFLAG_FRESH (1ULL << 63) /* the call started a new VM activation */
 #define LF_LFLAG_TAIL  (1ULL << 62) /* reached by a tail call */
+/* An LFUNC word with Proto 0 marks where a walk stopped at LF_MAX_LUA frames. */
 
 /* Layout flags (subset of cmd/lua_layouts.h's). */
 #define LF_LUA_CI_ARRAY  0x1 /* 5.1: CallInfo array, caller is ci - 1 */
@@ -39,7 +40,7 @@ struct lf_lua_cfg {
 	__u16 tv_value, tv_tt, lcl_p, ccl_f, cl_isC;
 	__u16 tvtag_lcl, tvtag_ccl, tvtag_lcf, tvtag_func51;
 	__u16 cist_fresh, cist_tail, cist_c;
-	__u16 pad;
+	__u16 ci_tailcalls; /* 5.1: tail calls count in CallInfo, 0xffff if none */
 };
 
 #endif

@@ -10,7 +10,7 @@ struct lua_walk {
 	struct lf_ustate *u;
 	const struct lf_lua_cfg *c;
 	__u64 L, ci, stop;
-	__u32 frames;
+	__u32 frames, steps;
 };
 
 static __always_inline void put_word(struct lf_stack *s, struct lf_ustate *u, __u64 w)
@@ -38,6 +38,12 @@ static __always_inline void lua_emit_ci(struct lua_walk *w)
 	if (c->ci_callstatus_size)
 		bpf_probe_read_user(&cs, c->ci_callstatus_size == 1 ? 1 : 2, (const void *)(w->ci + c->ci_callstatus));
 	__u64 flags = (cs & c->cist_fresh ? LF_LFLAG_FRESH : 0) | (cs & c->cist_tail ? LF_LFLAG_TAIL : 0);
+	if (c->ci_tailcalls != 0xffff) {
+		__s32 tails = 0;
+		bpf_probe_read_user(&tails, 4, (const void *)(w->ci + c->ci_tailcalls));
+		if (tails > 0)
+			flags |= LF_LFLAG_TAIL;
+	}
 	int is_lua = 0, is_c = 0;
 	if (c->flags & LF_LUA_CL_ISC) {
 		__u8 isC = 0;
@@ -80,6 +86,7 @@ static long lua_step_cb(__u32 idx, void *data)
 	if (!w->ci || w->ci == w->stop || w->u->n >= LF_MAX_USTACK - 2)
 		return 1;
 	lua_emit_ci(w);
+	w->steps++;
 	const struct lf_lua_cfg *c = w->c;
 	if (c->flags & LF_LUA_CI_ARRAY) {
 		w->ci -= c->ci_sizeof;
@@ -106,6 +113,11 @@ static __always_inline void lua_walk_thread(struct lf_stack *s, struct lf_ustate
 		w.stop = L + c->l_base_ci;
 	put_word(s, u, tagged(LF_TAG_LTHREAD, L));
 	bpf_loop(LF_MAX_LUA, lua_step_cb, &w, 0);
+	int more = (c->flags & LF_LUA_CI_ARRAY) ? w.ci > w.stop : (w.ci && w.ci != w.stop);
+	if (more && w.steps >= LF_MAX_LUA) {
+		put_word(s, u, tagged(LF_TAG_LFUNC, 0));
+		put_word(s, u, 0);
+	}
 }
 
 /* After the native walk: the Lua frames of every lua_State seen, then where each ran. */

@@ -127,8 +127,7 @@ void lua_label_sanitize(char *s)
 }
 
 /* "@path": the path, or "..." and its tail when it does not fit (the end names the file). */
-static int chunk_file(const struct lua_layout *l, const struct lua_mem *m, uint64_t at,
-		      uint64_t len, char *out, size_t size)
+static int chunk_file(const struct lua_mem *m, uint64_t at, uint64_t len, char *out, size_t size)
 {
 	if (len <= size - 1) {
 		if (len && lua_rd(m, at, out, (size_t)len) < 0)
@@ -136,7 +135,6 @@ static int chunk_file(const struct lua_layout *l, const struct lua_mem *m, uint6
 		out[len] = '\0';
 		return 0;
 	}
-	(void)l;
 	if (size < 8) {
 		out[0] = '\0';
 		return 0;
@@ -178,7 +176,7 @@ static int chunk_name(const struct lua_layout *l, const struct lua_mem *m, uint6
 	if (head[0] == '@' || head[0] == '=') {
 		if (head[0] == '=' && len - 1 > size - 1)
 			len = size;  /* '=' names are cut at the end, like Lua does */
-		if (chunk_file(l, m, at + 1, len - 1, out, size) < 0)
+		if (chunk_file(m, at + 1, len - 1, out, size) < 0)
 			return -1;
 	} else {
 		size_t n = len < sizeof head - 1 ? (size_t)len : sizeof head - 1;

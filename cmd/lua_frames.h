@@ -9,8 +9,10 @@
 
 /* Reads len bytes at addr of the target; returns the number of bytes read or -1. */
 typedef long (*lua_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
-/* One target address space. Results are cached per (ctx, proto[, pc]), so a ctx must not be
- * reused for another process without lua_frames_cache_clear(). */
+/* One target address space. Results are cached per (ctx, proto[, pc]) and checked against the
+ * proto's header on every call (one read), so a freed and reused proto address gets fresh labels;
+ * a ctx must still not be reused for another process without lua_frames_cache_clear(). The cache
+ * is process-wide and not locked: call these functions from one thread. */
 struct lua_mem { lua_read_fn read; void *ctx; };
 
 #define LUA_CHUNK_MAX 256  /* chunk names are cut to this many bytes, NUL included */

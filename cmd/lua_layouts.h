@@ -63,17 +63,25 @@ enum lua_tm {
  *     L->l_G == (char *)L + (lg_g - lg_l)   and   G->mainthread == L,
  * L's header tag (at gch_tt) is gctag_thread, and G->tmname[tm[LTM_INDEX]] is the string "__index".
  *
+ * Which CallInfo started a new luaV_execute C frame (the anchor for merging with native frames):
+ * with cist_fresh, the ones carrying it; with cist_reentry (5.2, 5.3.0-5.3.1), Lua frames without
+ * it; with LUA_LF_CALL_RECURSES (5.4.0-5.4.1), every Lua frame; on 5.1 (neither) a Lua frame whose
+ * caller is C, or whose caller's instruction at savedpc - 1 is not CALL/TAILCALL (metamethods and
+ * the generic-for iterator go through luaD_call).
+ *
  * Current pc of a Lua frame: (savedpc - proto->code) / 4 - 1 (savedpc points past the running
  * instruction); on 5.1 the innermost Lua frame's savedpc is L->savedpc (LUA_LF_L_SAVEDPC).
  * Line (5.4, LUA_LF_ABSLINEINFO): start from the last abslineinfo entry with pc <= target (or
  * linedefined at pc -1 when none) and add lineinfo[] deltas; a delta of -0x80 means "see abslineinfo".
  */
 struct lua_layout {
-	uint8_t major, minor, patch_lo, patch_hi;  /* patch releases this table was verified for */
+	/* Patch releases covered: each end was probed; releases in between that no source was
+	 * available for (5.1.2-5.1.4) are assumed equal, as both neighbours agree. */
+	uint8_t major, minor, patch_lo, patch_hi;
 	uint16_t flags;
 	uint16_t gch_tt;  /* CommonHeader: tag byte of every collectable object */
 
-	/* lua_State */
+	/* lua_State (l_base_ci: 5.1 the pointer to the CallInfo array, 5.2+ the embedded first one) */
 	uint16_t l_status, l_top, l_base, l_l_G, l_ci, l_savedpc, l_stack_last, l_stack, l_end_ci,
 		l_base_ci, l_size_ci, l_nci, l_sizeof;
 	/* global_State and the LG block */
@@ -127,6 +135,20 @@ const struct lua_layout *lua_layout_for(int major, int minor, int patch);
 /* All tables, for callers that try each candidate of a minor version. */
 const struct lua_layout *lua_layout_at(size_t i);
 size_t lua_layout_count(void);
+
+/*
+ * Telling versions apart in a stripped binary. lua_ident (exported data, in every core) reads
+ *     5.1:  "$Lua: Lua 5.1.5 Copyright (C) 1994-2012 Lua.org, PUC-Rio $\n$Authors: ... $\n"
+ *     5.2+: "$LuaVersion: Lua 5.4.4  Copyright (C) 1994-2022 Lua.org, PUC-Rio $$LuaAuthors: ... $"
+ * and the standalone interpreter adds the banner "Lua 5.4.4  Copyright (C) ...". A bare "Lua 5.x"
+ * (_VERSION) also appears in LuaJIT and in programs that only link Lua (haproxy prints
+ * "Lua 5.3.6"), so it is not evidence of a PUC core. Exported symbols give the minor version
+ * (5.1: lua_setfenv, lua_objlen; 5.2: lua_getctx; 5.3: lua_rotate without lua_newuserdatauv;
+ * 5.4: lua_newuserdatauv; Debian versions them LUA_5.1 .. LUA_5.4) and, within 5.4 only, a lower
+ * bound on the patch: lua_closeslot from 5.4.3, luaL_addgsub from 5.4.4, lua_closethread from
+ * 5.4.6. 5.4.0-5.4.2 and every 5.1/5.2/5.3 patch level export the same API, so only the ident
+ * string separates them.
+ */
 
 /* How lua_version_from_bytes recognised the version (higher is more certain). */
 enum {

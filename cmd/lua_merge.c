@@ -39,7 +39,7 @@ void lm_decode(const __u64 *w, int n, struct lm_stack *s)
 			if (th)
 				th->L = low(w[i]);
 		} else if ((t == LF_TAG_LFUNC || t == LF_TAG_LCFUNC) && i + 1 < n) {
-			if (th && th->n < LF_MAX_LUA)
+			if (th && th->n < LF_MAX_LUA + 1)
 				th->f[th->n++] = (struct lm_lua){ t == LF_TAG_LCFUNC, low(w[i]), w[i + 1] };
 			i++;
 		} else if (t == LF_TAG_LPOS && s->npos < LF_MAX_LPOS) {

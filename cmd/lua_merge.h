@@ -9,7 +9,7 @@
 
 struct lm_native { uint64_t addr; int tag; };      /* tag: LF_TAG_NATIVE, _EXACT, _FP */
 struct lm_lua { int c; uint64_t ptr, aux; };        /* c: a C function (ptr = lua_CFunction) */
-struct lm_thread { uint64_t L; struct lm_lua f[LF_MAX_LUA]; int n; };  /* f innermost first */
+struct lm_thread { uint64_t L; struct lm_lua f[LF_MAX_LUA + 1]; int n; };  /* f innermost first, + marker */
 struct lm_pos { int thread, frame; };               /* frame: native index from the leaf */
 
 struct lm_stack {

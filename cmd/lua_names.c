@@ -297,7 +297,7 @@ static enum what gxf(struct namer *n, int pc, uint32_t i, int isup)
 	return strcmp(t, "_ENV") == 0 ? W_GLOBAL : W_FIELD;
 }
 
-static enum what objname_51(struct namer *n, int lastpc, int pc, uint32_t i, char *out, size_t size)
+static enum what objname_51(struct namer *n, int lastpc, uint32_t i, char *out, size_t size)
 {
 	unsigned o = OP(n, i);
 	if (is(n, o, LOP_GETGLOBAL)) {
@@ -319,7 +319,6 @@ static enum what objname_51(struct namer *n, int lastpc, int pc, uint32_t i, cha
 		kname_51(n, C(n, i), out, size);
 		return W_METHOD;
 	}
-	(void)pc;
 	return W_NONE;
 }
 
@@ -412,7 +411,7 @@ static enum what getobjname(struct namer *n, int lastpc, int reg, char *out, siz
 			uint32_t i = n->code[pc];
 			int handled = 0;
 			if (minor == 1)
-				w = objname_51(n, lastpc, pc, i, out, size);
+				w = objname_51(n, lastpc, i, out, size);
 			else if ((w = objname_common(n, pc, i, out, size, &handled)), !handled)
 				w = minor >= 4 ? objname_54(n, pc, i, out, size) : objname_52(n, pc, i, out, size);
 		}

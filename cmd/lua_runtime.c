@@ -158,4 +158,5 @@ void lua_runtime_cfg(const struct lua_runtime *rt, uint32_t core_file, struct lf
 	c->cist_fresh = l->cist_fresh;
 	c->cist_tail = l->cist_tail;
 	c->cist_c = l->cist_c;
+	c->ci_tailcalls = l->ci_tailcalls;
 }

@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flame.h"
 #include "record.h"
 #include "util.h"
 
 static const char usage_text[] =
 	"Usage: lua-flame [record] -p PID[,PID...] [-d SECONDS] [-F HZ] [-o FILE]... [options]\n"
+	"       lua-flame render [-o OUT.svg] [options] [IN.folded | -]\n"
 	"\n"
 	"Samples a running Lua or LuaJIT process (and its C code) and writes a flame graph.\n"
 	"\n"
@@ -18,9 +20,11 @@ static const char usage_text[] =
 	"  -d, --duration SECONDS  stop after SECONDS (default: until Ctrl-C or the target exits)\n"
 	"  -F, --frequency HZ      samples per second per CPU, 1-10000 (default 99)\n"
 	"  -o, --output FILE       output file; repeatable; format from the extension:\n"
-	"                          .folded (flamegraph.pl/speedscope input), .svg\n"
-	"                          (default: perf.folded)\n"
-	"      --format FMT        format of the next -o (folded, svg)\n"
+	"                          .folded (flamegraph.pl input), .svg, .pb.gz (pprof),\n"
+	"                          .speedscope.json, .callgrind or callgrind.out.*\n"
+	"                          (default: perf.svg and perf.folded)\n"
+	"      --format FMT        format of the next -o (folded, svg, pprof, speedscope,\n"
+	"                          callgrind)\n"
 	"      --threads           add a per-thread level (thread name and TID)\n"
 	"      --lines             Lua frames show the line being executed, not where the\n"
 	"                          function is defined (splits a function by line)\n"
@@ -32,7 +36,9 @@ static const char usage_text[] =
 	"  -V, --version           version and build information\n"
 	"\n"
 	"Examples:\n"
-	"  lua-flame -p 4242 -d 30                 # perf.folded after 30 s\n"
+	"  lua-flame -p 4242 -d 30                 # perf.svg and perf.folded after 30 s\n"
+	"  lua-flame -p 4242 -o cpu.pb.gz          # for go tool pprof, Pyroscope, Parca\n"
+	"  lua-flame render -o old.svg old.folded  # flame graph of any folded file\n"
 	"  lua-flame -p $(pgrep -d, nginx) -o nginx.folded\n"
 	"\n"
 	"Needs root, or CAP_BPF + CAP_PERFMON + CAP_SYS_PTRACE, on Linux with BTF.\n";
@@ -99,9 +105,10 @@ static int add_output(struct record_opts *o, const char *path, const char *forma
 		return usage_error("too many outputs (at most 16): %s", path);
 	enum out_format f = output_format_for(path, format);
 	if (f == OUT_UNKNOWN)
-		return usage_error(format ? "unknown format '%s' (known: folded, svg)"
-				   : "cannot tell the format of '%s' from its extension (use .folded or "
-				     ".svg, or --format)", format ? format : path);
+		return usage_error(format ? "unknown format '%s' (known: folded, svg, pprof, speedscope, "
+				   "callgrind)"
+				   : "cannot tell the format of '%s' from its extension (use .folded, .svg, "
+				     ".pb.gz, .speedscope.json or .callgrind, or --format)", format ? format : path);
 	o->outs[o->nouts++] = (struct output){ path, f };
 	return 0;
 }
@@ -156,11 +163,16 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		return usage_error("%s", "no target: give -p PID");
 	if (format)
 		return usage_error("--format %s must come before the -o it applies to", format);
-	return o->nouts ? 0 : add_output(o, "perf.folded", NULL);
+	if (o->nouts)
+		return 0;
+	rc = add_output(o, "perf.svg", NULL);
+	return rc ? rc : add_output(o, "perf.folded", NULL);
 }
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "render"))
+		return render_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "record")) {
 		argv[1] = argv[0];
 		argc--, argv++;

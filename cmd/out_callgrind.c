@@ -93,12 +93,23 @@ static void put_ref(FILE *f, const char *key, uint32_t id, unsigned char *named,
 	putc('\n', f);
 }
 
-static int cmp_edge(const void *a, const void *b)
+/* Edge indices grouped by caller (a counting sort: first-seen order within a caller),
+ * with first[f]..first[f + 1] the range of function f's calls. */
+static uint32_t *edges_by_caller(const struct callgrind *cg, size_t **first_out)
 {
-	const struct cg_edge *x = a, *y = b;
-	if (x->caller != y->caller)
-		return x->caller < y->caller ? -1 : 1;
-	return x->callee < y->callee ? -1 : x->callee > y->callee;
+	size_t *first = xcalloc(cg->funcs.n + 1, sizeof(*first));
+	uint32_t *order = xcalloc(cg->edges.n + 1, sizeof(*order));
+	for (size_t e = 0; e < cg->edges.n; e++)
+		first[cg->edge[e].caller + 1]++;
+	for (size_t f = 0; f < cg->funcs.n; f++)
+		first[f + 1] += first[f];
+	size_t *next = xcalloc(cg->funcs.n + 1, sizeof(*next));
+	memcpy(next, first, (cg->funcs.n + 1) * sizeof(*next));
+	for (size_t e = 0; e < cg->edges.n; e++)
+		order[next[cg->edge[e].caller]++] = (uint32_t)e;
+	free(next);
+	*first_out = first;
+	return order;
 }
 
 static void put_header(FILE *f, const struct profile *p)
@@ -127,26 +138,29 @@ static void put_header(FILE *f, const struct profile *p)
 
 static void put_body(FILE *f, struct callgrind *cg)
 {
-	qsort(cg->edge, cg->edges.n, sizeof(*cg->edge), cmp_edge);
-	size_t e = 0;
+	size_t *first;
+	uint32_t *order = edges_by_caller(cg, &first);
 	for (uint32_t i = 0; i < cg->funcs.n; i++) {
 		const struct cg_func *fn = &cg->fn[i];
-		if (!fn->self && (e == cg->edges.n || cg->edge[e].caller != i))
+		if (!fn->self && first[i] == first[i + 1])
 			continue;
 		putc('\n', f);
 		put_ref(f, "fl", fn->file, cg->named_file, &cg->files);
 		put_ref(f, "fn", i, cg->named_fn, &cg->funcs);
 		if (fn->self)
 			fprintf(f, "%ld %llu\n", fn->line, (unsigned long long)fn->self);
-		for (; e < cg->edges.n && cg->edge[e].caller == i; e++) {
-			const struct cg_func *callee = &cg->fn[cg->edge[e].callee];
+		for (size_t k = first[i]; k < first[i + 1]; k++) {
+			const struct cg_edge *e = &cg->edge[order[k]];
+			const struct cg_func *callee = &cg->fn[e->callee];
 			put_ref(f, "cfl", callee->file, cg->named_file, &cg->files);
-			put_ref(f, "cfn", cg->edge[e].callee, cg->named_fn, &cg->funcs);
+			put_ref(f, "cfn", e->callee, cg->named_fn, &cg->funcs);
 			/* Call counts are not observed by sampling: the edge's samples stand in. */
-			fprintf(f, "calls=%llu %ld\n%ld %llu\n", (unsigned long long)cg->edge[e].cost,
-				callee->line, fn->line, (unsigned long long)cg->edge[e].cost);
+			fprintf(f, "calls=%llu %ld\n%ld %llu\n", (unsigned long long)e->cost, callee->line,
+				fn->line, (unsigned long long)e->cost);
 		}
 	}
+	free(order);
+	free(first);
 }
 
 int write_callgrind(FILE *f, const struct profile *p)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "out_formats.h"
+#include "flame.h"
 #include "output.h"
 #include "util.h"
 
@@ -90,10 +91,31 @@ int write_folded(FILE *f, const struct profile *p)
 	return ferror(f) ? -1 : 0;
 }
 
+/* The built-in flame graph; the subtitle says what was profiled. */
+static int write_svg(FILE *out, const struct profile *p)
+{
+	struct flame *f = flame_new();
+	for (size_t i = 0; i < p->cap; i++)
+		if (p->e[i].stack)
+			flame_add(f, p->e[i].stack, p->e[i].len, p->e[i].count);
+	struct flame_opts o;
+	flame_opts_default(&o);
+	char sub[1024];
+	snprintf(sub, sizeof(sub), "%s (PID %s), %.1f s at %d Hz, %llu samples, %llu lost",
+		 p->command[0] ? p->command : "?", p->pids, p->duration, p->hz,
+		 (unsigned long long)p->total, (unsigned long long)p->lost);
+	o.title = "lua-flame";
+	o.subtitle = sub;
+	int rc = flame_write_svg(f, &o, out);
+	flame_free(f);
+	return rc;
+}
+
 static int write_format(FILE *f, enum out_format fmt, const struct profile *p)
 {
 	switch (fmt) {
 	case OUT_FOLDED: return write_folded(f, p);
+	case OUT_SVG: return write_svg(f, p);
 	case OUT_PPROF: return write_pprof(f, p);
 	case OUT_SPEEDSCOPE: return write_speedscope(f, p);
 	case OUT_CALLGRIND: return write_callgrind(f, p);

@@ -110,8 +110,9 @@ static int open_cpu_clock(int cpu, int hz)
 		.type = PERF_TYPE_SOFTWARE,
 		.size = sizeof(a),
 		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_freq = (__u64)hz,
-		.freq = 1,
+		/* cpu-clock counts nanoseconds: a fixed period samples evenly, where frequency
+		 * mode lets the kernel retune the period as it goes. */
+		.sample_period = 1000000000ULL / (__u64)hz,
 	};
 	return (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }

@@ -17,8 +17,9 @@ trap cleanup EXIT
 finish() { cleanup; [ "$FAILED" = 0 ]; exit $?; }
 
 # share FILE REGEX: percent (integer) of samples in folded FILE whose stack matches REGEX.
+# (REGEX goes through the environment: awk -v would eat its backslashes.)
 share() {
-	awk -v re="$2" '{ n = $NF; t += n; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ re) m += n }
+	RE=$2 awk '{ n = $NF; t += n; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ ENVIRON["RE"]) m += n }
 		END { if (t == 0) print 0; else printf "%d\n", (100 * m / t) + 0.5 }' "$1"
 }
 # total FILE: total samples in folded FILE.

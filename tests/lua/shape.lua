@@ -39,8 +39,15 @@ function run_coro() coroutine.resume(co) end
 function tail_target() return work(20000) + 1 end
 function tail_caller() return tail_target() end
 
+-- Random pauses and a rotating order keep the loop from beating with the sampling period.
+function jitter() return work(math.random(1, 30000)) end
+local turn = 0
+
 function tick()
-  burn_a() burn_b() burn_c()
+  turn = turn + 1
+  if turn % 3 == 0 then burn_a() jitter() burn_b() jitter() burn_c() jitter()
+  elseif turn % 3 == 1 then burn_b() jitter() burn_c() jitter() burn_a() jitter()
+  else burn_c() jitter() burn_a() jitter() burn_b() jitter() end
   sorter()
   deep(200)
   run_coro()

@@ -187,6 +187,36 @@ static void test_prologue(void)
 	cfi_free(&t);
 }
 
+/* push %r15; push %rbx; ...; the save slots of rbx and r15 are recorded, restored on pop */
+static void test_callee_saved(void)
+{
+	struct buf b = { .n = 0 };
+	size_t cie = std_cie(&b);
+	const uint8_t in[] = {
+		0x42, 0x0e, 16, 0x8f, 2,      /* +2: cfa rsp+16, r15 at cfa-16 */
+		0x41, 0x0e, 24, 0x83, 3,      /* +1: cfa rsp+24, rbx at cfa-24 */
+		0x4a, 0x0e, 16, 0xc3,         /* +10: cfa rsp+16, rbx restored */
+		0x41, 0x0e, 8, 0xcf,          /* +1: cfa rsp+8, r15 restored */
+		0x41, 0x8c, 0x81, 0x01,       /* +1: r12 at cfa-1032: beyond int8 slots, not recorded */
+	};
+	eh_fde(&b, cie, 0x2000, 0x20, in, sizeof(in));
+	struct cfi_table t = parse(&b, 0, 0);
+	CHECK(well_formed(&t));
+	const struct cfi_row *r = cfi_lookup(&t, 0x2001);
+	CHECK(r && r->saved[CFI_SAVED_R15] == 0 && r->saved[CFI_SAVED_RBX] == 0);
+	r = cfi_lookup(&t, 0x2002);
+	CHECK(r && r->saved[CFI_SAVED_R15] == -2 && r->saved[CFI_SAVED_RBX] == 0);
+	r = cfi_lookup(&t, 0x2003);
+	CHECK(r && r->saved[CFI_SAVED_R15] == -2 && r->saved[CFI_SAVED_RBX] == -3 && r->cfa_off == 24);
+	r = cfi_lookup(&t, 0x200d);
+	CHECK(r && r->saved[CFI_SAVED_R15] == -2 && r->saved[CFI_SAVED_RBX] == 0);
+	r = cfi_lookup(&t, 0x200e);
+	CHECK(r && r->saved[CFI_SAVED_R15] == 0 && r->kind == CFI_ROW_NORMAL);
+	r = cfi_lookup(&t, 0x200f);
+	CHECK(r && r->saved[CFI_SAVED_R12] == 0 && r->kind == CFI_ROW_NORMAL);
+	cfi_free(&t);
+}
+
 static void test_remember_restore(void)
 {
 	struct buf b = { .n = 0 };
@@ -807,7 +837,7 @@ static void test_names(void)
 	CHECK_STR(cfi_kind_name(CFI_ROW_PLT1), "plt1");
 	CHECK_STR(cfi_kind_name(CFI_ROW_INVALID), "invalid");
 	CHECK_STR(cfi_kind_name(99), "unknown");
-	CHECK_INT(sizeof(struct cfi_row), 16);
+	CHECK_INT(sizeof(struct cfi_row), 24);
 }
 
 /* ------------------------------------------------------------------ real files vs readelf */
@@ -1263,6 +1293,7 @@ int main(int argc, char **argv)
 	if (argc > 2 && !strcmp(argv[1], "--compare"))
 		return compare_main(argc, argv);
 	RUN(test_prologue);
+	RUN(test_callee_saved);
 	RUN(test_remember_restore);
 	RUN(test_state_stack_limits);
 	RUN(test_ra_rules);

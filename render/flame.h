@@ -1,0 +1,41 @@
+/* Flame graphs from folded stacks: a merged call tree (flame_add, flame_read_folded)
+ * and a self-contained interactive SVG writer (flame_write_svg). Used by the recorder
+ * and by `lua-flame render`. */
+#ifndef LF_FLAME_H
+#define LF_FLAME_H
+#include <stdint.h>
+#include <stdio.h>
+
+struct flame_opts {
+	const char *title;      /* NULL: "Flame Graph" (or "Icicle Graph" when inverted) */
+	const char *subtitle;   /* NULL or "": no subtitle line */
+	const char *countname;  /* unit of the counts, "samples" by default */
+	int width;              /* image width in pixels */
+	int inverted;           /* icicle: root at the top */
+	int reverse;            /* merge stacks leaf first */
+	int heaviest_first;     /* siblings by weight instead of by name */
+	double minwidth;        /* frames narrower than this are left out */
+	int minwidth_is_percent;/* minwidth is a percentage of all samples, not pixels */
+};
+
+void flame_opts_default(struct flame_opts *o);
+
+struct flame;
+
+struct flame *flame_new(void);
+void flame_free(struct flame *f);
+/* Adds COUNT samples to the stack "root;...;leaf" (LEN bytes, no count). Returns 0,
+ * or -1 when the stack has no frames or memory ran out. */
+int flame_add(struct flame *f, const char *stack, size_t len, uint64_t count);
+/* Reads "frame;frame;... COUNT" lines. Malformed lines are skipped and counted in
+ * *IGNORED_LINES (may be NULL). Returns 0, or -1 on a read error or lack of memory. */
+int flame_read_folded(struct flame *f, FILE *in, size_t *ignored_lines);
+/* Total samples added so far. */
+uint64_t flame_total(const struct flame *f);
+/* Writes the SVG. Returns 0, or -1 when memory ran out or writing failed. */
+int flame_write_svg(const struct flame *f, const struct flame_opts *o, FILE *out);
+
+/* `lua-flame render [opts] [-o OUT.svg] [IN.folded|-]`: exit status 0, 1 or 2. */
+int render_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,155 @@
+/* Flame-graph layout (see layout.h). Siblings are ordered as flamegraph.pl orders
+ * them after sorting the folded lines, or heaviest first; a pruned sibling leaves
+ * its gap so the others keep their places. */
+#include <stdlib.h>
+#include <string.h>
+#include "layout.h"
+
+int layout_cmp_name(const struct fnode *a, const struct fnode *b)
+{
+	size_t n = a->len < b->len ? a->len : b->len;
+	int c = memcmp(a->name, b->name, n);
+	if (c)
+		return c;
+	/* a sorted folded file has ';' after a frame name: "foo;x" < "foo_bar;x" */
+	unsigned char ca = a->len > n ? (unsigned char)a->name[n] : ';';
+	unsigned char cb = b->len > n ? (unsigned char)b->name[n] : ';';
+	return (int)ca - (int)cb;
+}
+
+int layout_cmp_heavy(const struct fnode *a, const struct fnode *b)
+{
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	return layout_cmp_name(a, b);
+}
+
+static int by_name(const void *x, const void *y)
+{
+	return layout_cmp_name(*(const struct fnode *const *)x, *(const struct fnode *const *)y);
+}
+
+static int by_weight(const void *x, const void *y)
+{
+	return layout_cmp_heavy(*(const struct fnode *const *)x, *(const struct fnode *const *)y);
+}
+
+struct builder {
+	struct layout *l;
+	const struct fnode **kids;   /* a stack of sorted sibling lists */
+	size_t nkids, capkids;
+	uint64_t min_samples;        /* narrowest frame drawn */
+	int heavy;
+};
+
+static int push_frame(struct layout *l, const struct fnode *x, uint64_t off, uint32_t depth,
+		      uint32_t parent)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 1024;
+		struct lframe *f = realloc(l->frames, cap * sizeof(*f));
+		if (!f)
+			return -1;
+		l->frames = f;
+		l->cap = cap;
+	}
+	l->frames[l->n++] = (struct lframe){ x, off, depth, parent };
+	if (depth > l->max_depth)
+		l->max_depth = depth;
+	return 0;
+}
+
+/* Pushes X's children, sorted, onto the kids stack; returns how many, or -1. */
+static long push_kids(struct builder *b, const struct fnode *x)
+{
+	size_t base = b->nkids;
+	for (const struct fnode *c = x->child; c; c = c->next) {
+		if (b->nkids == b->capkids) {
+			size_t cap = b->capkids ? b->capkids * 2 : 1024;
+			const struct fnode **k = realloc(b->kids, cap * sizeof(*k));
+			if (!k)
+				return -1;
+			b->kids = k;
+			b->capkids = cap;
+		}
+		b->kids[b->nkids++] = c;
+	}
+	size_t n = b->nkids - base;
+	if (n > 1)
+		qsort(b->kids + base, n, sizeof(*b->kids), b->heavy ? by_weight : by_name);
+	return (long)n;
+}
+
+/* Depth is bounded by FLAME_MAX_DEPTH, so recursion stays shallow enough. */
+static int visit(struct builder *b, const struct fnode *x, uint64_t off, uint32_t depth, uint32_t parent)
+{
+	uint32_t me = (uint32_t)b->l->n;
+	if (push_frame(b->l, x, off, depth, parent) < 0)
+		return -1;
+	if (!x->child || depth >= FLAME_MAX_DEPTH)
+		return 0;
+	size_t base = b->nkids;
+	long n = push_kids(b, x);
+	if (n < 0)
+		return -1;
+	uint64_t at = off;
+	for (long i = 0; i < n; i++) {
+		const struct fnode *c = b->kids[base + (size_t)i];
+		if (c->total >= b->min_samples && visit(b, c, at, depth + 1, me) < 0)
+			return -1;
+		at += c->total;
+	}
+	b->nkids = base;
+	return 0;
+}
+
+static uint64_t min_samples(const struct flame_opts *o, uint64_t total, double plot_width)
+{
+	double share = o->minwidth_is_percent ? o->minwidth / 100.0 : o->minwidth / plot_width;
+	if (!(share > 0))
+		return 1;
+	if (share >= 1)
+		return total;
+	double m = share * (double)total;
+	uint64_t s = (uint64_t)m;
+	if ((double)s < m)
+		s++;   /* a frame is drawn when total * width / all >= minwidth */
+	return s ? s : 1;
+}
+
+int layout_build(const struct flame *f, const struct flame_opts *o, struct layout *out)
+{
+	struct builder b = { .l = out, .heavy = o->heaviest_first };
+	memset(out, 0, sizeof(*out));
+	out->total = f->root.total;
+	int width = o->width > 2 * LAYOUT_XPAD + 10 ? o->width : 2 * LAYOUT_XPAD + 10;
+	if (width > LAYOUT_MAX_WIDTH)
+		width = LAYOUT_MAX_WIDTH;
+	out->plot_width = width - 2 * LAYOUT_XPAD;
+	b.min_samples = min_samples(o, out->total, out->plot_width);
+	int rc = visit(&b, &f->root, 0, 0, 0);
+	free(b.kids);
+	if (rc < 0)
+		layout_free(out);
+	return rc;
+}
+
+void layout_free(struct layout *l)
+{
+	free(l->frames);
+	memset(l, 0, sizeof(*l));
+}
+
+double layout_x(const struct layout *l, size_t i)
+{
+	if (!l->total)
+		return LAYOUT_XPAD;
+	return LAYOUT_XPAD + (double)l->frames[i].offset * l->plot_width / (double)l->total;
+}
+
+double layout_w(const struct layout *l, size_t i)
+{
+	if (!l->total)
+		return 0;
+	return (double)l->frames[i].node->total * l->plot_width / (double)l->total;
+}

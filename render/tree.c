@@ -1,0 +1,224 @@
+/* Building the merged call tree: flame_new, flame_add, flame_free and the reversed
+ * tree used by --reverse. Frame names are cleaned of invalid UTF-8 on the way in. */
+#include <stdlib.h>
+#include <string.h>
+#include "text.h"
+#include "tree.h"
+
+uint32_t flame_hash(const char *s, size_t len)
+{
+	/* FNV-1a: stable across runs and builds, which keeps colours stable */
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static size_t slot_of(const struct flame *f, const struct fnode *parent, uint32_t hash)
+{
+	uint64_t k = ((uint64_t)(uintptr_t)parent >> 4) * 0x9E3779B97F4A7C15ull ^ hash;
+	k ^= k >> 29;
+	k *= 0xBF58476D1CE4E5B9ull;
+	k ^= k >> 32;
+	return (size_t)k & (f->nslots - 1);
+}
+
+static int grow(struct flame *f)
+{
+	size_t n = f->nslots ? f->nslots * 2 : 4096;
+	struct fnode **old = f->slots;
+	size_t oldn = f->nslots;
+	f->slots = calloc(n, sizeof(*f->slots));
+	if (!f->slots) {
+		f->slots = old;
+		return -1;
+	}
+	f->nslots = n;
+	for (size_t i = 0; i < oldn; i++) {
+		struct fnode *x = old[i];
+		if (!x)
+			continue;
+		size_t j = slot_of(f, x->parent, x->hash);
+		while (f->slots[j])
+			j = (j + 1) & (n - 1);
+		f->slots[j] = x;
+	}
+	free(old);
+	return 0;
+}
+
+struct flame *flame_new(void)
+{
+	struct flame *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->root.name = "all";
+	f->root.len = 3;
+	f->root.hash = flame_hash("all", 3);
+	if (grow(f) < 0) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void flame_free(struct flame *f)
+{
+	if (!f)
+		return;
+	arena_free(&f->arena);
+	free(f->slots);
+	free(f);
+}
+
+uint64_t flame_total(const struct flame *f)
+{
+	return f ? f->root.total : 0;
+}
+
+static struct fnode *insert(struct flame *f, struct fnode *parent, const char *name,
+			    size_t len, uint32_t hash, size_t slot)
+{
+	if (f->nnodes >= FLAME_MAX_NODES)
+		return NULL;
+	struct fnode *x = arena_alloc(&f->arena, sizeof(*x) + len + 1);
+	if (!x)
+		return NULL;
+	char *copy = (char *)(x + 1);
+	memcpy(copy, name, len);
+	x->name = copy;
+	x->len = (uint32_t)len;
+	x->hash = hash;
+	x->parent = parent;
+	x->next = parent->child;
+	parent->child = x;
+	f->slots[slot] = x;
+	f->nnodes++;
+	return x;
+}
+
+struct fnode *flame_child(struct flame *f, struct fnode *parent, const char *name, size_t len)
+{
+	if (len > FLAME_MAX_NAME) {
+		len = FLAME_MAX_NAME;   /* cut on a code point boundary */
+		while (len && ((unsigned char)name[len] & 0xC0) == 0x80)
+			len--;
+	}
+	if ((f->nnodes + 1) * 2 > f->nslots && grow(f) < 0)
+		return NULL;
+	uint32_t h = flame_hash(name, len);
+	size_t j = slot_of(f, parent, h);
+	for (;;) {
+		struct fnode *x = f->slots[j];
+		if (!x)
+			return insert(f, parent, name, len, h, j);
+		if (x->parent == parent && x->hash == h && x->len == len && !memcmp(x->name, name, len))
+			return x;
+		j = (j + 1) & (f->nslots - 1);
+	}
+}
+
+void flame_count(struct flame *f, struct fnode **path, size_t n, uint64_t count)
+{
+	f->root.total = sat_add(f->root.total, count);
+	for (size_t i = 0; i < n; i++)
+		path[i]->total = sat_add(path[i]->total, count);
+	if (n)
+		path[n - 1]->self = sat_add(path[n - 1]->self, count);
+}
+
+/* Next frame of STACK starting at *POS: its bytes, cleaned into the scratch buffer when
+ * needed. Returns 0 at the end. Empty frames (";;") are skipped. */
+static int next_frame(struct flame *f, const char *stack, size_t len, size_t *pos,
+		      const char **name, size_t *nlen)
+{
+	while (*pos < len) {
+		const char *s = stack + *pos;
+		const char *semi = memchr(s, ';', len - *pos);
+		size_t n = semi ? (size_t)(semi - s) : len - *pos;
+		*pos += n + 1;
+		if (n == 0)
+			continue;
+		if (n > FLAME_MAX_NAME * 4)
+			n = FLAME_MAX_NAME * 4;   /* more than can survive cleaning anyway */
+		if (text_is_plain(s, n)) {
+			*name = s;
+			*nlen = n;
+		} else {
+			*name = f->scratch;
+			*nlen = text_clean(s, n, f->scratch, sizeof(f->scratch));
+		}
+		return 1;
+	}
+	return 0;
+}
+
+int flame_add_stack(struct flame *f, const char *stack, size_t len, uint64_t count)
+{
+	struct fnode *path[FLAME_MAX_DEPTH];
+	struct fnode *at = &f->root;
+	size_t depth = 0, pos = 0;
+	const char *name;
+	size_t nlen;
+	if (!f || !stack)
+		return -1;
+	while (depth < FLAME_MAX_DEPTH && next_frame(f, stack, len, &pos, &name, &nlen)) {
+		at = flame_child(f, at, name, nlen);
+		if (!at)
+			return -1;
+		path[depth++] = at;
+	}
+	if (depth == 0)
+		return 1;
+	flame_count(f, path, depth, count);
+	return 0;
+}
+
+int flame_add(struct flame *f, const char *stack, size_t len, uint64_t count)
+{
+	return flame_add_stack(f, stack, len, count) == 0 ? 0 : -1;
+}
+
+static int add_reversed(struct flame *dst, const struct fnode *const *chain, size_t n, uint64_t count)
+{
+	struct fnode *path[FLAME_MAX_DEPTH];
+	struct fnode *at = &dst->root;
+	for (size_t i = 0; i < n; i++) {
+		const struct fnode *src = chain[n - 1 - i];
+		at = flame_child(dst, at, src->name, src->len);
+		if (!at)
+			return -1;
+		path[i] = at;
+	}
+	flame_count(dst, path, n, count);
+	return 0;
+}
+
+/* Depth-first walk without recursion: CHAIN holds the current path. */
+struct flame *flame_reversed(const struct flame *f)
+{
+	struct flame *dst = flame_new();
+	const struct fnode *chain[FLAME_MAX_DEPTH];
+	size_t depth = 0;
+	const struct fnode *x = f->root.child;
+	if (!dst)
+		return NULL;
+	while (x) {
+		chain[depth++] = x;
+		if (x->self && add_reversed(dst, chain, depth, x->self) < 0) {
+			flame_free(dst);
+			return NULL;
+		}
+		if (x->child && depth < FLAME_MAX_DEPTH) {
+			x = x->child;
+			continue;
+		}
+		/* climb until a sibling is found */
+		while (depth && !chain[depth - 1]->next)
+			depth--;
+		if (!depth)
+			break;
+		x = chain[--depth]->next;
+	}
+	return dst;
+}

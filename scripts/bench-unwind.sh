@@ -1,0 +1,231 @@
+#!/bin/sh
+# Benchmark of native unwinding: BPF run time per sample at about 30 and 120 native frames,
+# attach-to-first-sample time and unwind-table memory for nginx with the Lua module, and the
+# throughput cost of profiling nginx+Lua under wrk at 99 and 999 Hz. Prints a table with goals.
+# Needs root, gcc, bpftool, jq, nginx with libnginx-mod-http-lua, wrk and curl.
+# Knobs: PARTS (any of "bpf startup wrk", default all), RUNS (BPF runs per depth, 5), SECS
+# (seconds measured per run, 5), DEPTHS ("25 115"), ROUNDS (wrk rounds, 3), WRK_SECS (10),
+# LF (binary to measure), KEEP=1 keeps the work directory.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LF=${LF:-$ROOT/lua-flame}
+PARTS=${PARTS:-bpf startup wrk}
+DEPTHS=${DEPTHS:-25 115}
+RUNS=${RUNS:-5}
+SECS=${SECS:-5}
+ROUNDS=${ROUNDS:-3}
+WRK_SECS=${WRK_SECS:-10}
+W=$(mktemp -d /tmp/bench-unwind.XXXXXX)
+OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled)
+STARTED="" # PIDs this script started, killed on exit
+NGINX_MASTER=""
+
+for tool in gcc bpftool jq nginx wrk curl; do
+	command -v "$tool" >/dev/null || { echo "bench-unwind: $tool not found" >&2; exit 1; }
+done
+[ -x "$LF" ] || { echo "bench-unwind: $LF not built; run make" >&2; exit 1; }
+
+cleanup() {
+	for p in $STARTED; do kill -9 "$p" 2>/dev/null; done
+	if [ -n "$NGINX_MASTER" ]; then
+		kill -TERM "$NGINX_MASTER" 2>/dev/null
+		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$NGINX_MASTER" 2>/dev/null || break; sleep 0.2; done
+		kill -9 "$NGINX_MASTER" ${TARGET_PID:-} 2>/dev/null
+	fi
+	wait 2>/dev/null
+	sysctl -q -w kernel.bpf_stats_enabled="$OLD_STATS" >/dev/null
+	[ "${KEEP:-0}" = 1 ] && echo "bench-unwind: outputs kept in $W" >&2 || rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log() { echo "bench-unwind: $*" >&2; }
+want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+# A private copy: a rebuild of the working tree during the benchmark must not change it.
+cp "$LF" "$W/lua-flame" && LF=$W/lua-flame || exit 1
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+started() { STARTED="$STARTED $1"; }
+forget() { STARTED=$(echo "$STARTED" | tr ' ' '\n' | grep -vx "$1" | tr '\n' ' '); }
+
+# wait_sampling ERRFILE PID: until lua-flame PID says it samples (at most 10 s).
+wait_sampling() {
+	for _ in $(seq 100); do
+		grep -q 'sampling .* ms after start' "$1" 2>/dev/null && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# bpf_counters LFPID: "run_time_ns run_cnt samples" of the BPF programs lua-flame LFPID
+# loaded: run time summed over on_sample and unwind_user (a tail-called program is
+# accounted to its caller, so unwind_user usually shows none), run_cnt of on_sample,
+# and the target samples counted in on_sample's stats map.
+bpf_counters() {
+	ids=$(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u | tr '\n' ' ')
+	[ -n "$ids" ] || return 1
+	bpftool -j prog show | jq -r --arg ids "$ids" '
+		($ids | split(" ") | map(select(. != "") | tonumber)) as $mine
+		| [.[] | select((.id as $i | $mine | index($i)) and (.name == "on_sample" or .name == "unwind_user"))]
+		| "\(map(.run_time_ns // 0) | add) \(map(select(.name == "on_sample") | .run_cnt // 0) | add)",
+		  (map(select(.name == "on_sample") | .map_ids[]) | map(tostring) | join(" "))' >"$W/prog" ||
+		return 1
+	read -r rt cnt <"$W/prog"
+	samples=0
+	for m in $(sed -n 2p "$W/prog"); do
+		[ "$(bpftool -j map show id "$m" | jq -r .name)" = stats ] || continue
+		samples=$(bpftool -j map dump id "$m" | jq '[.[] | select(.formatted.key == 0) | .formatted.values[].value] | add')
+	done
+	echo "$rt $cnt $samples"
+}
+
+# user_depth FOLDED: native frames of the hottest stack (process name and kernel frames left out).
+user_depth() {
+	sort -t' ' -k2 -nr "$1" | head -1 | sed 's/ [0-9]*$//' |
+		awk -F';' '{ n = 0; for (i = 2; i <= NF; i++) if ($i !~ /_\[k\]$/) n++; print n }'
+}
+
+# bpf_runs DEPTH: RUNS runs of `unwind deep DEPTH` profiled at 999 Hz; each measures SECS
+# seconds of BPF counters. Appends "ns_per_tick ns_per_sample frames" lines to $W/bpf.DEPTH.
+bpf_runs() {
+	: >"$W/bpf.$1"
+	for r in $(seq "$RUNS"); do
+		"$W/unwind" deep "$1" & tp=$!; started $tp
+		sleep 0.3
+		"$LF" -p "$tp" -F 999 -d $((SECS + 4)) --stats -o "$W/deep$1.folded" 2>"$W/deep$1.err" &
+		lp=$!; started $lp
+		if ! wait_sampling "$W/deep$1.err" "$lp"; then
+			log "lua-flame did not start: $(cat "$W/deep$1.err")"
+			kill "$tp" "$lp" 2>/dev/null; continue
+		fi
+		sleep 1
+		a=$(bpf_counters "$lp"); sleep "$SECS"; b=$(bpf_counters "$lp")
+		wait "$lp"; rc=$?; forget $lp
+		kill "$tp"; wait "$tp" 2>/dev/null; forget $tp
+		if [ "$rc" != 0 ] || [ ! -s "$W/deep$1.folded" ]; then
+			log "deep $1 run $r: lua-flame failed (status $rc): $(tail -2 "$W/deep$1.err")"
+			continue
+		fi
+		d=$(user_depth "$W/deep$1.folded")
+		echo "$a $b" | awk -v d="$d" '{ rt = $4 - $1; cnt = $5 - $2; s = $6 - $3
+			if (cnt > 0 && s > 0) printf "%.0f %.0f %d %d\n", rt / cnt, rt / s, d, s }' >>"$W/bpf.$1"
+		log "deep $1 run $r: $(tail -1 "$W/bpf.$1") (ns/tick ns/sample frames samples)"
+	done
+}
+
+# --- BPF run time per sample -----------------------------------------------------------
+log "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+if want bpf; then
+	P=$ROOT/tests/progs
+	CF="-O2 -fomit-frame-pointer -g0"
+	gcc $CF -shared -fPIC -o "$W/libunwtest.so" "$P/unwind_lib.c" &&
+		gcc $CF -o "$W/unwind" "$P/unwind.c" -L"$W" -lunwtest -Wl,-rpath,"$W" -ldl -lpthread ||
+		{ log "building tests/progs/unwind.c failed"; exit 1; }
+	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null
+	for d in $DEPTHS; do bpf_runs "$d"; done
+	sysctl -q -w kernel.bpf_stats_enabled="$OLD_STATS" >/dev/null
+fi
+
+# --- nginx + Lua: start-up, table memory, throughput --------------------------------------
+if want startup || want wrk; then
+	PIDS_TO_KILL=""
+	. "$ROOT/tests/targets.sh"
+	port=$(free_port)
+	start_nginx "$W/nginx" "$port" "$ROOT/tests/lua" || exit 1
+	log "nginx worker $TARGET_PID on port $port"
+fi
+
+: >"$W/startup"
+if want startup; then
+	for r in 1 2 3; do
+		"$LF" -p "$TARGET_PID" -d 1 --stats -o "$W/startup.folded" 2>"$W/startup.err"
+		sed -n 's/.*unwind tables: \([0-9]*\) files, \([0-9]*\) rows, \([0-9.]*\) MiB of maps; sampling \([0-9]*\) ms.*/\4 \3 \1 \2/p' \
+			"$W/startup.err" >>"$W/startup"
+		log "nginx start-up run $r: $(tail -1 "$W/startup") (ms MiB files rows)"
+	done
+fi
+
+# wrk_run HZ: one wrk run with lua-flame at HZ (or none for "off"); appends requests/s
+# to $W/rps.HZ unless lua-flame failed to start.
+wrk_run() {
+	lp=""
+	if [ "$1" != off ]; then
+		"$LF" -p "$TARGET_PID" -F "$1" -d $((WRK_SECS + 30)) --stats -o "$W/wrk.folded" 2>"$W/wrk.err" &
+		lp=$!; started $lp
+		if ! wait_sampling "$W/wrk.err" "$lp"; then
+			log "lua-flame did not start: $(cat "$W/wrk.err")"
+			kill "$lp" 2>/dev/null; wait "$lp"; forget $lp
+			return 1
+		fi
+	fi
+	wrk -t1 -c8 -d"${WRK_SECS}s" "http://127.0.0.1:$port/" >"$W/wrk.out" 2>&1
+	v=$(awk '/^Requests\/sec:/ { print $2 }' "$W/wrk.out")
+	if [ -n "$lp" ]; then
+		alive=0; kill -INT "$lp" 2>/dev/null && alive=1
+		wait "$lp"; rc=$?; forget $lp
+		if [ "$alive" = 0 ] || [ "$rc" != 0 ]; then
+			log "lua-flame -F $1 ended early or failed (status $rc): $(tail -2 "$W/wrk.err")"
+			return 1
+		fi
+	fi
+	[ -n "$v" ] && echo "$v" >>"$W/rps.$1"
+}
+: >"$W/rps.off"; : >"$W/rps.99"; : >"$W/rps.999"
+if want wrk; then
+	wrk -t1 -c8 -d2s "http://127.0.0.1:$port/" >/dev/null 2>&1 # warm-up
+	for r in $(seq "$ROUNDS"); do
+		case $((r % 3)) in 1) order="off 99 999" ;; 2) order="99 999 off" ;; *) order="999 off 99" ;; esac
+		for m in $order; do
+			wrk_run "$m" && log "wrk round $r, lua-flame $m: $(tail -1 "$W/rps.$m") requests/s"
+		done
+	done
+fi
+
+# --- table -------------------------------------------------------------------------------
+col() { awk -v c="$1" '{ print $c }' "$2" | median; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%+.1f%%", 100 * (a - b) / b; else print "n/a" }'; }
+verdict() { awk -v v="$1" -v g="$2" -v op="$3" 'BEGIN {
+	if (v == "" || g == "") { print ""; exit }
+	ok = op == "<=" ? v <= g : v < g; print ok ? "ok" : "MISSED" }'; }
+row() { printf '%-46s %12s %12s  %s\n' "$@"; }
+
+echo
+echo "lua-flame native unwinding benchmark ($(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ))"
+echo
+row "measure" "median" "goal" "result"
+if want bpf; then
+	for d in $DEPTHS; do
+		f=$W/bpf.$d
+		[ -s "$f" ] || { row "BPF time per sample, deep $d" "no data" "" ""; continue; }
+		fr=$(col 3 "$f"); n=$(wc -l <"$f")
+		case $d in 25) goal=300 op="<=" ;; 115) goal=1000 op="<" ;; *) goal="" op="" ;; esac
+		ps=$(col 2 "$f"); pt=$(col 1 "$f")
+		row "BPF per target sample, $fr native frames" "$ps ns" "${goal:+$op $goal ns}" \
+			"$(verdict "$ps" "$goal" "$op")"
+		row "BPF per on_sample run, $fr native frames" "$pt ns" "${goal:+$op $goal ns}" \
+			"$(verdict "$pt" "$goal" "$op")"
+		row "  runs x seconds; target samples per run" "$n x ${SECS}s; $(col 4 "$f")" "" ""
+	done
+fi
+if want startup && [ -s "$W/startup" ]; then
+	ms=$(col 1 "$W/startup")
+	mb=$(col 2 "$W/startup" | awk '{ printf "%.1f", $1 * 1.048576 }')
+	row "nginx+Lua: start to first sample" "$ms ms" "< 300 ms" "$(verdict "$ms" 300 "<")"
+	row "nginx+Lua: unwind table maps" "$mb MB" "< 20 MB" "$(verdict "$mb" 20 "<")"
+	row "  files; rows" "$(col 3 "$W/startup"); $(col 4 "$W/startup")" "" ""
+fi
+if want wrk; then
+	rps_off=$(median <"$W/rps.off"); rps_99=$(median <"$W/rps.99"); rps_999=$(median <"$W/rps.999")
+	o99=$(pct "$rps_99" "$rps_off"); o999=$(pct "$rps_999" "$rps_off")
+	row "nginx+Lua, wrk -t1 -c8: no profiler" "$rps_off r/s" "" ""
+	row "  lua-flame -F 99" "$rps_99 r/s" "" ""
+	row "  difference at 99 Hz" "$o99" "> -1%" \
+		"$(awk -v a="$rps_99" -v b="$rps_off" 'BEGIN { if (a != "" && b > 0) print (100 * (b - a) / b < 1) ? "ok" : "MISSED" }')"
+	row "  lua-flame -F 999" "$rps_999 r/s" "" ""
+	row "  difference at 999 Hz" "$o999" "" ""
+	row "  runs per setting (alternated), length" "$ROUNDS x ${WRK_SECS}s" "" ""
+fi
+echo
+echo "BPF per target sample: run time of on_sample + unwind_user (a tail call is accounted to"
+echo "its caller) over the samples of the target; per on_sample run: the same over every"
+echo "cpu-clock tick on every CPU, where ticks of other processes return at once."

@@ -1,0 +1,45 @@
+# Lua 5.1-5.4 stacks merged with C frames, on Debian's stripped interpreters: a workload of
+# known shape (tests/lua/shape.lua) must give exactly these stacks and a 50/30/20 split.
+. "$(dirname "$0")/../lib.sh"
+
+S='tests/lua/shape.lua'
+L() { printf '%s \\(%s:%s\\)' "$1" "$S" "$2"; }   # regex of a Lua frame label
+Q() { printf '\\? \\(%s:%s\\)' "$S" "$1"; }        # a frame Lua has no name for
+
+# count FILE REGEX: samples whose stack matches REGEX.
+count() { RE=$2 awk '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ ENVIRON["RE"]) m += n } END { print m + 0 }' "$1"; }
+# expect NAME FILE REGEX: at least one sample matches.
+expect() { c=$(count "$2" "$3"); if [ "$c" -gt 0 ]; then pass "$1 ($c samples)"; else fail "$1" "no stack matches $3"; fi; }
+
+TICK="$(L 'main chunk' 0);$(L tick 46)"
+for v in 5.1 5.2 5.3 5.4; do
+	cd "$ROOT" && bg_start "lua$v" "$S"
+	sleep 0.3
+	F=$OUT/lua$v.folded
+	"$LF" -p "$LAST_PID" -d 6 -F 999 -o "$F" 2>"$OUT/lua$v.err"
+	kill "$LAST_PID"
+	check "$v: runtime detected" grep -q "Lua $v\.[0-9]* in /usr/bin/lua$v, 1 VM found" "$OUT/lua$v.err"
+	expect "$v: Lua -> Lua -> Lua in order, no C between" "$F" \
+		";lua_pcallk?;$TICK;$(L burn_a 10);$(L work 4)\$"
+	expect "$v: Lua -> C -> Lua callback (table.sort comparator)" "$F" \
+		";$TICK;$(L sorter 19);sort;([^;]*;)*lua_callk?;$(Q 14);$(L work 4)\$"
+	expect "$v: coroutine frames under coroutine.resume" "$F" \
+		";$TICK;$(L run_coro 37);resume;([^;]*;)*lua_resume;$(Q 30);$(L work 4)\$"
+	expect "$v: recursion 200 deep keeps the innermost 128 frames" "$F" \
+		";\\[lua: depth limit\\];($(Q 25);)?($(L deep 25);){120,}$(Q 4)\$"
+	expect "$v: a tail-called function has no name, as in Lua" "$F" ";$TICK;$(Q 39);$(L work 4)\$"
+	a=$(count "$F" ";$(L burn_a 10);$(L work 4)\$")
+	b=$(count "$F" ";$(L burn_b 11);$(L work 4)\$")
+	c=$(count "$F" ";$(L burn_c 12);$(L work 4)\$")
+	t=$((a + b + c))
+	if [ "$t" -ge 300 ]; then
+		pa=$((100 * a / t)) pb=$((100 * b / t)) pc=$((100 * c / t))
+		check "$v: 50/30/20 split within 3 points ($pa/$pb/$pc of $t)" \
+			sh -c "[ $pa -ge 47 ] && [ $pa -le 53 ] && [ $pb -ge 27 ] && [ $pb -le 33 ] && [ $pc -ge 17 ] && [ $pc -le 23 ]"
+	else
+		fail "$v: split" "only $t samples in burn_a/b/c"
+	fi
+	lua=$(share "$F" "\\($S:")
+	check "$v: ${lua}% of samples carry a Lua stack (>= 95%)" [ "$lua" -ge 95 ]
+done
+finish

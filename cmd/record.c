@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "checks.h"
-#include "lua_runtime.h"
+#include "lua_attach.h"
 #include "record.h"
 #include "sampler.h"
 #include "stacks.h"
@@ -52,53 +52,6 @@ static void sleep_until(double t)
 	nanosleep(&ts, NULL); /* interrupted by signals, by design */
 }
 
-static void push_lua(struct sampler *smp, struct unwind_tables *ut, const struct lua_runtime *rt)
-{
-	struct lf_lua_cfg cfg;
-	lua_runtime_cfg(rt, ut_file_index(ut, rt->core_dev, rt->core_inode), &cfg);
-	sampler_set_lua(smp, rt->pid, &cfg);
-}
-
-/* Finds the Lua runtime of a target and its VMs, and tells the BPF program. */
-static void attach_lua(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, pid_t pid)
-{
-	struct stack_target *t = stacks_target(sc, pid);
-	struct lua_runtime *rt = xcalloc(1, sizeof(*rt));
-	if (!t || lua_runtime_detect(pid, rt)) {
-		if (rt->major)
-			warnx_lf("PID %d: Lua %d.%d.%d in %s has a layout this build does not know; "
-				 "profiling native stacks only", (int)pid, rt->major, rt->minor, rt->patch,
-				 rt->core_path);
-		else
-			info_lf("PID %d: no Lua runtime found; profiling native stacks only", (int)pid);
-		free(rt);
-		return;
-	}
-	lua_runtime_scan_states(rt);
-	info_lf("PID %d: Lua %d.%d.%d in %s, %d VM%s found", (int)pid, rt->major, rt->minor, rt->patch,
-		rt->core_path, rt->ngs, rt->ngs == 1 ? "" : "s");
-	t->lua = rt;
-	push_lua(smp, ut, rt);
-}
-
-/* VMs created after attach: rescan often while none is known, rarely after. */
-static void refresh_lua(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, double now)
-{
-	static double last;
-	if (now - last < 2.0)
-		return;
-	int slow = now - last < 10.0;
-	last = now;
-	for (size_t i = 0; i < sc->ntargets; i++) {
-		struct lua_runtime *rt = sc->targets[i].lua;
-		if (!rt || (rt->ngs && slow))
-			continue;
-		int before = rt->ngs;
-		if (lua_runtime_scan_states(rt) != before)
-			push_lua(smp, ut, rt);
-	}
-}
-
 /* Processes that ran code outside their known mappings (dlopen, new JIT regions) get
  * their maps re-read and tables built for the new files. */
 static void refresh_tables(struct sampler *smp, struct unwind_tables *ut)
@@ -125,7 +78,7 @@ static void record_loop(const struct record_opts *o, struct sampler *smp, struct
 		if (tick < now)
 			tick = now;
 		refresh_tables(smp, ut);
-		refresh_lua(sc, smp, ut, now);
+		lua_refresh(sc, smp, ut, now);
 		if (now >= next_drain) {
 			sampler_drain(smp, stacks_collect, sc);
 			symbolizer_new_epoch(sc->sym);
@@ -233,7 +186,7 @@ int record_run(struct record_opts *o)
 	for (int i = 0; i < o->npids; i++) {
 		sampler_add_target(smp, o->pids[i]);
 		stacks_add_target(&sc, o->pids[i]);
-		attach_lua(&sc, smp, ut, o->pids[i]);
+		lua_attach(&sc, smp, ut, o->pids[i]);
 	}
 	describe_run(o, &prof);
 	install_signals();

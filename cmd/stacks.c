@@ -13,6 +13,7 @@ void stacks_add_target(struct stack_ctx *c, pid_t pid)
 {
 	c->targets = xrealloc(c->targets, (c->ntargets + 1) * sizeof(*c->targets));
 	struct stack_target *t = &c->targets[c->ntargets++];
+	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	proc_comm(pid, t->comm, sizeof(t->comm));
 	if (!t->comm[0])

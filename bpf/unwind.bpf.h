@@ -281,21 +281,24 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 		return LF_MARK_NO_TABLE;
 	if (m->file == u->core_file)
 		note_lua_state(u, s->pid);
-	if (!u->exact && is_sigreturn(u->ip)) {
+	__u32 pc = (__u32)(u->ip - m->bias - (u->exact ? 0 : 1));
+	int ri = lf_find_rule(m->file, pc);
+	__u32 rid = (__u32)ri;
+	const struct lf_rule *r = ri < 0 ? 0 : bpf_map_lookup_elem(&rules, &rid);
+	/* A signal trampoline without CFI (musl's) is known by its bytes; glibc's has an 'S'
+	 * CIE. Reading code bytes costs a user read, so only frames without a usable rule pay. */
+	if ((!r || r->kind == LF_RULE_END) && !u->exact && is_sigreturn(u->ip)) {
 		/* The handler "returns" to the trampoline's first byte: not a call site. */
 		s->user[(u->n - 1) & (LF_MAX_USTACK - 1)] = u->ip | ((__u64)LF_TAG_EXACT << LF_TAG_SHIFT);
 		return step_signal(u);
 	}
-	__u32 pc = (__u32)(u->ip - m->bias - (u->exact ? 0 : 1));
-	int ri = lf_find_rule(m->file, pc);
-	if (ri < 0)
-		return LF_MARK_NO_TABLE;
-	__u32 rid = (__u32)ri;
-	const struct lf_rule *r = bpf_map_lookup_elem(&rules, &rid);
 	if (!r)
 		return LF_MARK_NO_TABLE;
-	if (r->flags & LF_RULE_SIGNAL)
+	if (r->flags & LF_RULE_SIGNAL) {
+		if (!u->exact) /* as above: the handler's return address, not a call site */
+			s->user[(u->n - 1) & (LF_MAX_USTACK - 1)] = u->ip | ((__u64)LF_TAG_EXACT << LF_TAG_SHIFT);
 		return step_signal(u);
+	}
 	__u64 leaf_sp = u->exact && u->n == 1 ? u->sp : 0, bp_before = u->bp;
 	int rc = step_rule(u, r);
 	if (rc == 0 && u->ip == 0)

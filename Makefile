@@ -77,6 +77,7 @@ bench: lua-flame
 
 install: lua-flame
 	install -D -m 0755 lua-flame $(DESTDIR)$(PREFIX)/bin/lua-flame
+	install -D -m 0644 doc/lua-flame.1 $(DESTDIR)$(PREFIX)/share/man/man1/lua-flame.1
 
 clean:
 	rm -rf $(B) lua-flame

@@ -43,4 +43,23 @@ struct lf_lua_cfg {
 	__u16 ci_tailcalls; /* 5.1: tail calls count in CallInfo, 0xffff if none */
 };
 
+/* LuaJIT: one word per frame with the GCfunc address, then its pc (bytecode pointer, 0 if
+ * unknown) | LF_LFLAG_*. A frame entered from C (FRAME_C/FRAME_CP) carries LF_LFLAG_CENTRY. */
+#define LF_TAG_LJFUNC  0x14
+#define LF_TAG_LJTRACE 0x15 /* replaces a native frame in trace code: low bits the trace number */
+#define LF_TAG_LJSTATE 0x16 /* VM state word (after LTHREAD): low bits ~vmstate for states < 0 */
+#define LF_LFLAG_CENTRY (1ULL << 61)
+
+/* What the BPF program needs to walk one LuaJIT VM of a process. */
+struct lf_lj_cfg {
+	__u64 g;           /* global_State */
+	__u32 core_file;   /* unwind-table file index of the LuaJIT core */
+	__u8 gc64, fr2, pad[2];
+	__u16 g_cur_L, g_jit_base, g_vmstate, L_base, L_stack, L_cframe;
+	__u16 cframe_size, vmst_interp, vmst_c;
+	__u16 frame_typep, frame_lua, frame_c, frame_cp, frame_varg;
+	__u64 cframe_rawmask;
+	__s16 saved_rbp, saved_rbx, saved_r15, saved_r14; /* VM C frame slots, from its CFA */
+};
+
 #endif

@@ -9,6 +9,7 @@
 #include "profile.h"
 #include "unwind.bpf.h"
 #include "lua_puc.bpf.h"
+#include "luajit.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -132,6 +133,8 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_
 		u->regs[2] = ctx->regs.r13;
 		u->regs[3] = ctx->regs.r14;
 		u->regs[4] = ctx->regs.r15;
+		u->leaf_rdx = ctx->regs.dx;
+		u->leaf_rbx = ctx->regs.bx;
 		return 0;
 	}
 	struct task_struct *t = bpf_get_current_task_btf();
@@ -146,6 +149,8 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_
 	u->regs[2] = BPF_CORE_READ(r, r13);
 	u->regs[3] = BPF_CORE_READ(r, r14);
 	u->regs[4] = BPF_CORE_READ(r, r15);
+	u->leaf_rdx = BPF_CORE_READ(r, dx);
+	u->leaf_rbx = BPF_CORE_READ(r, bx);
 	return u->ip ? 0 : -1;
 }
 
@@ -162,8 +167,10 @@ static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, in
 		s->flags |= LF_FLAG_COMPLETE;
 		stat_inc(LF_STAT_COMPLETE);
 	}
-	if (has_bpf_loop)
+	if (has_bpf_loop) {
 		lua_append(s, u);
+		lj_append(s, u);
+	}
 	s->nuser = u->n < LF_MAX_USTACK ? u->n : LF_MAX_USTACK;
 	count_stack(s);
 }
@@ -194,7 +201,9 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 	__u32 pid = s->pid;
 	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
 	const struct lf_lua_cfg *lc = bpf_map_lookup_elem(&lua_cfgs, &pid);
-	u->core_file = lc ? lc->core_file : LF_FILE_NONE;
+	const struct lf_lj_cfg *ljc = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	u->core_file = lc ? lc->core_file : ljc ? ljc->core_file : LF_FILE_NONE;
+	u->lj = ljc != 0;
 	if (!p) {
 		end_user(s, u, LF_MARK_NO_PROC);
 		return 0;

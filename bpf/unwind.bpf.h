@@ -21,6 +21,10 @@ struct lf_ustate {
 	__u16 tails;
 	__u32 mark;   /* lf_mark that ended the walk, 0 if none */
 	__u32 core_file;  /* file of the Lua core, LF_FILE_NONE without Lua */
+	__u32 lj;         /* the process runs LuaJIT: JIT code is traces */
+	__u64 leaf_rdx, leaf_rbx; /* LuaJIT interpreter's BASE and PC at the sample */
+	__u64 last_regs[LF_NSAVED + 1], last_cand; /* note_lua_state's last answer */
+	__u32 checked;
 	__u32 nlpos, nthreads;
 	struct lf_lpos lpos[LF_MAX_LPOS];
 	__u64 threads[LF_MAX_LTHREADS];
@@ -162,6 +166,8 @@ static __always_inline int step_signal(struct lf_ustate *u)
 	return 0;
 }
 
+#include "luajit_trace.bpf.h"
+
 /* Frame pointers, with sanity checks: the chain must move up the stack. */
 static __always_inline int step_fp(struct lf_ustate *u)
 {
@@ -228,17 +234,29 @@ __noinline int lf_lua_is_state(__u32 pid, __u64 cand)
  * the Lua core holding one tells which thread runs, and where its activation sits. */
 static __always_inline void note_lua_state(struct lf_ustate *u, __u32 pid)
 {
-	if (u->nlpos >= LF_MAX_LPOS)
-		return;
-	__u64 cand = 0;
-	for (int i = 0; i <= LF_NSAVED; i++) {
+	/* Callee-saved registers rarely change from one frame to the next: reuse the last
+	 * answer when they did not, and record a position only where the running lua_State
+	 * changes (the innermost frame of each run of frames holding it). */
+	int same = u->checked && u->last_regs[LF_NSAVED] == u->bp;
+	for (int i = 0; i < LF_NSAVED; i++)
+		same = same && u->last_regs[i] == u->regs[i];
+	__u64 cand = same ? u->last_cand : 0;
+	for (int i = 0; !same && i <= LF_NSAVED; i++) {
 		__u64 v = i < LF_NSAVED ? u->regs[i] : u->bp;
 		if (lf_lua_is_state(pid, v)) {
 			cand = v;
 			break;
 		}
 	}
-	if (!cand)
+	if (!same) {
+		for (int i = 0; i < LF_NSAVED; i++)
+			u->last_regs[i] = u->regs[i];
+		u->last_regs[LF_NSAVED] = u->bp;
+		u->checked = 1;
+	}
+	__u64 prev = u->last_cand;
+	u->last_cand = cand;
+	if (!cand || cand == prev || u->nlpos >= LF_MAX_LPOS)
 		return;
 	__u32 t = LF_MAX_LTHREADS;
 	for (__u32 i = 0; i < LF_MAX_LTHREADS; i++)
@@ -275,12 +293,26 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	const struct lf_map_ent *m = &p->m[(__u32)mi & (LF_MAX_PROC_MAPS - 1)];
 	if (m->file == LF_FILE_JIT) {
 		s->user[(u->n - 1) & (LF_MAX_USTACK - 1)] = u->ip | ((__u64)LF_TAG_FP << LF_TAG_SHIFT);
+		if (u->lj) {
+			__u32 pid = s->pid;
+			const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+			if (c)
+				return step_lj_trace(u, s, c);
+		}
 		return step_fp(u);
 	}
 	if (m->file == LF_FILE_NONE)
 		return LF_MARK_NO_TABLE;
-	if (m->file == u->core_file)
+	if (m->file == u->core_file && !u->lj)
 		note_lua_state(u, s->pid);
+	/* LuaJIT's interpreter helpers are called from the VM but described by the VM's own
+	 * frame: a sampled leaf right below the VM's C frame steps straight to its caller. */
+	if (u->lj && u->n == 1 && m->file == u->core_file) {
+		__u32 pid = s->pid;
+		const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+		if (c && lj_leaf_in_vm(u, c))
+			return step_lj_cframe(u, c);
+	}
 	__u32 pc = (__u32)(u->ip - m->bias - (u->exact ? 0 : 1));
 	int ri = lf_find_rule(m->file, pc);
 	__u32 rid = (__u32)ri;

@@ -26,7 +26,7 @@ void lm_decode(const __u64 *w, int n, struct lm_stack *s)
 			i++;
 			break;
 		}
-		if (t != LF_TAG_NATIVE && t != LF_TAG_EXACT && t != LF_TAG_FP)
+		if (t != LF_TAG_NATIVE && t != LF_TAG_EXACT && t != LF_TAG_FP && t != LF_TAG_LJTRACE)
 			break;
 		if (s->nnat < LF_MAX_NATIVE)
 			s->nat[s->nnat++] = (struct lm_native){ low(w[i]), t };
@@ -38,10 +38,14 @@ void lm_decode(const __u64 *w, int n, struct lm_stack *s)
 			th = s->nth < LF_MAX_LTHREADS ? &s->th[s->nth++] : NULL;
 			if (th)
 				th->L = low(w[i]);
-		} else if ((t == LF_TAG_LFUNC || t == LF_TAG_LCFUNC) && i + 1 < n) {
+		} else if ((t == LF_TAG_LFUNC || t == LF_TAG_LCFUNC || t == LF_TAG_LJFUNC) && i + 1 < n) {
 			if (th && th->n < LF_MAX_LUA + 1)
-				th->f[th->n++] = (struct lm_lua){ t == LF_TAG_LCFUNC, low(w[i]), w[i + 1] };
+				th->f[th->n++] = (struct lm_lua){ .c = t == LF_TAG_LCFUNC, .lj = t == LF_TAG_LJFUNC,
+								   .ptr = low(w[i]), .aux = w[i + 1] };
 			i++;
+		} else if (t == LF_TAG_LJSTATE && th) {
+			th->lj = 1;
+			th->vmstate = (int32_t)(uint32_t)w[i];
 		} else if (t == LF_TAG_LPOS && s->npos < LF_MAX_LPOS) {
 			int thr = (int)((w[i] >> 16) & 0xff), fr = (int)(w[i] & 0xffff);
 			if (thr < s->nth && fr < s->nnat)
@@ -61,7 +65,8 @@ static int activations(const struct lm_thread *th, int t, struct act *a, int max
 {
 	int n = 0;
 	for (int j = th->n - 1; j >= 0; j--) {
-		if ((j == th->n - 1 || th->f[j + 1].c) && n < max)
+		int from_c = j == th->n - 1 || th->f[j + 1].c || (th->f[j].aux & LF_LFLAG_CENTRY);
+		if (from_c && n < max)
 			a[n++] = (struct act){ t, j, j, -1 };
 		else if (n)
 			a[n - 1].inner = j;
@@ -118,10 +123,20 @@ static int next_entry(const struct lm_stack *s, int c, int (*is_api_entry)(void 
 	return -1;
 }
 
-int lm_merge(const struct lm_stack *s, struct lm_out *out, int max,
-	     int (*same_function)(void *ctx, uint64_t frame_addr, uint64_t func), void *ctx,
-	     int (*is_api_entry)(void *ctx, uint64_t frame_addr))
+/* LuaJIT: the interpreter is one assembly function entered right after the host's call;
+ * frames inside it stand for Lua code already shown, frames beyond it (helpers, the GC,
+ * traces) stay. */
+static int skip_vm(const struct lm_stack *s, int c, const struct lm_ops *ops)
 {
+	uint64_t vm = c >= 0 ? ops->func_start(ops->ctx, s->nat[c].addr) : 0;
+	while (vm && c >= 0 && s->nat[c].tag != LF_TAG_LJTRACE && ops->func_start(ops->ctx, s->nat[c].addr) == vm)
+		c--;
+	return c;
+}
+
+int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct lm_ops *ops)
+{
+	void *ctx = ops->ctx;
 	struct act acts[LF_MAX_LTHREADS * LF_MAX_LPOS];
 	int order[LF_MAX_LTHREADS], na = 0;
 	thread_order(s, order);
@@ -133,7 +148,7 @@ int lm_merge(const struct lm_stack *s, struct lm_out *out, int max,
 	 * previous one's C function; API calls left over nearer the leaf are ordinary frames. */
 	for (int k = 0; k < na; k++) {
 		const struct act *a = &acts[k];
-		int b = next_entry(s, c, is_api_entry, ctx);
+		int b = next_entry(s, c, ops->is_api_entry, ctx);
 		for (; c >= b && c >= 0; c--)
 			put(&e, LM_NATIVE, c, 0);
 		const struct lm_thread *th = &s->th[a->thread];
@@ -145,11 +160,16 @@ int lm_merge(const struct lm_stack *s, struct lm_out *out, int max,
 		c = b - 1;
 		if (last->c) {
 			/* The Lua label stands for the C function's own frame; its callees follow. */
-			for (int i = b - 1; i >= 0; i--)
-				if (same_function(ctx, s->nat[i].addr, last->ptr)) {
+			int found = 0;
+			for (int i = b - 1; i >= 0 && last->ptr && !found; i--)
+				if (ops->same_function(ctx, s->nat[i].addr, last->ptr)) {
 					c = i - 1;
-					break;
+					found = 1;
 				}
+			if (!found && th->lj)
+				c = skip_vm(s, c, ops);   /* a built-in runs inside the interpreter */
+		} else if (k == na - 1 && th->lj) {
+			c = skip_vm(s, c, ops);
 		} else if (k == na - 1) {
 			/* The interpreter's frames down to where it runs this thread are hidden. */
 			int seen = innermost_seen(s, a->thread, b);

@@ -8,8 +8,19 @@
 #include "profile.h"
 
 struct lm_native { uint64_t addr; int tag; };      /* tag: LF_TAG_NATIVE, _EXACT, _FP */
-struct lm_lua { int c; uint64_t ptr, aux; };        /* c: a C function (ptr = lua_CFunction) */
-struct lm_thread { uint64_t L; struct lm_lua f[LF_MAX_LUA + 1]; int n; };  /* f innermost first, + marker */
+struct lm_lua {
+	int c;            /* a C function: ptr = lua_CFunction (0 for a LuaJIT built-in) */
+	int lj;           /* LuaJIT frame: ptr = GCfunc until resolved, then proto or C function */
+	int ffid;         /* LuaJIT built-in number */
+	uint64_t ptr, aux;
+};
+struct lm_thread {
+	uint64_t L;
+	struct lm_lua f[LF_MAX_LUA + 1];  /* innermost first, + a depth marker */
+	int n;
+	int lj;             /* LuaJIT thread: vmstate is valid */
+	int32_t vmstate;    /* LuaJIT: trace number (>= 0) or ~state */
+};
 struct lm_pos { int thread, frame; };               /* frame: native index from the leaf */
 
 struct lm_stack {
@@ -33,7 +44,15 @@ struct lm_out {
 enum { LM_NATIVE, LM_LUA };
 
 /* Merged order of st's frames, root first; returns the count (at most max). */
-int lm_merge(const struct lm_stack *st, struct lm_out *out, int max,
-	     int (*same_function)(void *ctx, uint64_t frame_addr, uint64_t func), void *ctx,
-	     int (*is_api_entry)(void *ctx, uint64_t frame_addr));
+struct lm_ops {
+	void *ctx;
+	/* Whether the native frame (a return address) is in the function starting at func. */
+	int (*same_function)(void *ctx, uint64_t frame_addr, uint64_t func);
+	/* Whether the native frame is a host's call into the VM (lua_pcall, lua_resume...). */
+	int (*is_api_entry)(void *ctx, uint64_t frame_addr);
+	/* Start of the function holding the native frame, or 0. */
+	uint64_t (*func_start)(void *ctx, uint64_t frame_addr);
+};
+
+int lm_merge(const struct lm_stack *st, struct lm_out *out, int max, const struct lm_ops *ops);
 #endif

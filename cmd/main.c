@@ -1,49 +1,96 @@
-/* lua-flame's command line: `record` (the default), and `render`. Parses options,
- * validates them with messages that say what to do, and hands over to the engine. */
+/* lua-flame's command line: `record` (the default), `dump` and `render`. Parses
+ * options, validates them with messages that say what to do, and hands over to the
+ * engine. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/libbpf.h>
+#include <zlib.h>
+
+#include "dump.h"
 #include "flame.h"
 #include "record.h"
 #include "util.h"
 
 static const char usage_text[] =
 	"Usage: lua-flame [record] -p PID[,PID...] [-d SECONDS] [-F HZ] [-o FILE]... [options]\n"
+	"       lua-flame [record] [options] -- COMMAND [ARGS...]\n"
+	"       lua-flame dump -p PID\n"
 	"       lua-flame render [-o OUT.svg] [options] [IN.folded | -]\n"
 	"\n"
-	"Samples a running Lua or LuaJIT process (and its C code) and writes a flame graph.\n"
+	"Samples running Lua or LuaJIT processes (their Lua and C code together) with eBPF\n"
+	"and writes a flame graph. No restart, no code change, no debug symbols needed.\n"
 	"\n"
-	"Options:\n"
-	"  -p, --pid PID[,PID...]  processes to profile (every thread of each)\n"
-	"  -d, --duration SECONDS  stop after SECONDS (default: until Ctrl-C or the target exits)\n"
+	"What to profile:\n"
+	"  -p, --pid PID[,PID...]  processes to profile (every thread of each); several\n"
+	"                          PIDs go into one profile, each stack rooted at its\n"
+	"                          process name\n"
+	"      --pids              root frame 'name-PID' instead of 'name', to tell\n"
+	"                          processes of the same name apart\n"
+	"      --children          also profile the children of each target, those\n"
+	"                          running now and those started while recording\n"
+	"  -- COMMAND [ARGS...]    start COMMAND and profile it from its first\n"
+	"                          instruction to its exit; lua-flame then exits with\n"
+	"                          COMMAND's exit status\n"
+	"\n"
+	"How long and how often:\n"
+	"  -d, --duration SECONDS  stop after SECONDS (default: until Ctrl-C, SIGTERM or\n"
+	"                          until every target has exited; outputs are written\n"
+	"                          in every case, a second Ctrl-C quits at once)\n"
 	"  -F, --frequency HZ      samples per second per CPU, 1-10000 (default 99)\n"
+	"      --max-stacks N      distinct stacks the kernel buffers between two drains\n"
+	"                          (4 a second), 64-4194304 (default 8192); raise it\n"
+	"                          when lua-flame reports lost samples\n"
+	"\n"
+	"Outputs:\n"
 	"  -o, --output FILE       output file; repeatable; format from the extension:\n"
-	"                          .folded (flamegraph.pl input), .svg, .pb.gz (pprof),\n"
-	"                          .speedscope.json, .callgrind or callgrind.out.*\n"
+	"                          .svg (flame graph), .folded (flamegraph.pl input),\n"
+	"                          .pb.gz (pprof), .speedscope.json, .callgrind or\n"
+	"                          callgrind.out.*; '-' writes folded stacks to stdout\n"
 	"                          (default: perf.svg and perf.folded)\n"
 	"      --format FMT        format of the next -o (folded, svg, pprof, speedscope,\n"
-	"                          callgrind)\n"
-	"      --threads           add a per-thread level (thread name and TID)\n"
+	"                          callgrind), whatever its extension\n"
+	"      --threads           add a per-thread level 'threadname-TID' below the\n"
+	"                          process\n"
 	"      --lines             Lua frames show the line being executed, not where the\n"
 	"                          function is defined (splits a function by line)\n"
-	"      --no-kernel         leave out kernel frames\n"
+	"      --no-kernel         leave out kernel frames (--kernel: keep them, the\n"
+	"                          default)\n"
+	"\n"
+	"Messages:\n"
+	"  -q, --quiet             no progress messages and no status line: errors,\n"
+	"                          warnings and the final summary only\n"
 	"      --stats             print unwinding statistics at the end\n"
-	"      --max-stacks N      distinct stacks buffered in the kernel per second (default 8192)\n"
-	"  -q, --quiet             print only errors and the summary\n"
 	"  -h, --help              this help\n"
-	"  -V, --version           version and build information\n"
+	"  -V, --version           version, libbpf version and build information\n"
+	"\n"
+	"While recording on a terminal, a status line shows the time, samples taken,\n"
+	"samples lost and the Lua runtime found. At the end a summary says how many\n"
+	"stacks were complete and how to open each output.\n"
+	"\n"
+	"dump prints what every thread of PID is running now, one frame per line from\n"
+	"the root, from 0.2 s of samples at 999 Hz (-d and -F change that). Threads that\n"
+	"did not run on a CPU meanwhile are listed with their state.\n"
 	"\n"
 	"Examples:\n"
 	"  lua-flame -p 4242 -d 30                 # perf.svg and perf.folded after 30 s\n"
-	"  lua-flame -p 4242 -o cpu.pb.gz          # for go tool pprof, Pyroscope, Parca\n"
+	"  lua-flame -p 4242 -o cpu.pb.gz          # until Ctrl-C; for go tool pprof\n"
+	"  lua-flame -p $(pgrep -d, nginx) --pids  # every nginx process, told apart\n"
+	"  lua-flame -p $(pgrep -o nginx) --children -d 10   # master and its workers\n"
+	"  lua-flame -o run.svg -- lua5.4 job.lua  # a whole run of a script\n"
+	"  lua-flame -p 4242 --threads -F 999 -d 5 # per thread, at a higher rate\n"
+	"  lua-flame dump -p 4242                  # what is it doing right now?\n"
 	"  lua-flame render -o old.svg old.folded  # flame graph of any folded file\n"
-	"  lua-flame -p $(pgrep -d, nginx) -o nginx.folded\n"
 	"\n"
-	"Needs root, or CAP_BPF + CAP_PERFMON + CAP_SYS_PTRACE, on Linux with BTF.\n";
+	"Exit status: 0 success (also with no samples), 1 profiling failed, 2 bad usage\n"
+	"or unusable target or environment; with -- COMMAND, COMMAND's exit status.\n"
+	"Needs root, or CAP_BPF + CAP_PERFMON + CAP_SYS_PTRACE, on Linux with BTF.\n"
+	"See lua-flame(1).\n";
 
-enum { OPT_FORMAT = 256, OPT_THREADS, OPT_NO_KERNEL, OPT_KERNEL, OPT_STATS, OPT_MAX_STACKS, OPT_LINES };
+enum { OPT_FORMAT = 256, OPT_THREADS, OPT_NO_KERNEL, OPT_KERNEL, OPT_STATS, OPT_MAX_STACKS, OPT_LINES,
+       OPT_PIDS, OPT_CHILDREN };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -57,6 +104,8 @@ static const struct option long_opts[] = {
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "pids", no_argument, NULL, OPT_PIDS },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -115,52 +164,88 @@ static int add_output(struct record_opts *o, const char *path, const char *forma
 
 static void print_version(void)
 {
-	printf("lua-flame %s (libbpf, libelf, zlib statically linked; built %s)\n", LUA_FLAME_VERSION,
-	       __DATE__);
+	printf("lua-flame %s\n", LUA_FLAME_VERSION);
+	printf("libbpf %u.%u, libelf (elfutils), zlib %s, musl libc: all statically linked\n",
+	       libbpf_major_version(), libbpf_minor_version(), zlibVersion());
+	printf("built %s %s with %s for x86-64; BPF programs built in (CO-RE: needs a kernel with BTF)\n",
+	       __DATE__, __TIME__, "gcc " __VERSION__);
+}
+
+/* The option getopt just complained about, as the user typed it. */
+static const char *option_name(char **argv)
+{
+	static char short_opt[3];
+	if (optopt > ' ' && optopt < 127) {
+		snprintf(short_opt, sizeof(short_opt), "-%c", optopt);
+		return short_opt;
+	}
+	return argv[optind - 1] ? argv[optind - 1] : "?";
+}
+
+/* One option of record or dump; returns 0, or an exit status. */
+static int parse_option(int c, char **argv, struct record_opts *o, const char **format)
+{
+	double v;
+	int rc;
+	switch (c) {
+	case 'p': return parse_pids(o, optarg);
+	case 'd':
+		if (parse_number(optarg, 0.001, 1e7, &o->duration))
+			return usage_error("invalid duration '%s': expected seconds, e.g. -d 30", optarg);
+		return 0;
+	case 'F':
+		if (parse_number(optarg, 1, 10000, &v) || v != (int)v)
+			return usage_error("invalid frequency '%s': expected a whole number of Hz from 1 to 10000",
+					   optarg);
+		o->hz = (int)v;
+		return 0;
+	case 'o': rc = add_output(o, optarg, *format); *format = NULL; return rc;
+	case OPT_FORMAT: *format = optarg; return 0;
+	case OPT_THREADS: o->threads = 1; return 0;
+	case OPT_NO_KERNEL: o->kernel = 0; return 0;
+	case OPT_KERNEL: o->kernel = 1; return 0;
+	case OPT_STATS: o->stats = 1; return 0;
+	case OPT_LINES: o->lines = 1; return 0;
+	case OPT_PIDS: o->pid_roots = 1; return 0;
+	case OPT_CHILDREN: o->children = 1; return 0;
+	case OPT_MAX_STACKS:
+		if (parse_number(optarg, 64, 1 << 22, &v))
+			return usage_error("invalid --max-stacks '%s': expected 64 to 4194304", optarg);
+		o->max_stacks = (unsigned)v;
+		return 0;
+	case 'q': lf_quiet = 1; return 0;
+	case 'h': fputs(usage_text, stdout); exit(0);
+	case 'V': print_version(); exit(0);
+	case ':': return usage_error("option '%s' needs a value", option_name(argv));
+	default: return usage_error("unknown option '%s'", option_name(argv));
+	}
+}
+
+/* What is left after the options: nothing, or "-- COMMAND ARGS..." for record. */
+static int parse_command(int argc, char **argv, struct record_opts *o)
+{
+	if (optind >= argc)
+		return 0;
+	if (strcmp(argv[optind - 1], "--"))
+		return usage_error("unexpected argument '%s' (a command to start goes after '--')", argv[optind]);
+	if (o->npids)
+		return usage_error("%s", "give either -p PID or -- COMMAND, not both");
+	o->command = argv + optind;
+	return 0;
 }
 
 static int parse_record(int argc, char **argv, struct record_opts *o)
 {
 	const char *format = NULL;
-	double v;
 	int c, rc;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:d:F:o:qhV", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'p': if ((rc = parse_pids(o, optarg))) return rc; break;
-		case 'd':
-			if (parse_number(optarg, 0.001, 1e7, &o->duration))
-				return usage_error("invalid duration '%s': expected seconds, e.g. -d 30", optarg);
-			break;
-		case 'F':
-			if (parse_number(optarg, 1, 10000, &v) || v != (int)v)
-				return usage_error("invalid frequency '%s': expected a whole number of Hz "
-						   "from 1 to 10000", optarg);
-			o->hz = (int)v;
-			break;
-		case 'o': if ((rc = add_output(o, optarg, format))) return rc; format = NULL; break;
-		case OPT_FORMAT: format = optarg; break;
-		case OPT_THREADS: o->threads = 1; break;
-		case OPT_NO_KERNEL: o->kernel = 0; break;
-		case OPT_KERNEL: o->kernel = 1; break;
-		case OPT_STATS: o->stats = 1; break;
-		case OPT_LINES: o->lines = 1; break;
-		case OPT_MAX_STACKS:
-			if (parse_number(optarg, 64, 1 << 22, &v))
-				return usage_error("invalid --max-stacks '%s': expected 64 to 4194304", optarg);
-			o->max_stacks = (unsigned)v;
-			break;
-		case 'q': lf_quiet = 1; break;
-		case 'h': fputs(usage_text, stdout); exit(0);
-		case 'V': print_version(); exit(0);
-		case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-		default: return usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (o->npids == 0)
-		return usage_error("%s", "no target: give -p PID");
+	while ((c = getopt_long(argc, argv, "+:p:d:F:o:qhV", long_opts, NULL)) != -1)
+		if ((rc = parse_option(c, argv, o, &format)))
+			return rc;
+	if ((rc = parse_command(argc, argv, o)))
+		return rc;
+	if (o->npids == 0 && !o->command)
+		return usage_error("%s", "no target: give -p PID, or -- COMMAND to start one");
 	if (format)
 		return usage_error("--format %s must come before the -o it applies to", format);
 	if (o->nouts)
@@ -169,17 +254,41 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 	return rc ? rc : add_output(o, "perf.folded", NULL);
 }
 
+/* dump takes -p PID and the sampling knobs; outputs, commands and children make no sense. */
+static int parse_dump(int argc, char **argv, struct record_opts *o)
+{
+	const char *format = NULL;
+	int c, rc;
+	opterr = 0;
+	o->duration = 0.2;
+	o->hz = 999;
+	while ((c = getopt_long(argc, argv, "+:p:d:F:o:qhV", long_opts, NULL)) != -1) {
+		if (c == 'o' || c == OPT_FORMAT || c == OPT_CHILDREN || c == OPT_PIDS)
+			return usage_error("dump prints to the terminal and takes no '%s' (that is for "
+					   "recording a profile)", c == 'o' ? "-o" : argv[optind - 1]);
+		if ((rc = parse_option(c, argv, o, &format)))
+			return rc;
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->npids != 1)
+		return usage_error("%s", "dump needs exactly one process: lua-flame dump -p PID");
+	o->threads = 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "render"))
-		return render_main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "record")) {
+		return render_main(argc - 2, argv + 2); /* it takes the arguments after "render" */
+	static struct record_opts o = { .hz = 99, .kernel = 1 };
+	int dump = argc > 1 && !strcmp(argv[1], "dump");
+	if (dump || (argc > 1 && !strcmp(argv[1], "record"))) {
 		argv[1] = argv[0];
 		argc--, argv++;
 	}
-	static struct record_opts o = { .hz = 99, .kernel = 1 };
-	int rc = parse_record(argc, argv, &o);
+	int rc = dump ? parse_dump(argc, argv, &o) : parse_record(argc, argv, &o);
 	if (rc)
 		return rc;
-	return record_run(&o);
+	return dump ? dump_run(&o) : record_run(&o);
 }

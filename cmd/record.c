@@ -1,5 +1,6 @@
-/* A recording session: attach the sampler to the target processes, drain stacks while
- * they run, then symbolize, aggregate and write every requested output. */
+/* A recording session: attach the sampler to the target processes (given by PID, their
+ * children, or a command lua-flame starts), drain stacks while they run, then
+ * symbolize, aggregate and write every requested output. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -8,21 +9,42 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "children.h"
+#include "targets.h"
 #include "lua_attach.h"
+#include "lua_runtime.h"
 #include "record.h"
+#include "restrictions.h"
 #include "sampler.h"
 #include "stacks.h"
+#include "status.h"
 #include "symbolize.h"
 #include "unwind_tables.h"
 #include "util.h"
 
-static volatile sig_atomic_t stop_requested;
+struct session {
+	struct record_opts *o;
+	struct sampler *smp;
+	struct unwind_tables *ut;
+	struct stack_ctx sc;
+	struct targets tg;
+	struct command cmd;
+	uint64_t st[LF_STAT_MAX];
+	uint64_t lost_reported;
+	double next_lost_warning;
+};
+
+/* Lua frames are named by reading the target's memory when stacks are drained, which is
+ * impossible once it has exited: frequent drains keep that loss at the end small. */
+#define DRAIN_INTERVAL 0.25
+
+static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
 {
-	if (stop_requested && sig == SIGINT)
+	if (stop_signal && sig == SIGINT)
 		_exit(130); /* second Ctrl-C: the user wants out now */
-	stop_requested = 1;
+	stop_signal = sig;
 }
 
 static void install_signals(void)
@@ -35,14 +57,6 @@ static void install_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-static int any_target_alive(const struct record_opts *o)
-{
-	for (int i = 0; i < o->npids; i++)
-		if (proc_state(o->pids[i]) == PROC_ALIVE)
-			return 1;
-	return 0;
-}
-
 static void sleep_until(double t)
 {
 	double d = t - now_sec();
@@ -52,163 +66,295 @@ static void sleep_until(double t)
 	nanosleep(&ts, NULL); /* interrupted by signals, by design */
 }
 
-/* Processes that ran code outside their known mappings (dlopen, new JIT regions) get
- * their maps re-read and tables built for the new files. */
-static void refresh_tables(struct sampler *smp, struct unwind_tables *ut)
+
+
+
+
+
+
+
+
+
+
+
+
+
+/* "Lua 5.4.6" for the first runtime found (and how many targets have one). */
+static int lua_found(struct session *s, char *buf, size_t size)
 {
-	pid_t pids[64];
-	int n = sampler_take_rescans(smp, pids, 64);
-	for (int i = 0; i < n; i++)
-		ut_add_pid(ut, pids[i]);
-	if (n)
-		ut_sync(ut);
+	int n = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < s->sc.ntargets; i++) {
+		const struct lua_runtime *rt = s->sc.targets[i].lua;
+		if (!rt)
+			continue;
+		if (!n++)
+			snprintf(buf, size, "Lua %d.%d.%d", rt->major, rt->minor, rt->patch);
+	}
+	return n;
+}
+
+static void show_status(struct session *s, double start, double now)
+{
+	struct status_info in = { now - start, s->o->duration, s->st[LF_STAT_SAMPLES],
+				  s->st[LF_STAT_LOST_MAPFULL], (int)s->tg.nt, 0, "" };
+	in.nlua = lua_found(s, in.lua, sizeof(in.lua));
+	status_show(&in);
+}
+
+/* The stack map filled up before a drain: say which knob to turn, at most every 10 s. */
+static void warn_lost(struct session *s, double now)
+{
+	uint64_t lost = s->st[LF_STAT_LOST_MAPFULL];
+	if (lost <= s->lost_reported || now < s->next_lost_warning)
+		return;
+	unsigned max = s->o->max_stacks ? s->o->max_stacks : 8192;
+	status_clear();
+	warnx_lf("%llu samples lost: more distinct stacks arrived between two drains than the kernel "
+		 "map holds (--max-stacks %u); rerun with --max-stacks %u, or a lower rate than -F %d",
+		 (unsigned long long)(lost - s->lost_reported), max, max * 4, s->o->hz);
+	s->lost_reported = lost;
+	s->next_lost_warning = now + 10.0;
+}
+
+static void drain(struct session *s, double now)
+{
+	sampler_drain(s->smp, stacks_collect, &s->sc);
+	symbolizer_new_epoch(s->sc.sym);
+	sampler_stats(s->smp, s->st);
+	warn_lost(s, now);
 }
 
 /* Samples until the duration ends, a signal arrives or every target exits. */
-static void record_loop(const struct record_opts *o, struct sampler *smp, struct stack_ctx *sc,
-			struct unwind_tables *ut)
+static void record_loop(struct session *s)
 {
-	double start = now_sec(), next_drain = start + 1.0, tick = start;
-	while (!stop_requested) {
-		double end = o->duration > 0 ? start + o->duration : 1e300;
-		/* A short tick picks up new libraries quickly; draining is once a second. */
-		tick += 0.1;
+	const struct record_opts *o = s->o;
+	double start = now_sec(), next_drain = start + DRAIN_INTERVAL, next_status = start + 1.0, tick = start;
+	double end = o->duration > 0 ? start + o->duration : 1e300;
+	show_status(s, start, start);
+	while (!stop_signal) {
+		/* Short ticks pick up new libraries, children and Lua runtimes quickly. */
+		tick += targets_fresh(&s->tg, tick) ? 0.01 : 0.1;
 		sleep_until(tick < end ? tick : end);
 		double now = now_sec();
 		if (tick < now)
 			tick = now;
-		refresh_tables(smp, ut);
-		lua_refresh(sc, smp, ut, now);
+		targets_refresh_tables(&s->tg, now);
+		targets_follow(&s->tg, now);
+		lua_refresh(&s->sc, s->smp, s->ut, now);
 		if (now >= next_drain) {
-			sampler_drain(smp, stacks_collect, sc);
-			symbolizer_new_epoch(sc->sym);
-			next_drain = now + 1.0;
+			drain(s, now);
+			next_drain = now + DRAIN_INTERVAL;
 		}
-		if (o->duration > 0 && now >= end)
+		if (now >= next_status) {
+			show_status(s, start, now);
+			next_status += 1.0;
+		}
+		if (now >= end)
 			break;
-		if (!any_target_alive(o)) {
+		if (!targets_alive(&s->tg)) {
+			status_clear();
 			info_lf("every target process has exited; writing the profile");
 			break;
 		}
 	}
-	sc->prof->duration = now_sec() - start;
+	status_clear();
+	s->sc.prof->duration = now_sec() - start;
 }
 
-static void describe_run(const struct record_opts *o, struct profile *p)
+static void describe_run(struct session *s, struct profile *p)
 {
 	struct sbuf b;
 	sb_init(&b);
-	for (int i = 0; i < o->npids && b.len < 200; i++)
-		sb_printf(&b, "%s%d", i ? "," : "", (int)o->pids[i]);
+	for (size_t i = 0; i < s->tg.nt && b.len < 200; i++)
+		sb_printf(&b, "%s%d", i ? "," : "", (int)s->tg.t[i].pid);
 	snprintf(p->pids, sizeof(p->pids), "%s", b.s ? b.s : "");
 	sb_free(&b);
-	proc_comm(o->pids[0], p->command, sizeof(p->command));
-	p->hz = o->hz;
+	proc_comm(s->tg.t[0].pid, p->command, sizeof(p->command));
+	p->hz = s->o->hz;
 }
 
-static int write_outputs(const struct record_opts *o, const struct profile *p)
+static int preflight(const struct record_opts *o)
 {
-	int failed = 0;
-	for (int i = 0; i < o->nouts; i++)
-		failed |= output_write(&o->outs[i], p) != 0;
-	return failed;
+	int rc = o->command ? 0 : check_targets(o->pids, o->npids);
+	if (!rc)
+		rc = check_environment();
+	if (!rc)
+		rc = check_bpf_allowed();
+	if (!rc)
+		rc = check_perf_events();
+	for (int i = 0; !rc && i < o->nouts; i++)
+		rc = output_check_writable(o->outs[i].path) ? 2 : 0;
+	return rc;
 }
 
-static const char *const mark_names[LF_MARK_COUNT] = {
-	[LF_MARK_TRUNCATED] = "depth limit", [LF_MARK_NO_USTACK] = "no user registers",
-	[LF_MARK_NO_TABLE] = "no table", [LF_MARK_INVALID] = "unsupported rule",
-	[LF_MARK_BAD_READ] = "unreadable stack", [LF_MARK_NO_MAPPING] = "unmapped pc",
-	[LF_MARK_FP_FAILED] = "frame pointers broken", [LF_MARK_NO_PROC] = "process not ready",
-};
-
-static void print_stats(const uint64_t *st)
+/* Reads the targets' maps (the command has none yet) and loads the BPF program sized
+ * with room for libraries that get loaded later. */
+static int open_sampler(struct session *s)
 {
-	struct sbuf b;
-	sb_init(&b);
-	for (int m = 1; m < LF_MARK_COUNT; m++)
-		if (st[LF_STAT_MARK_BASE + m])
-			sb_printf(&b, ", %s %llu", mark_names[m], (unsigned long long)st[LF_STAT_MARK_BASE + m]);
-	warnx_lf("stats: samples %llu, complete stacks %llu, lost (map full) %llu, kernel stack errors "
-		 "%llu%s", (unsigned long long)st[LF_STAT_SAMPLES], (unsigned long long)st[LF_STAT_COMPLETE],
-		 (unsigned long long)st[LF_STAT_LOST_MAPFULL], (unsigned long long)st[LF_STAT_KSTACK_ERR],
-		 b.s ? b.s : "");
-	sb_free(&b);
+	const struct record_opts *o = s->o;
+	s->ut = s->tg.ut = ut_new();
+	for (int i = 0; i < o->npids; i++) {
+		ut_add_pid(s->ut, o->pids[i]);
+		targets_new(&s->tg, o->pids[i], TARGET_GIVEN, 0);
+	}
+	if (o->children)
+		targets_add_children(&s->tg);
+	/* Headroom: half again the current rows plus 256K rows (2 MiB); a command's
+	 * program is not mapped yet, so it gets 1M rows. */
+	size_t rows = ut_rows(s->ut), extra = o->command ? 1 << 20 : 1 << 18;
+	struct sampler_cfg cfg = { o->threads, o->kernel, o->max_stacks, rows + rows / 2 + extra,
+				   ut_files(s->ut) * 2 + 1024 };
+	int rc = 1;
+	s->smp = s->tg.smp = sampler_open(&cfg, &rc);
+	if (!s->smp)
+		return rc;
+	return sampler_setup_unwind(s->smp, s->ut) ? 1 : 0;
 }
 
-static void summary(const struct record_opts *o, const struct profile *p, const uint64_t *st)
+
+
+/* The command was held before exec; it runs once sampling is on. */
+static int start_command(struct session *s)
 {
-	struct sbuf b;
-	sb_init(&b);
-	for (int i = 0; i < o->nouts; i++)
-		sb_printf(&b, "%s%s", i ? ", " : "", o->outs[i].path);
-	uint64_t lost = st[LF_STAT_LOST_MAPFULL], n = st[LF_STAT_SAMPLES];
-	warnx_lf("%llu samples (%llu lost), %zu distinct stacks, %.1f%% complete, in %.1fs; wrote %s",
-		 (unsigned long long)p->total, (unsigned long long)lost, p->n,
-		 n ? 100.0 * (double)st[LF_STAT_COMPLETE] / (double)n : 0.0, p->duration, b.s ? b.s : "");
-	if (p->total == 0)
-		warnx_lf("no samples: the target did not run on a CPU while recording (idle?); "
-			 "the outputs are valid but empty");
-	if (o->stats)
-		print_stats(st);
-	sb_free(&b);
+	if (command_release(&s->cmd, s->o->command[0]))
+		return 2;
+	targets_command_running(&s->tg, s->cmd.pid, now_sec());
+	return 0;
+}
+
+
+/* Attaches to everything, then records until the end; returns 0 or an exit status. */
+static int session_record(struct session *s, double t0)
+{
+	int rc = open_sampler(s);
+	if (rc)
+		return rc;
+	if (s->o->command)
+		targets_add_command(&s->tg, s->cmd.pid);
+	targets_attach(&s->tg);
+	install_signals();
+	if ((rc = sampler_attach(s->smp, s->o->hz)))
+		return rc;
+	if (s->o->command && (rc = start_command(s)))
+		return rc;
+	if ((rc = targets_check_alive(&s->tg)))
+		return rc;
+	if (s->o->stats)
+		warnx_lf("unwind tables: %zu files, %zu rows, %.1f MiB of maps; sampling %.0f ms after start",
+			 ut_files(s->ut), ut_rows(s->ut), (double)ut_memory(s->ut) / 1048576.0,
+			 (now_sec() - t0) * 1000.0);
+	describe_run(s, s->sc.prof);
+	info_lf("profiling PID %s (%s) at %d Hz%s", s->sc.prof->pids, s->sc.prof->command, s->o->hz,
+		s->o->duration > 0 ? "" : "; press Ctrl-C to stop");
+	record_loop(s);
+	sampler_drain(s->smp, stacks_collect, &s->sc);
+	sampler_stats(s->smp, s->st);
+	s->sc.prof->lost = s->st[LF_STAT_LOST_MAPFULL];
+	return 0;
+}
+
+static void session_close(struct session *s)
+{
+	if (s->smp)
+		sampler_close(s->smp);
+	if (s->ut)
+		ut_free(s->ut);
+	stacks_free(&s->sc);
+	targets_free(&s->tg);
+}
+
+/* Recording stopped while the command still runs: a signal is passed on to it, after the
+ * duration it is left to finish; either way its exit status becomes lua-flame's. */
+static int finish_command(struct session *s)
+{
+	if (proc_state(s->cmd.pid) == PROC_ALIVE) {
+		if (stop_signal)
+			kill(s->cmd.pid, stop_signal);
+		else
+			info_lf("recording done; waiting for %s (PID %d) to exit (Ctrl-C stops it)",
+				s->o->command[0], (int)s->cmd.pid);
+	}
+	return command_wait(&s->cmd);
+}
+
+/* Everything up to the end of sampling; the caller writes outputs, then session_end. */
+static int session_run(struct session *s, struct record_opts *o, struct profile *prof)
+{
+	memset(s, 0, sizeof(*s));
+	s->o = o;
+	s->cmd.go_fd = s->cmd.exec_fd = -1;
+	int rc = preflight(o);
+	if (rc)
+		return rc;
+	double t0 = now_sec();
+	s->sc = (struct stack_ctx){ .prof = prof, .sym = symbolizer_new(), .lines = o->lines };
+	s->tg.o = o;
+	s->tg.sc = &s->sc;
+	if (o->command && command_start(&s->cmd, o->command))
+		return 1;
+	status_init(!lf_quiet && !o->command); /* a command owns the terminal */
+	return session_record(s, t0);
+}
+
+/* Lua runtimes found, for the summary: "Lua 5.4.6 (/usr/lib/.../liblua5.4.so.0)". */
+static void describe_lua(struct session *s, struct record_result *res)
+{
+	res->nprocs = (int)s->tg.nt;
+	res->nlua = 0;
+	res->lua[0] = 0;
+	for (size_t i = 0; i < s->sc.ntargets; i++) {
+		const struct lua_runtime *rt = s->sc.targets[i].lua;
+		if (rt && !res->nlua++)
+			snprintf(res->lua, sizeof(res->lua), "Lua %d.%d.%d (%.80s)", rt->major, rt->minor,
+				 rt->patch, rt->core_path);
+	}
+}
+
+/* Returns rc, or the command's exit status when there is a command and rc is 0. */
+static int session_end(struct session *s, int rc, struct record_result *res)
+{
+	memcpy(res->st, s->st, sizeof(s->st));
+	describe_lua(s, res);
+	if (s->o->command && s->cmd.pid > 0) {
+		if (rc && s->cmd.go_fd >= 0)
+			kill(s->cmd.pid, SIGKILL); /* never ran: do not leave it waiting */
+		int status = rc ? command_wait(&s->cmd) : finish_command(s);
+		if (!rc)
+			rc = status;
+	}
+	if (s->cmd.go_fd >= 0)
+		close(s->cmd.go_fd);
+	if (s->cmd.exec_fd >= 0)
+		close(s->cmd.exec_fd);
+	session_close(s);
+	return rc;
+}
+
+int record_collect(struct record_opts *o, struct profile *prof, struct record_result *res)
+{
+	struct session s;
+	int rc = session_run(&s, o, prof);
+	return session_end(&s, rc, res);
 }
 
 int record_run(struct record_opts *o)
 {
-	int rc = check_targets(o->pids, o->npids);
-	if (!rc)
-		rc = check_environment();
-	for (int i = 0; !rc && i < o->nouts; i++)
-		rc = output_check_writable(o->outs[i].path) ? 2 : 0;
-	if (rc)
-		return rc;
-	double t0 = now_sec();
-	struct unwind_tables *ut = ut_new();
-	for (int i = 0; i < o->npids; i++)
-		ut_add_pid(ut, o->pids[i]);
-	/* Room for libraries loaded later: half again the current rows plus 256K rows (2 MiB). */
-	size_t rows = ut_rows(ut);
-	struct sampler_cfg cfg = { o->threads, o->kernel, o->max_stacks, rows + rows / 2 + (1 << 18),
-				   ut_files(ut) * 2 + 1024 };
-	struct sampler *smp = sampler_open(&cfg, &rc);
-	if (!smp) {
-		ut_free(ut);
-		return rc;
-	}
-	if (sampler_setup_unwind(smp, ut)) {
-		sampler_close(smp);
-		ut_free(ut);
-		return 1;
-	}
 	struct profile prof;
+	struct record_result res;
+	struct session s;
 	profile_init(&prof);
-	struct stack_ctx sc = { .prof = &prof, .sym = symbolizer_new(), .lines = o->lines };
-	for (int i = 0; i < o->npids; i++) {
-		sampler_add_target(smp, o->pids[i]);
-		stacks_add_target(&sc, o->pids[i]);
-		lua_attach(&sc, smp, ut, o->pids[i]);
+	int rc = session_run(&s, o, &prof), failed = 0;
+	if (!rc) {
+		int ok[MAX_OUTPUTS];
+		for (int i = 0; i < o->nouts; i++)
+			failed |= !(ok[i] = output_write(&o->outs[i], &prof) == 0);
+		memcpy(res.st, s.st, sizeof(s.st));
+		describe_lua(&s, &res);
+		status_summary(o, &prof, &res, ok);
 	}
-	describe_run(o, &prof);
-	install_signals();
-	rc = sampler_attach(smp, o->hz);
-	if (rc == 0) {
-		if (o->stats)
-			warnx_lf("unwind tables: %zu files, %zu rows, %.1f MiB of maps; sampling %.0f ms "
-				 "after start", ut_files(ut), ut_rows(ut), (double)ut_memory(ut) / 1048576.0,
-				 (now_sec() - t0) * 1000.0);
-		info_lf("profiling PID %s (%s) at %d Hz%s", prof.pids, prof.command, o->hz,
-			o->duration > 0 ? "" : "; press Ctrl-C to stop");
-		record_loop(o, smp, &sc, ut);
-		sampler_drain(smp, stacks_collect, &sc);
-		uint64_t st[LF_STAT_MAX];
-		sampler_stats(smp, st);
-		prof.lost = st[LF_STAT_LOST_MAPFULL];
-		rc = write_outputs(o, &prof) ? 1 : 0;
-		summary(o, &prof, st);
-	}
-	sampler_close(smp);
-	ut_free(ut);
-	stacks_free(&sc);
+	rc = session_end(&s, rc, &res);
 	profile_free(&prof);
-	return rc;
+	/* A profile that could not be written is lua-flame's failure, whatever the command did. */
+	return failed ? 1 : rc;
 }

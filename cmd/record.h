@@ -1,9 +1,13 @@
-/* A recording session: attach the sampler to the target processes, drain stacks while
- * they run, then symbolize, aggregate and write every requested output. */
+/* A recording session: attach the sampler to the target processes (given by PID, their
+ * children, or a command lua-flame starts), drain stacks while they run, then
+ * symbolize, aggregate and write every requested output. */
 #ifndef LF_RECORD_H
 #define LF_RECORD_H
+#include <stdint.h>
 #include <sys/types.h>
+#include "aggregate.h"
 #include "output.h"
+#include "profile.h"
 
 #define MAX_TARGETS 256
 #define MAX_OUTPUTS 16
@@ -11,14 +15,27 @@
 struct record_opts {
 	pid_t pids[MAX_TARGETS];
 	int npids;
+	char **command;    /* -- COMMAND ARGS...: started by lua-flame; NULL with -p */
 	double duration;   /* seconds; 0 = until Ctrl-C or target exit */
 	int hz;
 	struct output outs[MAX_OUTPUTS];
 	int nouts;
 	int threads, kernel, stats, lines;
+	int pid_roots;     /* --pids: root frame "comm-PID" instead of "comm" */
+	int children;      /* --children: follow descendants of the targets */
 	unsigned max_stacks;
 };
 
-/* Returns the process exit status: 0 ok, 1 profiling failed, 2 unusable target. */
+/* What a recording found besides the stacks, for summaries and `dump`. */
+struct record_result {
+	uint64_t st[LF_STAT_MAX];
+	char lua[128];     /* first runtime found: "Lua 5.4.6 (/usr/lib/...)"; empty when none */
+	int nprocs, nlua;  /* processes recorded, and how many had a Lua runtime */
+};
+
+/* Records and writes every output; returns the process exit status: 0 ok, 1 profiling
+ * failed, 2 unusable target; with a command, the command's own exit status. */
 int record_run(struct record_opts *o);
+/* Records into prof (initialised by the caller) and writes nothing; same statuses. */
+int record_collect(struct record_opts *o, struct profile *prof, struct record_result *res);
 #endif

@@ -93,6 +93,12 @@ int sampler_set_lua(struct sampler *s, pid_t pid, const struct lf_lua_cfg *cfg)
 	return bpf_map_update_elem(bpf_map__fd(s->skel->maps.lua_cfgs), &key, cfg, BPF_ANY);
 }
 
+int sampler_set_luajit(struct sampler *s, pid_t pid, const struct lf_lj_cfg *cfg)
+{
+	__u32 key = (__u32)pid;
+	return bpf_map_update_elem(bpf_map__fd(s->skel->maps.lj_cfgs), &key, cfg, BPF_ANY);
+}
+
 int sampler_take_rescans(struct sampler *s, pid_t *out, int max)
 {
 	int fd = bpf_map__fd(s->skel->maps.rescan), n = 0;

@@ -28,6 +28,7 @@ int sampler_add_target(struct sampler *s, pid_t pid);
 int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut);
 /* Tells the BPF program how to walk pid's Lua VMs. */
 int sampler_set_lua(struct sampler *s, pid_t pid, const struct lf_lua_cfg *cfg);
+int sampler_set_luajit(struct sampler *s, pid_t pid, const struct lf_lj_cfg *cfg);
 /* PIDs whose samples hit an unknown mapping since the last call (at most max). */
 int sampler_take_rescans(struct sampler *s, pid_t *out, int max);
 /* Starts sampling at hz on every online CPU; 0 or exit code with a message printed. */

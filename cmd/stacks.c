@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lua_label.h"
+#include "luajit_label.h"
 #include "lua_merge.h"
 #include "proc.h"
 #include "stacks.h"
@@ -63,6 +64,12 @@ static void thread_level(pid_t pid, __u32 tid, struct sbuf *out)
 	sb_printf(out, ";%s-%u", name, tid);
 }
 
+static int is_lua_word(__u64 w)
+{
+	unsigned t = (unsigned)(w >> LF_TAG_SHIFT);
+	return (t >= LF_TAG_LTHREAD && t <= LF_TAG_LJFUNC) || t == LF_TAG_LJSTATE;
+}
+
 struct merge_ctx { struct symbolizer *sym; pid_t pid; const struct lm_stack *st; };
 
 static int same_function(void *ctx, uint64_t frame_addr, uint64_t func)
@@ -86,8 +93,22 @@ static int is_api_entry(void *ctx, uint64_t frame_addr)
 	return 0;
 }
 
+static uint64_t func_start(void *ctx, uint64_t frame_addr)
+{
+	struct merge_ctx *m = ctx;
+	uint64_t start;
+	return symbolize_func_start(m->sym, m->pid, frame_addr - 1, &start) == 0 ? start : 0;
+}
+
 static void native_label(struct stack_ctx *c, pid_t pid, const struct lm_native *n, struct sbuf *out)
 {
+	if (n->tag == LF_TAG_LJTRACE) {
+		if (n->addr == 0xffffff)
+			sb_puts(out, "[jit code]");
+		else
+			sb_printf(out, "[trace %llu]", (unsigned long long)n->addr);
+		return;
+	}
 	symbolize_user(c->sym, pid, n->addr, n->tag != LF_TAG_EXACT, out);
 }
 
@@ -95,7 +116,7 @@ static void native_label(struct stack_ctx *c, pid_t pid, const struct lm_native 
 static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
 {
 	struct stack_target *t = stacks_target(c, (pid_t)st->pid);
-	if (!t || !t->lua)
+	if (!t || (!t->lua && !t->lj))
 		return -1;
 	static struct lm_stack ls;
 	static struct lm_out mo[LF_MAX_NATIVE + LF_MAX_LTHREADS * LF_MAX_LUA];
@@ -104,7 +125,10 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 	if (!ls.nth)
 		return -1;
 	struct merge_ctx mc = { c->sym, (pid_t)st->pid, &ls };
-	int n = lm_merge(&ls, mo, (int)(sizeof(mo) / sizeof(mo[0])), same_function, &mc, is_api_entry);
+	if (t->lj)
+		luajit_resolve(t->lj, &ls);
+	struct lm_ops ops = { &mc, same_function, is_api_entry, func_start };
+	int n = lm_merge(&ls, mo, (int)(sizeof(mo) / sizeof(mo[0])), &ops);
 	if (ls.mark) {
 		sb_puts(out, ";");
 		sb_puts(out, mark_label(ls.mark));
@@ -113,8 +137,12 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 		sb_puts(out, ";");
 		if (mo[i].kind == LM_NATIVE)
 			native_label(c, (pid_t)st->pid, &ls.nat[mo[i].a], out);
+		else if (t->lj)
+			luajit_frame_label(t->lj, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
 		else
 			lua_frame_label(t->lua, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
+		if (t->lj && mo[i].kind == LM_LUA && mo[i].b == 0)
+			luajit_state_label(&ls.th[mo[i].a], out);
 	}
 	return 0;
 }
@@ -131,13 +159,15 @@ void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *ou
 	out->s[mark] = 0;
 	int nu = st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK;
 	for (int i = 0; i < nu; i++)
-		if ((st->user[i] >> LF_TAG_SHIFT) >= LF_TAG_LTHREAD && (st->user[i] >> LF_TAG_SHIFT) <= LF_TAG_LPOS)
+		if (is_lua_word(st->user[i]))
 			nu = i; /* the Lua part follows the native frames */
 	for (int i = nu - 1; i >= 0; i--) {
 		__u64 w = st->user[i], tag = w >> LF_TAG_SHIFT, addr = w & ((1ULL << LF_TAG_SHIFT) - 1);
 		sb_puts(out, ";");
 		if (tag == LF_TAG_MARK)
 			sb_puts(out, mark_label((__u32)w));
+		else if (tag == LF_TAG_LJTRACE)
+			native_label(c, (pid_t)st->pid, &(struct lm_native){ addr, LF_TAG_LJTRACE }, out);
 		else
 			symbolize_user(c->sym, (pid_t)st->pid, addr, tag != LF_TAG_EXACT, out);
 	}
@@ -160,8 +190,10 @@ void stacks_collect(const struct lf_stack *st, void *ctx)
 void stacks_free(struct stack_ctx *c)
 {
 	symbolizer_free(c->sym);
-	for (size_t i = 0; i < c->ntargets; i++)
+	for (size_t i = 0; i < c->ntargets; i++) {
 		free(c->targets[i].lua);
+		free(c->targets[i].lj);
+	}
 	free(c->targets);
 	sb_free(&c->line);
 }

@@ -8,7 +8,8 @@
 #include "profile.h"
 
 struct lua_runtime;
-struct stack_target { pid_t pid; char comm[64]; struct lua_runtime *lua; };
+struct luajit_runtime;
+struct stack_target { pid_t pid; char comm[64]; struct lua_runtime *lua; struct luajit_runtime *lj; };
 
 struct stack_ctx {
 	struct profile *prof;

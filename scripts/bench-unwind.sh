@@ -224,6 +224,8 @@ if want wrk; then
 	row "  lua-flame -F 999" "$rps_999 r/s" "" ""
 	row "  difference at 999 Hz" "$o999" "" ""
 	row "  runs per setting (alternated), length" "$ROUNDS x ${WRK_SECS}s" "" ""
+	row "  spread of runs without profiler" "$(sort -n "$W/rps.off" | awk '{ v[NR] = $1 }
+		END { if (NR > 1 && v[1] > 0) printf "%.1f%%", 100 * (v[NR] - v[1]) / v[1]; else print "n/a" }')" "" ""
 fi
 echo
 echo "BPF per target sample: run time of on_sample + unwind_user (a tail call is accounted to"

@@ -10,9 +10,10 @@ LUA=$(command -v lua5.4 || command -v lua5.3 || command -v luajit || true)
 WL=$!
 trap 'kill $WL 2>/dev/null || true' EXIT
 sleep 0.5
-./lua-flame -p "$WL" -d 5 -o perf.folded
+./lua-flame -p "$WL" -d 5 -o perf.svg -o perf.folded
 echo
 echo "demo: profiled $LUA (PID $WL) for 5 s"
+echo "demo: $ROOT/perf.svg     (open it in a browser: click to zoom, Ctrl-F to search)"
 echo "demo: $ROOT/perf.folded  (folded stacks: one line per stack, 'frames count')"
 echo "demo: hottest stacks:"
 sort -t' ' -k2 -nr perf.folded | head -5 | cut -c1-200

@@ -36,7 +36,10 @@ CONF
 	PIDS_TO_KILL="$PIDS_TO_KILL $NGINX_MASTER"
 	for _ in $(seq 50); do
 		TARGET_PID=$(pgrep -P "$NGINX_MASTER" 2>/dev/null | head -1)
-		[ -n "$TARGET_PID" ] && curl -s -o /dev/null "http://127.0.0.1:$port/" && return 0
+		if [ -n "$TARGET_PID" ] && curl -s -o /dev/null "http://127.0.0.1:$port/"; then
+			PIDS_TO_KILL="$PIDS_TO_KILL $TARGET_PID" # the worker outlives a killed master
+			return 0
+		fi
 		sleep 0.1
 	done
 	echo "nginx did not start: $(cat "$dir/stderr" "$dir/error.log" 2>/dev/null)" >&2

@@ -16,7 +16,7 @@ for v in 5.1 5.2 5.3 5.4; do
 	cd "$ROOT" && bg_start "lua$v" "$S"
 	sleep 0.3
 	F=$OUT/lua$v.folded
-	"$LF" -p "$LAST_PID" -d 6 -F 999 -o "$F" 2>"$OUT/lua$v.err"
+	"$LF" -p "$LAST_PID" -d 6 -F 997 -o "$F" 2>"$OUT/lua$v.err"
 	kill "$LAST_PID"
 	check "$v: runtime detected" grep -q "Lua $v\.[0-9]* in /usr/bin/lua$v, 1 VM found" "$OUT/lua$v.err"
 	expect "$v: Lua -> Lua -> Lua in order, no C between" "$F" \

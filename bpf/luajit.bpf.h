@@ -1,0 +1,103 @@
+/* LuaJIT in the kernel: steps native unwinding out of JIT-compiled trace code onto the
+ * interpreter's C frame, and walks the running lua_State's frames (interpreter, trace or
+ * C call) from raw memory, appending one GCfunc and pc per frame to the stack record. */
+#ifndef LF_LUAJIT_BPF_H
+#define LF_LUAJIT_BPF_H
+#include "lua.h"
+
+struct lj_walk {
+	struct lf_stack *s;
+	struct lf_ustate *u;
+	const struct lf_lj_cfg *c;
+	__u64 base, stack, pc;
+};
+
+static __always_inline int lj_read_link(const struct lj_walk *w, __u64 *func, __s64 *ftsz)
+{
+	if (w->c->gc64) {
+		__u64 f = 0, t = 0;
+		if (read_u64(w->base - 16, &f) || read_u64(w->base - 8, &t))
+			return -1;
+		*func = f & ((1ULL << 47) - 1);
+		*ftsz = (__s64)t;
+		return 0;
+	}
+	__u32 v[2];
+	if (bpf_probe_read_user(v, sizeof(v), (const void *)(w->base - 8)))
+		return -1;
+	*func = v[0];
+	*ftsz = (__s32)v[1];
+	return 0;
+}
+
+static long lj_step_cb(__u32 idx, void *data)
+{
+	struct lj_walk *w = data;
+	const struct lf_lj_cfg *c = w->c;
+	__u64 func = 0;
+	__s64 ftsz = 0;
+	(void)idx;
+	if (w->base <= w->stack + 8 * (1 + c->fr2) || w->u->n >= LF_MAX_USTACK - 2 ||
+	    lj_read_link(w, &func, &ftsz) || !ftsz)
+		return 1;
+	__u32 typep = (__u32)ftsz & c->frame_typep;
+	__u64 delta = (__u64)ftsz & ~(__u64)7;
+	if (typep == c->frame_varg) {   /* the real frame of a vararg call sits above it */
+		w->base -= delta;
+		return 0;
+	}
+	__u64 centry = (typep == c->frame_c || typep == c->frame_cp) ? LF_LFLAG_CENTRY : 0;
+	put_word(w->s, w->u, tagged(LF_TAG_LJFUNC, func));
+	put_word(w->s, w->u, (w->pc & ((1ULL << 48) - 1)) | centry);
+	if ((typep & 3) == c->frame_lua) {
+		__u64 pc = c->gc64 ? (__u64)ftsz : (__u32)ftsz;
+		__u32 ins = 0;
+		if (bpf_probe_read_user(&ins, 4, (const void *)(pc - 4)))
+			return 1;
+		w->base -= 8 * (1 + c->fr2 + ((ins >> 8) & 0xff));
+		w->pc = pc;
+	} else {
+		w->base -= delta;
+		w->pc = 0;
+	}
+	return 0;
+}
+
+/* After the native walk: the frames of the running lua_State, innermost first. */
+static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
+{
+	__u32 pid = s->pid;
+	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	if (!c)
+		return;
+	__u64 L = 0, stack = 0, base = 0, pc = 0;
+	__s32 vmstate = 0;
+	if (read_u64(c->g + c->g_cur_L, &L) || !L)
+		return;
+	bpf_probe_read_user(&vmstate, 4, (const void *)(c->g + c->g_vmstate));
+	if (c->gc64)
+		read_u64(L + c->L_stack, &stack);
+	else
+		bpf_probe_read_user(&stack, 4, (const void *)(L + c->L_stack));
+	if (vmstate >= 0) {                       /* in a trace: its frames start at jit_base */
+		if (c->gc64)
+			read_u64(c->g + c->g_jit_base, &base);
+		else
+			bpf_probe_read_user(&base, 4, (const void *)(c->g + c->g_jit_base));
+	} else if (vmstate == ~(__s32)c->vmst_interp) {
+		base = u->leaf_rdx;                   /* the interpreter keeps BASE in rdx */
+		pc = u->leaf_rbx;                     /* and PC in rbx */
+	}
+	if (!base) {
+		if (c->gc64)
+			read_u64(L + c->L_base, &base);
+		else
+			bpf_probe_read_user(&base, 4, (const void *)(L + c->L_base));
+	}
+	put_word(s, u, tagged(LF_TAG_LTHREAD, L));
+	put_word(s, u, tagged(LF_TAG_LJSTATE, (__u32)vmstate));
+	struct lj_walk w = { .s = s, .u = u, .c = c, .base = base, .stack = stack, .pc = pc };
+	bpf_loop(LF_MAX_LUA, lj_step_cb, &w, 0);
+}
+
+#endif

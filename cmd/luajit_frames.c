@@ -1,0 +1,469 @@
+/* LuaJIT frame labels from a target's memory: reading GCfuncs, GCprotos and GCstrs through an
+ * untrusted reader, chunk names as LuaJIT prints them, current lines from lineinfo, and a small
+ * cache of labels keyed by (address space, proto, pc) and checked against the proto's header. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "luajit_frames.h"
+
+#define MAX_PROTO (64u << 20)   /* no real proto allocation is this big */
+#define HDR_MAX 256             /* GCproto/GCfunc/GCstr headers are smaller (checked) */
+#define STRING_CHUNK_SCAN 48    /* LuaJIT: string chunk names keep up to LUA_IDSIZE - 12 bytes */
+#define STRING_CHUNK_CUT 45     /* ...and LUA_IDSIZE - 15 before "..." when cut */
+
+int lj_rd(const struct lj_mem *m, uint64_t addr, void *buf, size_t len)
+{
+	if (!m || !m->read || addr == 0 || addr + len < addr)
+		return -1;
+	return m->read(m->ctx, addr, buf, len) == (long)len ? 0 : -1;
+}
+
+static uint64_t load_ref(const uint8_t *b, int32_t size)
+{
+	uint64_t v = 0;
+	memcpy(&v, b, size == 4 ? 4 : 8);
+	return v;
+}
+
+int lj_rd_ref(const struct lj_mem *m, uint64_t addr, int32_t size, uint64_t *out)
+{
+	uint8_t b[8];
+	if ((size != 4 && size != 8) || lj_rd(m, addr, b, (size_t)size) < 0)
+		return -1;
+	*out = load_ref(b, size);
+	return 0;
+}
+
+static uint32_t get_u32(const uint8_t *b, int32_t off)
+{
+	uint32_t v;
+	memcpy(&v, b + off, sizeof v);
+	return v;
+}
+
+/* Offsets must lie inside the header read (a broken layout must not make us read past it). */
+static int fits(int32_t off, int32_t len, int32_t size)
+{
+	return off >= 0 && len >= 0 && off + len <= size;
+}
+
+/* An array of len bytes at a, if not NULL, must lie inside the proto's allocation. */
+static int inside(const struct lj_proto *p, uint64_t a, uint64_t len)
+{
+	uint64_t end = p->addr + p->sizept;
+	return a == 0 || (a >= p->addr && a <= end && len <= end - a);
+}
+
+static int proto_fields_ok(const struct luajit_layout *l)
+{
+	int32_t s = l->pt_size, r = l->mref_size, g = l->gcref_size;
+	return s > 0 && s <= HDR_MAX && (r == 4 || r == 8) && (g == 4 || g == 8) &&
+	       fits(l->pt_gct, 1, s) && fits(l->pt_sizebc, 4, s) && fits(l->pt_k, r, s) &&
+	       fits(l->pt_sizekgc, 4, s) && fits(l->pt_sizept, 4, s) && fits(l->pt_sizeuv, 1, s) &&
+	       fits(l->pt_chunkname, g, s) && fits(l->pt_firstline, 4, s) &&
+	       fits(l->pt_numline, 4, s) && fits(l->pt_lineinfo, r, s) && fits(l->pt_uvinfo, r, s) &&
+	       fits(l->pt_varinfo, r, s);
+}
+
+/* Where LuaJIT puts things (lj_parse.c fs_finish, lj_bcread.c): header, bytecode, string
+ * constants (GCRefs below k), numbers from k on, upvalue map, then line/upvalue/variable info. */
+static int proto_check(const struct luajit_layout *l, struct lj_proto *p)
+{
+	uint64_t bc_end = p->bc + 4 * (uint64_t)p->sizebc;
+	uint64_t kgc = (uint64_t)p->sizekgc * (uint32_t)l->gcref_size;
+	if (p->sizept > MAX_PROTO || p->sizebc == 0 || p->chunkname == 0 || p->numline < 0 ||
+	    p->firstline < -1)
+		return -1;
+	if (!inside(p, p->bc, 4 * (uint64_t)p->sizebc) || p->k < bc_end || p->k - bc_end < kgc ||
+	    !inside(p, p->k, 0))
+		return -1;
+	uint64_t li = (uint64_t)(p->sizebc - 1) * LUAJIT_LINEINFO_SIZE(p->numline);
+	if (!inside(p, p->lineinfo, li) || !inside(p, p->uvinfo, 0) || !inside(p, p->varinfo, 0))
+		return -1;
+	return 0;
+}
+
+int lj_proto_read(const struct luajit_layout *l, const struct lj_mem *m, uint64_t addr,
+		  struct lj_proto *p)
+{
+	uint8_t b[HDR_MAX];
+	if (!l || !proto_fields_ok(l) || lj_rd(m, addr, b, (size_t)l->pt_size) < 0)
+		return -1;
+	if (b[l->pt_gct] != (uint8_t)l->gct_proto)
+		return -1;
+	memset(p, 0, sizeof *p);
+	p->addr = addr;
+	p->bc = addr + (uint64_t)l->pt_size;
+	p->sizebc = get_u32(b, l->pt_sizebc);
+	p->sizekgc = get_u32(b, l->pt_sizekgc);
+	p->sizept = get_u32(b, l->pt_sizept);
+	p->sizeuv = b[l->pt_sizeuv];
+	p->firstline = (int32_t)get_u32(b, l->pt_firstline);
+	p->numline = (int32_t)get_u32(b, l->pt_numline);
+	p->k = load_ref(b + l->pt_k, l->mref_size);
+	p->chunkname = load_ref(b + l->pt_chunkname, l->gcref_size);
+	p->lineinfo = load_ref(b + l->pt_lineinfo, l->mref_size);
+	p->uvinfo = load_ref(b + l->pt_uvinfo, l->mref_size);
+	p->varinfo = load_ref(b + l->pt_varinfo, l->mref_size);
+	return proto_check(l, p);
+}
+
+long lj_gcstr(const struct luajit_layout *l, const struct lj_mem *m, uint64_t s, char *out,
+	      size_t out_size, uint32_t *full_len)
+{
+	uint8_t b[HDR_MAX];
+	if (!out || out_size == 0)
+		return -1;
+	out[0] = '\0';
+	if (!l || l->str_size <= 0 || l->str_size > HDR_MAX || !fits(l->str_gct, 1, l->str_size) ||
+	    !fits(l->str_len, 4, l->str_size) || lj_rd(m, s, b, (size_t)l->str_size) < 0 ||
+	    b[l->str_gct] != (uint8_t)l->gct_str)
+		return -1;
+	uint32_t len = get_u32(b, l->str_len);
+	size_t n = len < out_size - 1 ? len : out_size - 1;
+	if (n > 0 && lj_rd(m, s + (uint64_t)l->str_size, out, n) < 0)
+		return -1;
+	out[n] = '\0';
+	if (full_len)
+		*full_len = len;
+	return (long)strlen(out);
+}
+
+void lj_label_sanitize(char *s)
+{
+	for (; *s; s++)
+		if (*s == ';' || (unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '_';
+}
+
+/* ---- GCfunc ---- */
+
+/* The bytes every GCfunc has: header, ffid and fn->l.pc (the shortest GCfuncL may end right
+ * after it, so a C function's f is read apart). */
+static int func_fields_ok(const struct luajit_layout *l, int32_t *need)
+{
+	int32_t n = l->fn_pc + l->mref_size;
+	*need = n;
+	return n <= HDR_MAX && l->fn_gct >= 0 && l->fn_gct < n && l->fn_ffid >= 0 &&
+	       l->fn_ffid < n && l->fn_pc >= 0 && l->fn_c_f >= 0 &&
+	       (l->mref_size == 4 || l->mref_size == 8);
+}
+
+enum lj_fn_kind lj_func_info(const struct luajit_layout *l, const struct lj_mem *m, uint64_t fn,
+			     uint64_t *proto_or_cfunc, int *ffid)
+{
+	uint8_t b[HDR_MAX];
+	int32_t need;
+	if (proto_or_cfunc)
+		*proto_or_cfunc = 0;
+	if (ffid)
+		*ffid = -1;
+	if (!l || !func_fields_ok(l, &need) || lj_rd(m, fn, b, (size_t)need) < 0 ||
+	    b[l->fn_gct] != (uint8_t)l->gct_func)
+		return LJ_FN_BAD;
+	int id = b[l->fn_ffid];
+	uint64_t v;
+	enum lj_fn_kind kind;
+	if (id == l->ff_lua) {
+		/* fn->l.pc points at the first instruction, right after the GCproto header; a pc
+		 * in the first pages cannot be one */
+		v = load_ref(b + l->fn_pc, l->mref_size);
+		if (v < (uint64_t)l->pt_size + 4096)
+			return LJ_FN_BAD;
+		v -= (uint64_t)l->pt_size;
+		kind = LJ_FN_LUA;
+	} else {
+		if (id != l->ff_c && id >= l->ff_names_count)
+			return LJ_FN_BAD;  /* no VM of this layout has such a built-in */
+		if (lj_rd(m, fn + (uint64_t)l->fn_c_f, &v, sizeof v) < 0)
+			return LJ_FN_BAD;
+		kind = id == l->ff_c ? LJ_FN_C : LJ_FN_FAST;
+	}
+	if (proto_or_cfunc)
+		*proto_or_cfunc = v;
+	if (ffid)
+		*ffid = id;
+	return kind;
+}
+
+const char *lj_fast_name(const struct luajit_layout *l, int ffid, char *buf, size_t n)
+{
+	const char *s = luajit_ff_name(l, ffid, buf, n);
+	if (s)
+		lj_label_sanitize(buf);
+	return s;
+}
+
+/* ---- Chunk names ---- */
+
+/* "@path": the path, or "..." and its tail when it does not fit (the end names the file). */
+static int chunk_file(const struct lj_mem *m, uint64_t at, uint32_t len, char *out, size_t size)
+{
+	if (len <= size - 1) {
+		if (len && lj_rd(m, at, out, len) < 0)
+			return -1;
+		out[len] = '\0';
+		return 0;
+	}
+	if (size < 8) {
+		out[0] = '\0';
+		return 0;
+	}
+	size_t keep = size - 1 - 3;
+	memcpy(out, "...", 3);
+	if (lj_rd(m, at + len - keep, out + 3, keep) < 0)
+		return -1;
+	out[size - 1] = '\0';
+	return 0;
+}
+
+/* A chunk loaded from a string: [string "text"], cut at the first control byte or after
+ * STRING_CHUNK_SCAN bytes with "..." (lj_debug_shortname); built-in ones [builtin:text]. */
+static void chunk_string(const char *src, int builtin, char *out, size_t size)
+{
+	size_t len = 0;
+	while (len < STRING_CHUNK_SCAN && (unsigned char)src[len] >= ' ')
+		len++;
+	int cut = src[len] != '\0';
+	if (cut && len > STRING_CHUNK_CUT)
+		len = STRING_CHUNK_CUT;
+	snprintf(out, size, "%s%.*s%s%s", builtin ? "[builtin:" : "[string \"", (int)len, src,
+		 cut ? "..." : "", builtin ? "]" : "\"]");
+}
+
+static int chunk_name(const struct luajit_layout *l, const struct lj_mem *m,
+		      const struct lj_proto *p, char *out, size_t size)
+{
+	char head[STRING_CHUNK_SCAN + 2];
+	uint32_t len;
+	if (lj_gcstr(l, m, p->chunkname, head, sizeof head, &len) < 0)
+		return -1;
+	uint64_t at = p->chunkname + (uint64_t)l->str_size;
+	if (head[0] == '@' || head[0] == '=') {
+		if (head[0] == '=' && len - 1 > size - 1)
+			len = (uint32_t)size;  /* '=' names are cut at the end, as LuaJIT does */
+		if (chunk_file(m, at + 1, len - 1, out, size) < 0)
+			return -1;
+		out[strnlen(out, size - 1)] = '\0';  /* an embedded NUL ends the name */
+	} else {
+		chunk_string(head, p->firstline == -1, out, size);
+	}
+	lj_label_sanitize(out);
+	return 0;
+}
+
+/* ---- Lines ---- */
+
+/* Index of the instruction before pc, or -2 when pc is not inside p's bytecode (pc == bc gives
+ * -1: nothing ran yet). Index 0 is the function header (FUNCF...). */
+static int64_t pos_of(const struct lj_proto *p, uint64_t pc)
+{
+	if (pc < p->bc || (pc - p->bc) % 4 != 0 || (pc - p->bc) / 4 > p->sizebc)  /* past RET */
+		return -2;
+	return (int64_t)((pc - p->bc) / 4) - 1;
+}
+
+/* lj_debug_line: lineinfo holds firstline-relative lines of instructions 1 .. sizebc-1; the
+ * header (0) is on firstline. */
+static int proto_line(const struct lj_mem *m, const struct lj_proto *p, int64_t pos)
+{
+	if (!p->lineinfo || pos < -1 || pos >= p->sizebc)
+		return -1;
+	int64_t line;
+	if (pos <= 0) {
+		line = p->firstline;
+	} else {
+		unsigned sz = LUAJIT_LINEINFO_SIZE(p->numline);
+		uint32_t v = 0;
+		if (lj_rd(m, p->lineinfo + (uint64_t)(pos - 1) * sz, &v, sz) < 0)
+			return -1;
+		line = (int64_t)p->firstline + v;
+	}
+	return line >= 0 && line <= 0x7fffffff ? (int)line : -1;
+}
+
+/* ---- Cache ---- */
+
+enum { KIND_INFO, KIND_LINE, KIND_NAME };
+#define CACHE_SLOTS 4096   /* power of two */
+#define CACHE_PROBES 8
+
+struct centry {
+	uint64_t ctx, proto;        /* key, with pos and kind */
+	int64_t pos;
+	uint8_t kind, used;
+	uint64_t chunkname, k;      /* fingerprint: the proto at this address is still the same one */
+	uint32_t sizebc, sizept;
+	int32_t firstline, num;     /* num: line, or the namer's result */
+	char text[LJ_CHUNK_MAX];
+};
+
+static struct centry *cache;
+
+void lj_frames_cache_clear(void)
+{
+	if (cache)
+		memset(cache, 0, CACHE_SLOTS * sizeof *cache);
+}
+
+void lj_frames_cache_free(void)
+{
+	free(cache);
+	cache = NULL;
+}
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static int same_key(const struct centry *e, const struct lj_mem *m, const struct lj_proto *p,
+		    int64_t pos, int kind)
+{
+	return e->used && e->ctx == (uint64_t)(uintptr_t)m->ctx && e->proto == p->addr &&
+	       e->pos == pos && e->kind == kind;
+}
+
+static int same_proto(const struct centry *e, const struct lj_proto *p)
+{
+	return e->chunkname == p->chunkname && e->k == p->k && e->sizebc == p->sizebc &&
+	       e->sizept == p->sizept && e->firstline == p->firstline;
+}
+
+static size_t home_slot(const struct lj_mem *m, const struct lj_proto *p, int64_t pos, int kind)
+{
+	uint64_t h = mix((uint64_t)(uintptr_t)m->ctx ^ mix(p->addr ^ mix((uint64_t)pos * 4 + kind)));
+	return (size_t)h & (CACHE_SLOTS - 1);
+}
+
+/* The cached entry for this key whose fingerprint still matches, or NULL. */
+static struct centry *cache_get(const struct lj_mem *m, const struct lj_proto *p, int64_t pos,
+				int kind)
+{
+	if (!cache)
+		return NULL;
+	size_t h = home_slot(m, p, pos, kind);
+	for (int i = 0; i < CACHE_PROBES; i++) {
+		struct centry *e = &cache[(h + i) & (CACHE_SLOTS - 1)];
+		if (same_key(e, m, p, pos, kind))
+			return same_proto(e, p) ? e : NULL;  /* else: another proto now, refilled */
+	}
+	return NULL;
+}
+
+/* A slot for this key: its old one, a free one, or the home slot (evicting). */
+static struct centry *cache_put(const struct lj_mem *m, const struct lj_proto *p, int64_t pos,
+				int kind)
+{
+	if (!cache && !(cache = calloc(CACHE_SLOTS, sizeof *cache)))
+		return NULL;
+	size_t h = home_slot(m, p, pos, kind);
+	struct centry *e = &cache[h];
+	for (int i = 0; i < CACHE_PROBES; i++) {
+		struct centry *c = &cache[(h + i) & (CACHE_SLOTS - 1)];
+		if (!c->used || same_key(c, m, p, pos, kind)) {
+			e = c;
+			break;
+		}
+	}
+	memset(e, 0, sizeof *e);
+	e->ctx = (uint64_t)(uintptr_t)m->ctx;
+	e->proto = p->addr;
+	e->pos = pos;
+	e->kind = (uint8_t)kind;
+	e->used = 1;
+	e->chunkname = p->chunkname;
+	e->k = p->k;
+	e->sizebc = p->sizebc;
+	e->sizept = p->sizept;
+	e->firstline = p->firstline;
+	return e;
+}
+
+static void copy_out(char *out, size_t size, const char *s)
+{
+	size_t n = strnlen(s, size - 1);
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+/* ---- API ---- */
+
+int lj_proto_info(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto,
+		  char *chunk, size_t chunk_size, int *firstline)
+{
+	struct lj_proto p;
+	if (!chunk || chunk_size == 0)
+		return -1;
+	chunk[0] = '\0';
+	if (lj_proto_read(l, m, proto, &p) < 0)
+		return -1;
+	struct centry *e = cache_get(m, &p, 0, KIND_INFO);
+	if (e) {
+		copy_out(chunk, chunk_size, e->text);
+	} else {
+		char buf[LJ_CHUNK_MAX];
+		if (chunk_name(l, m, &p, buf, sizeof buf) < 0)
+			return -1;
+		if ((e = cache_put(m, &p, 0, KIND_INFO)))
+			copy_out(e->text, sizeof e->text, buf);
+		copy_out(chunk, chunk_size, buf);
+	}
+	if (firstline)
+		*firstline = p.firstline;
+	return 0;
+}
+
+int lj_proto_line(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto,
+		  uint64_t pc)
+{
+	struct lj_proto p;
+	if (lj_proto_read(l, m, proto, &p) < 0)
+		return -1;
+	int64_t pos = pos_of(&p, pc);
+	if (pos < -1)
+		return -1;
+	struct centry *e = cache_get(m, &p, pos, KIND_LINE);
+	if (e)
+		return e->num;
+	int line = proto_line(m, &p, pos);
+	if (line >= 0 && (e = cache_put(m, &p, pos, KIND_LINE)))
+		e->num = line;
+	return line;
+}
+
+int lj_call_name(const struct luajit_layout *l, const struct lj_mem *m, uint64_t caller_proto,
+		 uint64_t caller_pc, char *out, size_t out_size)
+{
+	struct lj_proto p;
+	if (!out || out_size == 0)
+		return -1;
+	out[0] = '\0';
+	if (lj_proto_read(l, m, caller_proto, &p) < 0)
+		return -1;
+	int64_t pos = pos_of(&p, caller_pc);
+	if (pos < 1 || pos >= p.sizebc)  /* a call is neither the header nor past the end */
+		return -1;
+	struct centry *e = cache_get(m, &p, pos, KIND_NAME);
+	if (e) {
+		copy_out(out, out_size, e->text);
+		return e->num < 0 ? -1 : 0;
+	}
+	char buf[LJ_IDENT_MAX];
+	int rc = lj_name_from_code(l, m, &p, (uint32_t)pos, buf, sizeof buf);
+	if (rc < -1)
+		return -1;  /* the target could not be read: try again next time */
+	if (rc == 0 && buf[0] == '\0')
+		rc = -1;    /* stripped upvalue names: LuaJIT says "", a label wants "?" */
+	if ((e = cache_put(m, &p, pos, KIND_NAME))) {
+		e->num = rc;
+		copy_out(e->text, sizeof e->text, rc == 0 ? buf : "");
+	}
+	if (rc < 0)
+		return -1;
+	copy_out(out, out_size, buf);
+	return 0;
+}

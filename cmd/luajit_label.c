@@ -1,0 +1,104 @@
+/* Labels of LuaJIT frames in a merged stack: what each GCfunc is (Lua function, C function
+ * or built-in), `NAME (CHUNK:LINE)` for Lua functions with `_[j]` when a trace runs them,
+ * and the VM state ([GC], [JIT compiler], ...) at the leaf of the Lua frames. */
+#include <string.h>
+
+#include "luajit_frames.h"
+#include "luajit_label.h"
+#include "proc.h"
+
+#define PC_MASK ((1ULL << 48) - 1)
+
+static long read_target(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	return (long)proc_read_mem((pid_t)(intptr_t)ctx, addr, buf, len);
+}
+
+void luajit_resolve(const struct luajit_runtime *rt, struct lm_stack *st)
+{
+	struct lj_mem m = { read_target, (void *)(intptr_t)rt->pid };
+	for (int t = 0; t < st->nth; t++)
+		for (int j = 0; j < st->th[t].n; j++) {
+			struct lm_lua *f = &st->th[t].f[j];
+			uint64_t p = 0;
+			int ffid = 0;
+			if (!f->lj || !f->ptr)
+				continue;
+			enum lj_fn_kind k = lj_func_info(rt->lay, &m, f->ptr, &p, &ffid);
+			f->c = k != LJ_FN_LUA;
+			f->ffid = ffid;
+			f->ptr = k == LJ_FN_BAD || k == LJ_FN_FAST ? 0 : p;
+			if (k == LJ_FN_BAD)
+				f->ffid = -1;
+		}
+}
+
+/* The name the caller (frame j+1) used for frame j, as LuaJIT's traceback gives it. */
+static int called_name(const struct luajit_runtime *rt, const struct lm_thread *th, int j, char *out, size_t n)
+{
+	struct lj_mem m = { read_target, (void *)(intptr_t)rt->pid };
+	if (j + 1 >= th->n || th->f[j + 1].c || (th->f[j].aux & LF_LFLAG_CENTRY) || !(th->f[j + 1].aux & PC_MASK))
+		return -1;
+	return lj_call_name(rt->lay, &m, th->f[j + 1].ptr, th->f[j + 1].aux & PC_MASK, out, n);
+}
+
+static void lua_function_label(const struct luajit_runtime *rt, const struct lm_thread *th, int j, int lines,
+			       struct sbuf *out)
+{
+	struct lj_mem m = { read_target, (void *)(intptr_t)rt->pid };
+	const struct lm_lua *f = &th->f[j];
+	char chunk[256], name[128];
+	int line = -1;
+	if (lj_proto_info(rt->lay, &m, f->ptr, chunk, sizeof(chunk), &line)) {
+		sb_puts(out, "? ([unreadable]:0)");
+		return;
+	}
+	if (called_name(rt, th, j, name, sizeof(name)))
+		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
+	if (lines && (f->aux & PC_MASK)) {
+		int cur = lj_proto_line(rt->lay, &m, f->ptr, f->aux & PC_MASK);
+		if (cur >= 0)
+			line = cur;
+	}
+	sb_printf(out, "%s (%s:%d)", name, chunk, line);
+	if (j == 0 && th->vmstate >= 0)
+		sb_puts(out, "_[j]"); /* the sample was taken in a compiled trace of this function */
+}
+
+void luajit_frame_label(const struct luajit_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+			int j, int lines, struct sbuf *out)
+{
+	const struct lm_lua *f = &th->f[j];
+	char name[128];
+	if (!f->c) {
+		if (!f->ptr)
+			sb_puts(out, "[lua: depth limit]");
+		else
+			lua_function_label(rt, th, j, lines, out);
+		return;
+	}
+	const char *sname = f->ptr ? symbolize_name(sym, rt->pid, f->ptr) : NULL;
+	if (sname)
+		sb_add(out, sname, strcspn(sname, ";"));
+	else if (f->ffid > 1 && lj_fast_name(rt->lay, f->ffid, name, sizeof(name)))
+		sb_puts(out, name);
+	else if (called_name(rt, th, j, name, sizeof(name)) == 0)
+		sb_puts(out, name);
+	else if (f->ptr)
+		symbolize_user(sym, rt->pid, f->ptr, 0, out);
+	else
+		sb_puts(out, "?");
+}
+
+void luajit_state_label(const struct lm_thread *th, struct sbuf *out)
+{
+	static const char *const names[] = { NULL, NULL, "[GC]", "[trace exit]", "[JIT compiler]",
+					     "[JIT compiler]", "[JIT compiler]" };
+	if (!th->lj || th->vmstate >= 0)
+		return;
+	unsigned st = (unsigned)~th->vmstate; /* LJ_VMST_INTERP, C, GC, EXIT, RECORD, OPT, ASM */
+	if (st < sizeof(names) / sizeof(names[0]) && names[st]) {
+		sb_puts(out, ";");
+		sb_puts(out, names[st]);
+	}
+}

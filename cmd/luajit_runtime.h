@@ -1,0 +1,28 @@
+/* Finding LuaJIT in a target process: the mapped file holding it and its variant (fork,
+ * GC64 or not, from exported symbols and read-only data), and its VM's global_State (a
+ * scan of writable memory for the GG_State block). */
+#ifndef LF_LUAJIT_RUNTIME_H
+#define LF_LUAJIT_RUNTIME_H
+#include <stdint.h>
+#include <sys/types.h>
+#include "lua.h"
+#include "luajit_layouts.h"
+
+struct luajit_runtime {
+	pid_t pid;
+	const struct luajit_layout *lay;
+	struct luajit_file_facts facts;
+	int gc64_known;
+	char core_path[256];
+	uint64_t core_dev, core_inode;
+	uint64_t gs[LF_MAX_GS];
+	int ngs;
+};
+
+/* 0 when pid maps a LuaJIT core (rt->facts says which); -1 otherwise. */
+int luajit_runtime_detect(pid_t pid, struct luajit_runtime *rt);
+/* Finds global states; when the file did not tell GC64 from not, the layout whose
+ * GG_State is found decides. Returns the number found. */
+int luajit_runtime_scan(struct luajit_runtime *rt);
+void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, struct lf_lj_cfg *out);
+#endif

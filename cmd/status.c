@@ -1,0 +1,152 @@
+/* What lua-flame tells the person running it about a recording: a live status line on
+ * stderr (only on a terminal; redrawn in place with \r about once a second) and the
+ * summary at the end, with how to open each output. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "status.h"
+#include "util.h"
+
+static int enabled, shown;
+
+void status_init(int wanted)
+{
+	enabled = wanted && isatty(STDERR_FILENO);
+	shown = 0;
+}
+
+int status_enabled(void)
+{
+	return enabled;
+}
+
+static unsigned term_width(void)
+{
+	struct winsize ws;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
+		return ws.ws_col;
+	return 80;
+}
+
+void status_format(const struct status_info *in, char *buf, unsigned size)
+{
+	char when[48], lua[96];
+	if (in->duration > 0)
+		snprintf(when, sizeof(when), "%.0fs / %gs", in->elapsed, in->duration);
+	else
+		snprintf(when, sizeof(when), "%.0fs (Ctrl-C stops)", in->elapsed);
+	if (!in->nlua)
+		snprintf(lua, sizeof(lua), "no Lua found yet");
+	else if (in->nprocs > 1)
+		snprintf(lua, sizeof(lua), "%s in %d of %d processes", in->lua, in->nlua, in->nprocs);
+	else
+		snprintf(lua, sizeof(lua), "%s", in->lua);
+	snprintf(buf, size, "lua-flame: %s, %llu samples, %llu lost, %s", when,
+		 (unsigned long long)in->samples, (unsigned long long)in->lost, lua);
+}
+
+void status_show(const struct status_info *in)
+{
+	if (!enabled)
+		return;
+	char line[256];
+	status_format(in, line, sizeof(line));
+	unsigned w = term_width() - 1; /* a line that wraps cannot be redrawn with \r */
+	if (w < sizeof(line))
+		line[w] = 0;
+	fprintf(stderr, "\r%s\033[K", line);
+	fflush(stderr);
+	shown = 1;
+}
+
+void status_clear(void)
+{
+	if (!shown)
+		return;
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	shown = 0;
+}
+
+const char *status_open_hint(enum out_format f)
+{
+	switch (f) {
+	case OUT_SVG: return "open it in a web browser";
+	case OUT_FOLDED: return "lua-flame render -o flame.svg FILE, or flamegraph.pl FILE";
+	case OUT_PPROF: return "go tool pprof -http=: FILE";
+	case OUT_SPEEDSCOPE: return "drop it on https://www.speedscope.app";
+	case OUT_CALLGRIND: return "kcachegrind FILE, or callgrind_annotate FILE";
+	default: return "";
+	}
+}
+
+/* One line per output, "wrote PATH: how to open it". */
+static void print_outputs(const struct record_opts *o, const int *ok)
+{
+	for (int i = 0; i < o->nouts; i++) {
+		const char *path = o->outs[i].path;
+		if (!ok[i] || !strcmp(path, "-"))
+			continue; /* a failed write was reported already; stdout is piped somewhere */
+		struct sbuf hint;
+		sb_init(&hint);
+		for (const char *h = status_open_hint(o->outs[i].fmt), *f; *h; h = f + 4) {
+			if (!(f = strstr(h, "FILE"))) {
+				sb_puts(&hint, h);
+				break;
+			}
+			sb_add(&hint, h, (size_t)(f - h));
+			sb_puts(&hint, path);
+		}
+		warnx_lf("wrote %s: %s", path, hint.s ? hint.s : "");
+		sb_free(&hint);
+	}
+}
+
+static const char *const mark_names[LF_MARK_COUNT] = {
+	[LF_MARK_TRUNCATED] = "depth limit", [LF_MARK_NO_USTACK] = "no user registers",
+	[LF_MARK_NO_TABLE] = "no table", [LF_MARK_INVALID] = "unsupported rule",
+	[LF_MARK_BAD_READ] = "unreadable stack", [LF_MARK_NO_MAPPING] = "unmapped pc",
+	[LF_MARK_FP_FAILED] = "frame pointers broken", [LF_MARK_NO_PROC] = "process not ready",
+};
+
+static void print_stats(const uint64_t *st)
+{
+	struct sbuf b;
+	sb_init(&b);
+	for (int m = 1; m < LF_MARK_COUNT; m++)
+		if (st[LF_STAT_MARK_BASE + m])
+			sb_printf(&b, ", %s %llu", mark_names[m], (unsigned long long)st[LF_STAT_MARK_BASE + m]);
+	warnx_lf("stats: samples %llu, complete stacks %llu, lost (map full) %llu, kernel stack errors "
+		 "%llu%s", (unsigned long long)st[LF_STAT_SAMPLES], (unsigned long long)st[LF_STAT_COMPLETE],
+		 (unsigned long long)st[LF_STAT_LOST_MAPFULL], (unsigned long long)st[LF_STAT_KSTACK_ERR],
+		 b.s ? b.s : "");
+	sb_free(&b);
+}
+
+static void print_lua(const struct record_result *r)
+{
+	if (!r->nlua)
+		warnx_lf("no Lua runtime found: the profile has native stacks only");
+	else if (r->nprocs > 1)
+		warnx_lf("Lua runtime: %s in %d of %d processes", r->lua, r->nlua, r->nprocs);
+	else
+		warnx_lf("Lua runtime: %s", r->lua);
+}
+
+void status_summary(const struct record_opts *o, const struct profile *p, const struct record_result *r,
+		    const int *ok)
+{
+	uint64_t n = r->st[LF_STAT_SAMPLES];
+	warnx_lf("%llu samples (%llu lost), %zu distinct stacks, %.1f%% complete, in %.1fs",
+		 (unsigned long long)p->total, (unsigned long long)r->st[LF_STAT_LOST_MAPFULL], p->n,
+		 n ? 100.0 * (double)r->st[LF_STAT_COMPLETE] / (double)n : 0.0, p->duration);
+	print_lua(r);
+	if (p->total == 0)
+		warnx_lf("no samples: the target did not run on a CPU while recording (idle?); "
+			 "the outputs are valid but empty");
+	if (o->stats)
+		print_stats(r->st);
+	print_outputs(o, ok);
+}

@@ -1,0 +1,264 @@
+/* The processes a recording follows: those given with -p, their children (present at
+ * the start and forked later, with --children), and a command lua-flame starts. Children
+ * and the command are watched: a new program after exec gets new unwind tables, a new
+ * name and a new look for its Lua runtime. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lua_attach.h"
+#include "lua_runtime.h"
+#include "status.h"
+#include "targets.h"
+#include "util.h"
+
+void targets_exe_identity(pid_t pid, uint64_t *dev, uint64_t *ino)
+{
+	char path[64];
+	struct stat sb;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &sb)) {
+		*dev = *ino = 0;
+		return;
+	}
+	*dev = sb.st_dev;
+	*ino = sb.st_ino;
+}
+
+/* Root frame: the process name, or "name-PID" with --pids (no ';' or ' ' in either). */
+void targets_name(struct targets *s, pid_t pid)
+{
+	struct stack_target *st = stacks_target(s->sc, pid);
+	if (!st)
+		return;
+	char comm[64];
+	proc_comm(pid, comm, sizeof(comm));
+	if (!comm[0])
+		return; /* gone: keep the name it had */
+	if (s->o->pid_roots)
+		snprintf(st->comm, sizeof(st->comm), "%.40s-%d", comm, (int)pid);
+	else
+		snprintf(st->comm, sizeof(st->comm), "%s", comm);
+}
+
+/* now is when it joined, 0 for targets there at the start (their Lua is attached then). */
+struct target *targets_new(struct targets *s, pid_t pid, enum target_kind kind, double now)
+{
+	s->t = xrealloc(s->t, (s->nt + 1) * sizeof(*s->t));
+	struct target *t = &s->t[s->nt++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->kind = kind;
+	t->fresh_until = now > 0 ? now + 1.0 : 0;
+	targets_exe_identity(pid, &t->exe_dev, &t->exe_ino);
+	return t;
+}
+
+static int has_lua(struct targets *s, pid_t pid)
+{
+	struct stack_target *st = stacks_target(s->sc, pid);
+	return st && st->lua;
+}
+
+/* A target that joined late gets its Lua attached once the runtime is mapped and a VM
+ * exists, so that lua_attach reports the VM; when the window closes, as it is. */
+static void try_lua(struct targets *s, struct target *t, double now)
+{
+	if (t->lua_settled || has_lua(s, t->pid))
+		return;
+	int last_chance = now >= t->fresh_until;
+	if (!last_chance) {
+		struct lua_runtime rt;
+		if (lua_runtime_detect(t->pid, &rt) || lua_runtime_scan_states(&rt) == 0)
+			return;
+	}
+	status_clear();
+	lua_attach(s->sc, s->smp, s->ut, t->pid);
+	t->lua_settled = 1;
+}
+
+/* A process that joined while recording: tables first, so its first samples unwind. */
+static void add_late_target(struct targets *s, pid_t pid, double now)
+{
+	ut_add_pid(s->ut, pid);
+	ut_sync(s->ut);
+	stacks_add_target(s->sc, pid);
+	targets_name(s, pid);
+	sampler_add_target(s->smp, pid);
+	struct target *t = targets_new(s, pid, TARGET_CHILD, now);
+	status_clear();
+	info_lf("PID %d (%s) joined: a child of a target; profiling it too", (int)pid,
+		stacks_target(s->sc, pid)->comm);
+	try_lua(s, t, now);
+}
+
+static pid_t *target_pids(struct targets *s)
+{
+	pid_t *v = xmalloc((s->nt ? s->nt : 1) * sizeof(*v));
+	for (size_t i = 0; i < s->nt; i++)
+		v[i] = s->t[i].pid;
+	return v;
+}
+
+static void follow_children(struct targets *s, double now)
+{
+	pid_t found[64];
+	pid_t *pids = target_pids(s);
+	size_t n = children_scan(&s->cs, pids, s->nt, found, 64);
+	free(pids);
+	for (size_t i = 0; i < n; i++)
+		add_late_target(s, found[i], now);
+}
+
+/* The old program's runtime means nothing after exec. */
+static void forget_lua(struct targets *s, pid_t pid)
+{
+	struct stack_target *st = stacks_target(s->sc, pid);
+	if (st) {
+		free(st->lua);
+		st->lua = NULL;
+	}
+}
+
+/* A child or the command that ran exec is a new program: new tables, new name, look for
+ * Lua again. */
+static void watch_exec(struct targets *s, double now)
+{
+	for (size_t i = 0; i < s->nt; i++) {
+		struct target *t = &s->t[i];
+		if (t->kind == TARGET_GIVEN)
+			continue;
+		uint64_t dev, ino;
+		targets_exe_identity(t->pid, &dev, &ino);
+		if (ino && (dev != t->exe_dev || ino != t->exe_ino)) {
+			t->exe_dev = dev, t->exe_ino = ino;
+			ut_add_pid(s->ut, t->pid);
+			ut_sync(s->ut);
+			targets_name(s, t->pid);
+			t->fresh_until = now + 1.0;
+			t->lua_settled = 0;
+			forget_lua(s, t->pid);
+		}
+		try_lua(s, t, now);
+	}
+}
+
+int targets_fresh(const struct targets *s, double now)
+{
+	for (size_t i = 0; i < s->nt; i++)
+		if (!s->t[i].lua_settled && now < s->t[i].fresh_until + 0.1)
+			return 1;
+	return 0;
+}
+
+int targets_alive(const struct targets *s)
+{
+	for (size_t i = 0; i < s->nt; i++)
+		if (proc_state(s->t[i].pid) == PROC_ALIVE)
+			return 1;
+	return 0;
+}
+
+/* Processes that ran code outside their known mappings (dlopen, new JIT regions) get
+ * their maps re-read and tables built for the new files; a child or the command without
+ * Lua may just have loaded it, so it is looked at again. */
+void targets_refresh_tables(struct targets *s, double now)
+{
+	pid_t pids[64];
+	int n = sampler_take_rescans(s->smp, pids, 64);
+	for (int i = 0; i < n; i++) {
+		ut_add_pid(s->ut, pids[i]);
+		for (size_t j = 0; j < s->nt; j++)
+			if (s->t[j].pid == pids[i] && s->t[j].kind != TARGET_GIVEN && !has_lua(s, pids[i])) {
+				s->t[j].fresh_until = now + 1.0;
+				s->t[j].lua_settled = 0;
+			}
+	}
+	if (n)
+		ut_sync(s->ut);
+}
+
+/* Children present at start join like the -p targets, before sampling begins. */
+void targets_add_children(struct targets *s)
+{
+	pid_t found[MAX_TARGETS];
+	pid_t *pids = target_pids(s);
+	size_t k = children_scan(&s->cs, pids, s->nt, found, MAX_TARGETS);
+	free(pids);
+	for (size_t i = 0; i < k; i++) {
+		ut_add_pid(s->ut, found[i]);
+		targets_new(s, found[i], TARGET_CHILD, 0);
+	}
+}
+
+void targets_attach(struct targets *s)
+{
+	for (size_t i = 0; i < s->nt; i++) {
+		pid_t pid = s->t[i].pid;
+		if (s->t[i].kind == TARGET_COMMAND)
+			continue; /* added before, its Lua is looked for after exec */
+		sampler_add_target(s->smp, pid);
+		stacks_add_target(s->sc, pid);
+		targets_name(s, pid);
+		lua_attach(s->sc, s->smp, s->ut, pid);
+		s->t[i].lua_settled = 1;
+	}
+}
+
+/* A target that died between the checks and the start of sampling. */
+int targets_check_alive(struct targets *s)
+{
+	int alive = 0, given = 0;
+	for (size_t i = 0; i < s->nt; i++) {
+		if (s->t[i].kind != TARGET_GIVEN)
+			continue; /* children and a command may well be done already */
+		given++;
+		if (proc_state(s->t[i].pid) == PROC_ALIVE) {
+			alive++;
+			continue;
+		}
+		warnx_lf("PID %d (%s) exited while lua-flame was starting, before sampling began",
+			 (int)s->t[i].pid, stacks_target(s->sc, s->t[i].pid)->comm);
+	}
+	if (alive || !given)
+		return 0;
+	warnx_lf("nothing to profile; if the program exits soon after it starts, let lua-flame "
+		 "start it: lua-flame [options] -- COMMAND ARGS...");
+	return 2;
+}
+
+void targets_add_command(struct targets *s, pid_t pid)
+{
+	sampler_add_target(s->smp, pid);
+	stacks_add_target(s->sc, pid);
+	targets_new(s, pid, TARGET_COMMAND, now_sec());
+}
+
+void targets_command_running(struct targets *s, pid_t pid, double now)
+{
+	ut_add_pid(s->ut, pid);
+	ut_sync(s->ut);
+	targets_name(s, pid);
+	for (size_t i = 0; i < s->nt; i++) {
+		struct target *t = &s->t[i];
+		if (t->kind != TARGET_COMMAND)
+			continue;
+		targets_exe_identity(pid, &t->exe_dev, &t->exe_ino); /* the new program's, not lua-flame's */
+		t->fresh_until = now + 1.0;
+	}
+}
+
+void targets_follow(struct targets *s, double now)
+{
+	if (s->o->children)
+		follow_children(s, now);
+	watch_exec(s, now);
+}
+
+void targets_free(struct targets *s)
+{
+	children_free(&s->cs);
+	free(s->t);
+	s->t = NULL;
+	s->nt = 0;
+}

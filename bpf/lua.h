@@ -60,6 +60,8 @@ struct lf_lj_cfg {
 	__u16 frame_typep, frame_lua, frame_c, frame_cp, frame_varg;
 	__u64 cframe_rawmask;
 	__s16 saved_rbp, saved_rbx, saved_r15, saved_r14; /* VM C frame slots, from its CFA */
+	__u16 cframe_ofs_prev, cframe_ofs_l; /* C frame chain: previous C frame, its lua_State */
+	__u16 L_glref;
 };
 
 #endif

@@ -63,41 +63,72 @@ static long lj_step_cb(__u32 idx, void *data)
 	return 0;
 }
 
-/* After the native walk: the frames of the running lua_State, innermost first. */
+static __always_inline __u64 lj_ref(const struct lf_lj_cfg *c, __u64 addr)
+{
+	__u64 v = 0;
+	if (c->gc64)
+		read_u64(addr, &v);
+	else
+		bpf_probe_read_user(&v, 4, (const void *)addr);
+	return v;
+}
+
+/* Appends one lua_State's frames from base (innermost first), then a depth marker if the
+ * walk stopped at its limit. */
+static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate *u, const struct lf_lj_cfg *c,
+					   __u64 L, __u64 base, __u64 pc, __s32 vmstate)
+{
+	put_word(s, u, tagged(LF_TAG_LTHREAD, L));
+	put_word(s, u, tagged(LF_TAG_LJSTATE, (__u32)vmstate));
+	struct lj_walk w = { .s = s, .u = u, .c = c, .base = base, .stack = lj_ref(c, L + c->L_stack), .pc = pc };
+	long n = bpf_loop(LF_MAX_LUA, lj_step_cb, &w, 0);
+	if (n >= LF_MAX_LUA && w.base > w.stack + 8 * (1 + c->fr2)) {
+		put_word(s, u, tagged(LF_TAG_LJFUNC, 0));
+		put_word(s, u, 0);
+	}
+}
+
+/* After the native walk: the frames of the running lua_State, then of the threads that
+ * resumed it (found along the chain of the VM's C frames), innermost first. */
 static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 {
 	__u32 pid = s->pid;
 	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
 	if (!c)
 		return;
-	__u64 L = 0, stack = 0, base = 0, pc = 0;
+	__u64 L = 0, base = 0, pc = 0;
 	__s32 vmstate = 0;
 	if (read_u64(c->g + c->g_cur_L, &L) || !L)
 		return;
 	bpf_probe_read_user(&vmstate, 4, (const void *)(c->g + c->g_vmstate));
-	if (c->gc64)
-		read_u64(L + c->L_stack, &stack);
-	else
-		bpf_probe_read_user(&stack, 4, (const void *)(L + c->L_stack));
 	if (vmstate >= 0) {                       /* in a trace: its frames start at jit_base */
-		if (c->gc64)
-			read_u64(c->g + c->g_jit_base, &base);
-		else
-			bpf_probe_read_user(&base, 4, (const void *)(c->g + c->g_jit_base));
+		base = lj_ref(c, c->g + c->g_jit_base);
 	} else if (vmstate == ~(__s32)c->vmst_interp) {
 		base = u->leaf_rdx;                   /* the interpreter keeps BASE in rdx */
 		pc = u->leaf_rbx;                     /* and PC in rbx */
 	}
-	if (!base) {
-		if (c->gc64)
-			read_u64(L + c->L_base, &base);
-		else
-			bpf_probe_read_user(&base, 4, (const void *)(L + c->L_base));
+	if (!base)
+		base = lj_ref(c, L + c->L_base);
+	lj_walk_thread(s, u, c, L, base, pc, vmstate);
+	/* Threads seen in the VM's C frames further out resumed this one: they wait in C. */
+	for (__u32 t = 0; t < LF_MAX_LTHREADS; t++) {
+		if (t >= u->nthreads)
+			break;
+		__u64 Lt = u->threads[t];
+		if (Lt != L)
+			lj_walk_thread(s, u, c, Lt, lj_ref(c, Lt + c->L_base), 0, ~(__s32)c->vmst_c);
 	}
-	put_word(s, u, tagged(LF_TAG_LTHREAD, L));
-	put_word(s, u, tagged(LF_TAG_LJSTATE, (__u32)vmstate));
-	struct lj_walk w = { .s = s, .u = u, .c = c, .base = base, .stack = stack, .pc = pc };
-	bpf_loop(LF_MAX_LUA, lj_step_cb, &w, 0);
+	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
+		if (i >= u->nlpos)
+			break;
+		const struct lf_lpos *p = &u->lpos[i];
+		/* thread numbers as emitted: cur_L first, then the others in order */
+		__u32 th = p->L == L ? 0 : p->thread + 1;
+		for (__u32 k = 0; k < LF_MAX_LTHREADS; k++)
+			if (k < p->thread && u->threads[k] == L)
+				th = p->thread; /* cur_L was also seen: one fewer thread before this one */
+		put_word(s, u, tagged(LF_TAG_LPOS, ((__u64)th << 16) | (p->frame & 0xffff)));
+	}
 }
 
 #endif

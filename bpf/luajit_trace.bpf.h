@@ -53,6 +53,38 @@ static __always_inline int lj_leaf_in_vm(const struct lf_ustate *u, const struct
 	return cf && (u->sp == cf || u->sp + 8 == cf);
 }
 
+/* A frame of the VM's own code whose CFA is a C frame of the VM: the lua_State saved
+ * there ran at this point of the native stack. Coroutines run on the C stack of the thread
+ * that resumed them, so this is how the resumer's frames are found. */
+static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c)
+{
+	__u64 cf = u->sp - c->cframe_size, L = 0, g = 0;
+	if (u->nthreads >= LF_MAX_LTHREADS || u->nlpos >= LF_MAX_LPOS)
+		return;
+	if (read_u64(cf + c->cframe_ofs_l, &L) || !L || L == u->last_cand)
+		return;
+	if (c->gc64)
+		read_u64(L + c->L_glref, &g);
+	else
+		bpf_probe_read_user(&g, 4, (const void *)(L + c->L_glref));
+	if (g != c->g)
+		return;
+	u->last_cand = L;
+	__u32 t = LF_MAX_LTHREADS;
+	for (__u32 i = 0; i < LF_MAX_LTHREADS; i++)
+		if (i < u->nthreads && u->threads[i] == L)
+			t = i;
+	if (t == LF_MAX_LTHREADS) {
+		t = u->nthreads++;
+		u->threads[t & (LF_MAX_LTHREADS - 1)] = L;
+	}
+	struct lf_lpos *p = &u->lpos[u->nlpos & (LF_MAX_LPOS - 1)];
+	p->L = L;
+	p->frame = u->n - 1;
+	p->thread = t;
+	u->nlpos++;
+}
+
 /* A trace: the frame becomes a [trace N] marker, then unwinding continues from the VM's
  * C frame. */
 static __always_inline int step_lj_trace(struct lf_ustate *u, struct lf_stack *s, const struct lf_lj_cfg *c)

@@ -335,6 +335,12 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	int rc = step_rule(u, r);
 	if (rc == 0 && u->ip == 0)
 		return -1; /* zero return address: the outermost frame */
+	if (rc == 0 && u->lj && m->file == u->core_file) {
+		__u32 pid = s->pid;
+		const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+		if (c)
+			lj_note_cframe(u, c);
+	}
 	/* Hand-written assembly (LuaJIT's VM helpers) can sit inside a bigger function's CFI
 	 * although it is entered by a call: a sampled leaf whose rule leads nowhere is
 	 * retried as a frameless function, accepted only if its caller is mapped code. */

@@ -81,7 +81,7 @@ static int thread_order(const struct lm_stack *s, int *order)
 	int outer[LF_MAX_LTHREADS];
 	for (int t = 0; t < s->nth; t++) {
 		order[t] = t;
-		outer[t] = -1;
+		outer[t] = -1 - t;   /* without positions: threads come innermost first */
 		for (int k = 0; k < s->npos; k++)
 			if (s->pos[k].thread == t && s->pos[k].frame > outer[t])
 				outer[t] = s->pos[k].frame;
@@ -149,7 +149,9 @@ int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct
 	for (int k = 0; k < na; k++) {
 		const struct act *a = &acts[k];
 		int b = next_entry(s, c, ops->is_api_entry, ctx);
-		for (; c >= b && c >= 0; c--)
+		/* Without an entry (a coroutine resumed by the VM itself) the Lua frames come first
+		 * and the native frames below wait for the end. */
+		for (; b >= 0 && c >= b; c--)
 			put(&e, LM_NATIVE, c, 0);
 		const struct lm_thread *th = &s->th[a->thread];
 		for (int j = a->outer; j >= a->inner; j--)

@@ -150,4 +150,7 @@ void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, str
 	c->saved_rbx = LUAJIT_X64_CFRAME_SAVED_RBX;
 	c->saved_r15 = LUAJIT_X64_CFRAME_SAVED_R15;
 	c->saved_r14 = LUAJIT_X64_CFRAME_SAVED_R14;
+	c->cframe_ofs_prev = (__u16)l->cframe_ofs_prev;
+	c->cframe_ofs_l = (__u16)l->cframe_ofs_l;
+	c->L_glref = (__u16)l->L_glref;
 }

@@ -13,6 +13,7 @@
 #include "targets.h"
 #include "lua_attach.h"
 #include "lua_runtime.h"
+#include "luajit_runtime.h"
 #include "record.h"
 #include "restrictions.h"
 #include "sampler.h"
@@ -79,17 +80,23 @@ static void sleep_until(double t)
 
 
 
-/* "Lua 5.4.6" for the first runtime found (and how many targets have one). */
-static int lua_found(struct session *s, char *buf, size_t size)
+/* "Lua 5.4.6 (/usr/bin/lua5.4)" or "LuaJIT 2.1... (path)" for the first runtime found;
+ * returns how many targets have one. */
+static int lua_found(struct session *s, char *buf, size_t size, int with_path)
 {
 	int n = 0;
 	buf[0] = 0;
 	for (size_t i = 0; i < s->sc.ntargets; i++) {
-		const struct lua_runtime *rt = s->sc.targets[i].lua;
-		if (!rt)
+		const struct stack_target *t = &s->sc.targets[i];
+		if ((!t->lua && !t->lj) || n++)
 			continue;
-		if (!n++)
-			snprintf(buf, size, "Lua %d.%d.%d", rt->major, rt->minor, rt->patch);
+		const char *path = t->lua ? t->lua->core_path : t->lj->core_path;
+		char name[64];
+		if (t->lua)
+			snprintf(name, sizeof(name), "Lua %d.%d.%d", t->lua->major, t->lua->minor, t->lua->patch);
+		else
+			snprintf(name, sizeof(name), "%s", t->lj->facts.version[0] ? t->lj->facts.version : "LuaJIT");
+		snprintf(buf, size, with_path ? "%s (%.80s)" : "%s", name, path);
 	}
 	return n;
 }
@@ -98,7 +105,7 @@ static void show_status(struct session *s, double start, double now)
 {
 	struct status_info in = { now - start, s->o->duration, s->st[LF_STAT_SAMPLES],
 				  s->st[LF_STAT_LOST_MAPFULL], (int)s->tg.nt, 0, "" };
-	in.nlua = lua_found(s, in.lua, sizeof(in.lua));
+	in.nlua = lua_found(s, in.lua, sizeof(in.lua), 0);
 	status_show(&in);
 }
 
@@ -301,14 +308,7 @@ static int session_run(struct session *s, struct record_opts *o, struct profile 
 static void describe_lua(struct session *s, struct record_result *res)
 {
 	res->nprocs = (int)s->tg.nt;
-	res->nlua = 0;
-	res->lua[0] = 0;
-	for (size_t i = 0; i < s->sc.ntargets; i++) {
-		const struct lua_runtime *rt = s->sc.targets[i].lua;
-		if (rt && !res->nlua++)
-			snprintf(res->lua, sizeof(res->lua), "Lua %d.%d.%d (%.80s)", rt->major, rt->minor,
-				 rt->patch, rt->core_path);
-	}
+	res->nlua = lua_found(s, res->lua, sizeof(res->lua), 1);
 }
 
 /* Returns rc, or the command's exit status when there is a command and rc is 0. */

@@ -8,6 +8,7 @@
 
 #include "lua_attach.h"
 #include "lua_runtime.h"
+#include "luajit_runtime.h"
 #include "status.h"
 #include "targets.h"
 #include "util.h"
@@ -57,21 +58,27 @@ struct target *targets_new(struct targets *s, pid_t pid, enum target_kind kind, 
 static int has_lua(struct targets *s, pid_t pid)
 {
 	struct stack_target *st = stacks_target(s->sc, pid);
-	return st && st->lua;
+	return st && (st->lua || st->lj);
 }
 
 /* A target that joined late gets its Lua attached once the runtime is mapped and a VM
  * exists, so that lua_attach reports the VM; when the window closes, as it is. */
+/* Whether a PUC Lua or LuaJIT VM exists in pid now, without a word. */
+static int lua_ready(pid_t pid)
+{
+	struct lua_runtime rt;
+	if (lua_runtime_detect(pid, &rt) == 0)
+		return lua_runtime_scan_states(&rt) > 0;
+	struct luajit_runtime lj;
+	return luajit_runtime_detect(pid, &lj) == 0 && luajit_runtime_scan(&lj) > 0;
+}
+
 static void try_lua(struct targets *s, struct target *t, double now)
 {
 	if (t->lua_settled || has_lua(s, t->pid))
 		return;
-	int last_chance = now >= t->fresh_until;
-	if (!last_chance) {
-		struct lua_runtime rt;
-		if (lua_runtime_detect(t->pid, &rt) || lua_runtime_scan_states(&rt) == 0)
-			return;
-	}
+	if (now < t->fresh_until && !lua_ready(t->pid))
+		return;
 	status_clear();
 	lua_attach(s->sc, s->smp, s->ut, t->pid);
 	t->lua_settled = 1;
@@ -116,7 +123,9 @@ static void forget_lua(struct targets *s, pid_t pid)
 	struct stack_target *st = stacks_target(s->sc, pid);
 	if (st) {
 		free(st->lua);
+		free(st->lj);
 		st->lua = NULL;
+		st->lj = NULL;
 	}
 }
 

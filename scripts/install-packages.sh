@@ -10,7 +10,7 @@ BUILD_PKGS="clang llvm bpftool musl-tools musl-dev linux-libc-dev libc6-dev make
 TEST_PKGS="lua5.1 lua5.2 lua5.3 lua5.4 luajit2 libxml2-utils nginx libnginx-mod-http-lua wrk \
   haproxy redis-server redis-tools tarantool libclang-rt-14-dev curl iproute2 binutils \
   liblua5.1-0-dev liblua5.2-dev liblua5.3-dev liblua5.4-dev golang-go valgrind chromium time \
-  libluajit2-5.1-dev libc6-dbg"
+  libluajit2-5.1-dev libc6-dbg gdb"
 
 add_deb_src() {
 	if grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ /etc/apt/sources.list 2>/dev/null \

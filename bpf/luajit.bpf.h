@@ -63,16 +63,6 @@ static long lj_step_cb(__u32 idx, void *data)
 	return 0;
 }
 
-static __always_inline __u64 lj_ref(const struct lf_lj_cfg *c, __u64 addr)
-{
-	__u64 v = 0;
-	if (c->gc64)
-		read_u64(addr, &v);
-	else
-		bpf_probe_read_user(&v, 4, (const void *)addr);
-	return v;
-}
-
 /* Appends one lua_State's frames from base (innermost first), then a depth marker if the
  * walk stopped at its limit. */
 static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate *u, const struct lf_lj_cfg *c,
@@ -96,9 +86,9 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
 	if (!c)
 		return;
-	__u64 L = 0, base = 0, pc = 0;
+	__u64 L = lj_ref(c, c->g + c->g_cur_L), base = 0, pc = 0;
 	__s32 vmstate = 0;
-	if (read_u64(c->g + c->g_cur_L, &L) || !L)
+	if (!L)
 		return;
 	bpf_probe_read_user(&vmstate, 4, (const void *)(c->g + c->g_vmstate));
 	if (vmstate >= 0) {                       /* in a trace: its frames start at jit_base */
@@ -108,15 +98,16 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 		pc = u->leaf_rbx;                     /* and PC in rbx */
 	}
 	if (!base)
-		base = lj_ref(c, L + c->L_base);
+		read_u64(L + c->L_base, &base); /* a plain pointer in every variant */
 	lj_walk_thread(s, u, c, L, base, pc, vmstate);
 	/* Threads seen in the VM's C frames further out resumed this one: they wait in C. */
 	for (__u32 t = 0; t < LF_MAX_LTHREADS; t++) {
 		if (t >= u->nthreads)
 			break;
 		__u64 Lt = u->threads[t];
-		if (Lt != L)
-			lj_walk_thread(s, u, c, Lt, lj_ref(c, Lt + c->L_base), 0, ~(__s32)c->vmst_c);
+		__u64 b = 0;
+		if (Lt != L && read_u64(Lt + c->L_base, &b) == 0)
+			lj_walk_thread(s, u, c, Lt, b, 0, ~(__s32)c->vmst_c);
 	}
 	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
 		if (i >= u->nlpos)

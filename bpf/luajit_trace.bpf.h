@@ -5,6 +5,17 @@
 #define LF_LUAJIT_TRACE_BPF_H
 #include "lua.h"
 
+/* A GCRef/MRef of the target: 8 bytes with GC64, 4 without. */
+static __always_inline __u64 lj_ref(const struct lf_lj_cfg *c, __u64 addr)
+{
+	__u64 v = 0;
+	if (c->gc64)
+		read_u64(addr, &v);
+	else
+		bpf_probe_read_user(&v, 4, (const void *)addr);
+	return v;
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -15,10 +26,40 @@ struct {
 /* The running lua_State's C frame (the VM's rsp while it interprets), or 0. */
 static __always_inline __u64 lj_cframe(const struct lf_lj_cfg *c)
 {
-	__u64 L = 0, cf = 0;
-	if (read_u64(c->g + c->g_cur_L, &L) || read_u64(L + c->L_cframe, &cf))
+	__u64 L = lj_ref(c, c->g + c->g_cur_L), cf = 0;
+	if (!L || read_u64(L + c->L_cframe, &cf))
 		return 0;
 	return cf & c->cframe_rawmask;
+}
+
+/* A frame of the VM's own code whose CFA is a C frame of the VM: the lua_State saved
+ * there ran at this point of the native stack. Coroutines run on the C stack of the thread
+ * that resumed them, so this is how the resumer's frames are found. */
+static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c)
+{
+	__u64 cf = u->sp - c->cframe_size, L, own = 0;
+	if (u->nthreads >= LF_MAX_LTHREADS || u->nlpos >= LF_MAX_LPOS)
+		return;
+	L = lj_ref(c, cf + c->cframe_ofs_l);
+	if (!L || L == u->last_cand || lj_ref(c, L + c->L_glref) != c->g)
+		return;
+	/* Only the VM's own C frame of that thread counts, not a stray copy of L. */
+	if (read_u64(L + c->L_cframe, &own) || (own & c->cframe_rawmask) != cf)
+		return;
+	u->last_cand = L;
+	__u32 t = LF_MAX_LTHREADS;
+	for (__u32 i = 0; i < LF_MAX_LTHREADS; i++)
+		if (i < u->nthreads && u->threads[i] == L)
+			t = i;
+	if (t == LF_MAX_LTHREADS) {
+		t = u->nthreads++;
+		u->threads[t & (LF_MAX_LTHREADS - 1)] = L;
+	}
+	struct lf_lpos *p = &u->lpos[u->nlpos & (LF_MAX_LPOS - 1)];
+	p->L = L;
+	p->frame = u->n - 1;
+	p->thread = t;
+	u->nlpos++;
 }
 
 /* Moves from inside the VM (or a trace running on its frame) to the VM's caller, restoring
@@ -38,6 +79,7 @@ static __always_inline int step_lj_cframe(struct lf_ustate *u, const struct lf_l
 	u->sp = cfa;
 	u->ip = ra;
 	u->exact = 0;
+	lj_note_cframe(u, c);
 	return 0;
 }
 
@@ -51,38 +93,6 @@ static __always_inline int lj_leaf_in_vm(const struct lf_ustate *u, const struct
 		return 0;
 	__u64 cf = lj_cframe(c);
 	return cf && (u->sp == cf || u->sp + 8 == cf);
-}
-
-/* A frame of the VM's own code whose CFA is a C frame of the VM: the lua_State saved
- * there ran at this point of the native stack. Coroutines run on the C stack of the thread
- * that resumed them, so this is how the resumer's frames are found. */
-static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c)
-{
-	__u64 cf = u->sp - c->cframe_size, L = 0, g = 0;
-	if (u->nthreads >= LF_MAX_LTHREADS || u->nlpos >= LF_MAX_LPOS)
-		return;
-	if (read_u64(cf + c->cframe_ofs_l, &L) || !L || L == u->last_cand)
-		return;
-	if (c->gc64)
-		read_u64(L + c->L_glref, &g);
-	else
-		bpf_probe_read_user(&g, 4, (const void *)(L + c->L_glref));
-	if (g != c->g)
-		return;
-	u->last_cand = L;
-	__u32 t = LF_MAX_LTHREADS;
-	for (__u32 i = 0; i < LF_MAX_LTHREADS; i++)
-		if (i < u->nthreads && u->threads[i] == L)
-			t = i;
-	if (t == LF_MAX_LTHREADS) {
-		t = u->nthreads++;
-		u->threads[t & (LF_MAX_LTHREADS - 1)] = L;
-	}
-	struct lf_lpos *p = &u->lpos[u->nlpos & (LF_MAX_LPOS - 1)];
-	p->L = L;
-	p->frame = u->n - 1;
-	p->thread = t;
-	u->nlpos++;
 }
 
 /* A trace: the frame becomes a [trace N] marker, then unwinding continues from the VM's

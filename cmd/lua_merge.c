@@ -115,10 +115,20 @@ static int innermost_seen(const struct lm_stack *s, int t, int from)
 }
 
 /* Next host-to-VM entry at or below native frame c (leaf index), or -1. */
+/* LuaJIT: the caller of a frame where the VM's C frame was seen entered the VM, whether
+ * through lua_pcall or a host calling the VM more directly. */
+static int enters_luajit(const struct lm_stack *s, int i)
+{
+	for (int k = 0; k < s->npos; k++)
+		if (s->pos[k].frame == i - 1 && s->th[s->pos[k].thread].lj)
+			return 1;
+	return 0;
+}
+
 static int next_entry(const struct lm_stack *s, int c, int (*is_api_entry)(void *, uint64_t), void *ctx)
 {
 	for (int i = c; i >= 1; i--)
-		if (is_api_entry(ctx, s->nat[i].addr))
+		if (is_api_entry(ctx, s->nat[i].addr) || enters_luajit(s, i))
 			return i;
 	return -1;
 }
@@ -132,6 +142,14 @@ static int skip_vm(const struct lm_stack *s, int c, const struct lm_ops *ops)
 	while (vm && c >= 0 && s->nat[c].tag != LF_TAG_LJTRACE && ops->func_start(ops->ctx, s->nat[c].addr) == vm)
 		c--;
 	return c;
+}
+
+static int innermost_entry(const struct lm_stack *s, int c, int (*is_api_entry)(void *, uint64_t), void *ctx)
+{
+	for (int i = 1; i <= c; i++)
+		if (is_api_entry(ctx, s->nat[i].addr) || enters_luajit(s, i))
+			return i;
+	return -1;
 }
 
 int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct lm_ops *ops)
@@ -149,6 +167,9 @@ int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct
 	for (int k = 0; k < na; k++) {
 		const struct act *a = &acts[k];
 		int b = next_entry(s, c, ops->is_api_entry, ctx);
+		const struct lm_lua *first = &s->th[a->thread].f[a->outer];
+		if (k == na - 1 && !first->c && !first->ptr)
+			b = innermost_entry(s, c, ops->is_api_entry, ctx); /* truncated: the outer part is lost */
 		/* Without an entry (a coroutine resumed by the VM itself) the Lua frames come first
 		 * and the native frames below wait for the end. */
 		for (; b >= 0 && c >= b; c--)

@@ -41,13 +41,14 @@ function tail_caller() return tail_target() end
 
 -- Random pauses and a rotating order keep the loop from beating with the sampling period.
 function jitter() return work(math.random(1, 30000)) end
-local turn = 0
+local turn, split_only = 0, arg and arg[1] == "split"
 
 function tick()
   turn = turn + 1
   if turn % 3 == 0 then burn_a() jitter() burn_b() jitter() burn_c() jitter()
   elseif turn % 3 == 1 then burn_b() jitter() burn_c() jitter() burn_a() jitter()
   else burn_c() jitter() burn_a() jitter() burn_b() jitter() end
+  if split_only then return end
   sorter()
   deep(200)
   run_coro()

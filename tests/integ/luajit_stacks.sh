@@ -1,0 +1,71 @@
+# LuaJIT stacks merged with C frames: OpenResty's fork (Debian's luajit2) and upstream
+# LuaJIT, GC64 and not, with the JIT on and off, running a workload of known shape
+# (tests/lua/jit_shape.lua): a 50/30/20 split, trace frames attributed to the right Lua
+# functions, a coroutine under coroutine.resume, an FFI call, recursion 200 deep.
+. "$(dirname "$0")/../lib.sh"
+
+S=tests/lua/jit_shape.lua
+L() { printf '%s \\(%s:%s\\)(_\\[j\\])?' "$1" "$S" "$2"; }   # a Lua frame, interpreted or in a trace
+count() { RE=$2 awk '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ ENVIRON["RE"]) m += n } END { print m + 0 }' "$1"; }
+expect() { c=$(count "$2" "$3"); if [ "$c" -gt 0 ]; then pass "$1 ($c samples)"; else fail "$1" "no stack matches $3"; fi; }
+
+gcc -O2 -shared -fPIC -o "$OUT/libffitest.so" "$ROOT/tests/progs/ffi_lib.c" || { fail build "gcc failed"; finish; }
+export LF_FFI_LIB="$OUT/libffitest.so"
+
+# Upstream LuaJIT replaces OpenResty's package when installed: unpack it privately. The
+# non-GC64 interpreters are built from Debian's sources (cached).
+UP=$ROOT/.cache/pkgs/upstream
+if [ ! -x "$UP/usr/bin/luajit" ]; then
+	mkdir -p "$ROOT/.cache/pkgs" && (cd "$ROOT/.cache/pkgs" && apt-get download -qq luajit libluajit-5.1-2 >/dev/null 2>&1 \
+		&& for d in luajit_*.deb libluajit-5.1-2_*.deb; do dpkg-deb -x "$d" upstream; done)
+fi
+VMS=$ROOT/.cache/luajit-layouts
+if [ ! -x "$VMS/upstream-0/src/luajit" ] || [ ! -x "$VMS/openresty-0/src/luajit" ]; then
+	"$ROOT/scripts/gen-luajit-layouts.sh" --build-vms >"$OUT/build-vms.log" 2>&1 || fail "non-GC64 build" "see $OUT/build-vms.log"
+fi
+
+TICK="$(L 'main chunk' 0);$(L tick 37)"
+# run NAME VARIANT_RE LD_PATH LUAJIT [FLAGS]: profiles the workload and checks its stacks.
+run() {
+	name=$1 variant=$2 ldp=$3 lj=$4; shift 4
+	[ -x "$lj" ] || { fail "$name" "$lj missing"; return; }
+	cd "$ROOT" && LD_LIBRARY_PATH=$ldp bg_start "$lj" "$@" "$S"
+	sleep 0.5
+	F=$OUT/$name.folded
+	"$LF" -p "$LAST_PID" -d 5 -F 997 -o "$F" 2>"$OUT/$name.err"
+	kill "$LAST_PID"
+	check "$name: $variant detected" grep -Eq "LuaJIT 2\.1\.[^ ]* \\($variant\\) in .*, 1 VM found" "$OUT/$name.err"
+	a=$(count "$F" ";$(L burn_a 14);$(L work 8)(;|\$)")
+	b=$(count "$F" ";$(L burn_b 15);$(L work 8)(;|\$)")
+	c=$(count "$F" ";$(L burn_c 16);$(L work 8)(;|\$)")
+	t=$((a + b + c))
+	if [ "$t" -ge 300 ]; then
+		pa=$((100 * a / t)) pb=$((100 * b / t)) pc=$((100 * c / t))
+		check "$name: 50/30/20 split within 3 points ($pa/$pb/$pc of $t)" \
+			sh -c "[ $pa -ge 47 ] && [ $pa -le 53 ] && [ $pb -ge 27 ] && [ $pb -le 33 ] && [ $pc -ge 17 ] && [ $pc -le 23 ]"
+	else
+		fail "$name: split" "only $t samples in burn_a/b/c"
+	fi
+	expect "$name: Lua frames under the host's lua_pcall" "$F" ";lua_pcall;$TICK;$(L burn_a 14);$(L work 8)"
+	expect "$name: coroutine frames under coroutine.resume" "$F" \
+		";$(L run_coro 26);coroutine.resume;$(L '\?' 20);$(L work 8)"
+	expect "$name: FFI call into the C library under the calling Lua code" "$F" ";$TICK;.*lf_ffi_spin\$"
+	expect "$name: recursion 200 deep keeps the innermost 128 frames" "$F" \
+		";\\[lua: depth limit\\];.*($(L deep 28);){120,}"
+	lua=$(share "$F" "\\($S:")
+	check "$name: ${lua}% of samples carry a Lua stack (>= 95%)" [ "$lua" -ge 95 ]
+	if [ "${1:-}" != -joff ]; then
+		jit=$(share "$F" '\[trace [0-9]+\]')
+		check "$name: samples in compiled traces ($jit%)" [ "$jit" -ge 30 ]
+		traced=$(count "$F" ';\[trace [0-9]+\]')
+		owned=$(count "$F" '\)_\[j\];\[trace [0-9]+\]')
+		check "$name: every trace sample is attributed to a Lua function ($owned of $traced)" [ "$owned" = "$traced" ]
+	fi
+}
+
+run openresty-gc64 "openresty GC64" "" /usr/bin/luajit
+run openresty-gc64-joff "openresty GC64" "" /usr/bin/luajit -joff
+run upstream-gc64 "upstream GC64" "$UP/usr/lib/x86_64-linux-gnu" "$UP/usr/bin/luajit"
+run upstream-nogc64 "upstream non-GC64" "" "$VMS/upstream-0/src/luajit"
+run openresty-nogc64-joff "openresty non-GC64" "" "$VMS/openresty-0/src/luajit" -joff
+finish

@@ -94,8 +94,13 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 	if (vmstate >= 0) {                       /* in a trace: its frames start at jit_base */
 		base = lj_ref(c, c->g + c->g_jit_base);
 	} else if (vmstate == ~(__s32)c->vmst_interp) {
-		base = u->leaf_rdx;                   /* the interpreter keeps BASE in rdx */
-		pc = u->leaf_rbx;                     /* and PC in rbx */
+		/* The interpreter keeps BASE in rdx and PC in rbx, but only while the sample is in
+		 * its own code: C called by a built-in finds BASE stored in L->base. */
+		__u64 cf = lj_cframe(c);
+		if (cf && (u->leaf_sp == cf || u->leaf_sp + 8 == cf)) {
+			base = u->leaf_rdx;
+			pc = u->leaf_rbx;
+		}
 	}
 	if (!base)
 		read_u64(L + c->L_base, &base); /* a plain pointer in every variant */

@@ -135,6 +135,7 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_
 		u->regs[4] = ctx->regs.r15;
 		u->leaf_rdx = ctx->regs.dx;
 		u->leaf_rbx = ctx->regs.bx;
+		u->leaf_sp = ctx->regs.sp;
 		return 0;
 	}
 	struct task_struct *t = bpf_get_current_task_btf();
@@ -151,6 +152,7 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_
 	u->regs[4] = BPF_CORE_READ(r, r15);
 	u->leaf_rdx = BPF_CORE_READ(r, dx);
 	u->leaf_rbx = BPF_CORE_READ(r, bx);
+	u->leaf_sp = u->sp;
 	return u->ip ? 0 : -1;
 }
 

@@ -22,7 +22,7 @@ struct lf_ustate {
 	__u32 mark;   /* lf_mark that ended the walk, 0 if none */
 	__u32 core_file;  /* file of the Lua core, LF_FILE_NONE without Lua */
 	__u32 lj;         /* the process runs LuaJIT: JIT code is traces */
-	__u64 leaf_rdx, leaf_rbx; /* LuaJIT interpreter's BASE and PC at the sample */
+	__u64 leaf_rdx, leaf_rbx, leaf_sp; /* LuaJIT interpreter's BASE and PC at the sample */
 	__u64 last_regs[LF_NSAVED + 1], last_cand; /* note_lua_state's last answer */
 	__u32 checked;
 	__u32 nlpos, nthreads;

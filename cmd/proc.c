@@ -166,3 +166,20 @@ int proc_open_mapped(pid_t pid, const struct mapping *m)
 	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
+
+void proc_cmdline(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	ssize_t n = size ? read_file(path, buf, size) : -1;
+	if (n <= 0) {
+		proc_comm(pid, buf, size);
+		return;
+	}
+	while (n > 0 && buf[n - 1] == 0)
+		n--;
+	buf[n] = 0;
+	for (ssize_t i = 0; i < n; i++)
+		if ((unsigned char)buf[i] < 0x20 || buf[i] == ';')
+			buf[i] = buf[i] ? '_' : ' ';
+}

@@ -23,6 +23,8 @@ enum proc_state proc_state(pid_t pid);
 int proc_is_kernel_thread(pid_t pid);
 /* Process name from /proc/PID/comm, sanitised; empty string when gone. */
 void proc_comm(pid_t pid, char *buf, size_t size);
+/* Command line, arguments separated by spaces, capped; the name when unreadable. */
+void proc_cmdline(pid_t pid, char *buf, size_t size);
 int proc_read_maps(pid_t pid, struct proc_maps *out);
 void proc_maps_free(struct proc_maps *pm);
 const struct mapping *proc_maps_find(const struct proc_maps *pm, uint64_t addr);

@@ -14,6 +14,7 @@
 #include "lua_attach.h"
 #include "lua_runtime.h"
 #include "luajit_runtime.h"
+#include "proc_ns.h"
 #include "record.h"
 #include "restrictions.h"
 #include "sampler.h"
@@ -173,11 +174,16 @@ static void describe_run(struct session *s, struct profile *p)
 {
 	struct sbuf b;
 	sb_init(&b);
-	for (size_t i = 0; i < s->tg.nt && b.len < 200; i++)
-		sb_printf(&b, "%s%d", i ? "," : "", (int)s->tg.t[i].pid);
+	for (size_t i = 0; i < s->tg.nt && b.len < 200; i++) {
+		pid_t pid = s->tg.t[i].pid, inner;
+		sb_printf(&b, "%s%d", i ? ", " : "", (int)pid);
+		/* Inside a container, the PID its users know is another one. */
+		if (proc_in_other_pidns(pid) == 1 && proc_ns_pid(pid, &inner) == 0)
+			sb_printf(&b, " [PID %d in its container]", (int)inner);
+	}
 	snprintf(p->pids, sizeof(p->pids), "%s", b.s ? b.s : "");
 	sb_free(&b);
-	proc_comm(s->tg.t[0].pid, p->command, sizeof(p->command));
+	proc_cmdline(s->tg.t[0].pid, p->command, sizeof(p->command));
 	p->hz = s->o->hz;
 }
 

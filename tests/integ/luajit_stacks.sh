@@ -1,7 +1,8 @@
 # LuaJIT stacks merged with C frames: OpenResty's fork (Debian's luajit2) and upstream
 # LuaJIT, GC64 and not, with the JIT on and off, running a workload of known shape
 # (tests/lua/jit_shape.lua): a 50/30/20 split, trace frames attributed to the right Lua
-# functions, a coroutine under coroutine.resume, an FFI call, recursion 200 deep.
+# functions, a coroutine under coroutine.resume, an FFI call, a C -> Lua callback, garbage
+# collection shown as [GC], recursion 200 deep.
 . "$(dirname "$0")/../lib.sh"
 
 S=tests/lua/jit_shape.lua
@@ -52,6 +53,9 @@ run() {
 	expect "$name: FFI call into the C library under the calling Lua code" "$F" ";$TICK;.*lf_ffi_spin\$"
 	expect "$name: recursion 200 deep keeps the innermost 128 frames" "$F" \
 		";\\[lua: depth limit\\];.*($(L deep 28);){120,}"
+	expect "$name: C calling back into Lua (table.sort comparator) in true order" "$F" \
+		";$(L sorter 62);table.sort;([^;]*;)*$(L '\\?' 57);$(L work 8)"
+	expect "$name: garbage collection under the allocating function, as [GC]" "$F" ";$(L garbage [0-9]+);(.*;)?\\[GC\\]"
 	lua=$(share "$F" "\\($S:")
 	check "$name: ${lua}% of samples carry a Lua stack (>= 95%)" [ "$lua" -ge 95 ]
 	if [ "${1:-}" != -joff ]; then

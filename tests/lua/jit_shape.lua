@@ -1,6 +1,6 @@
 -- Workload with a known shape for the LuaJIT stack tests: three functions burning CPU
 -- 50/30/20, a coroutine, an FFI call into a C library (LF_FFI_LIB), a C function that
--- calls back into Lua (table.sort), and recursion 200 deep, all under tick().
+-- calls back into Lua (table.sort), recursion 200 deep and garbage, all under tick().
 local ffi = require("ffi")
 ffi.cdef("double lf_ffi_spin(int n);")
 local lib = ffi.load(os.getenv("LF_FFI_LIB"))
@@ -42,6 +42,27 @@ function tick()
   ffi_caller()
   run_coro()
   deep(200)
+  garbage()
+  sorter()
+end
+
+-- Short-lived tables keep the garbage collector busy: its cost must show as [GC].
+function garbage()
+  local t = {}
+  for i = 1, 20000 do t[i] = { i, tostring(i) } end
+  return #t
+end
+
+-- A C function calling back into Lua: table.sort with a Lua comparator that does work.
+local function cmp(x, y)
+  work(400)
+  return x < y
+end
+
+function sorter()
+  local t = {}
+  for i = 1, 300 do t[i] = (i * 7919) % 300 end
+  table.sort(t, cmp)
 end
 
 while true do tick() end

@@ -1,0 +1,358 @@
+#!/bin/sh
+# Benchmark of Lua stack walking: BPF run time per sample for lua5.4 and LuaJIT (-joff, JIT on)
+# at about 20 and 128 Lua frames against native-only stacks, the throughput cost on a CPU-bound
+# lua5.4 workload and on nginx+Lua under wrk at 99 and 999 Hz. Prints a table with goals.
+# Needs root, gcc, bpftool, jq, lua5.4, luajit, nginx with libnginx-mod-http-lua, wrk and curl.
+# Knobs: PARTS (any of "bpf cpu nginx", default all), RUNS (BPF runs per case, 3), SECS (seconds
+# measured per BPF run, 5), LUA_DEPTHS ("20 128"), JIT_DEPTHS ("20"), NATIVE_DEPTHS ("2 20"),
+# ROUNDS (alternated throughput rounds, 3), CPU_SECS (length of the CPU-bound workload, 5),
+# WRK_SECS (10), LF (binary to measure), KEEP=1 keeps the work directory.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LF=${LF:-$ROOT/lua-flame}
+PARTS=${PARTS:-bpf cpu nginx}
+RUNS=${RUNS:-3}
+SECS=${SECS:-5}
+LUA_DEPTHS=${LUA_DEPTHS:-20 128}
+JIT_DEPTHS=${JIT_DEPTHS:-20}
+NATIVE_DEPTHS=${NATIVE_DEPTHS:-2 20}
+ROUNDS=${ROUNDS:-3}
+CPU_SECS=${CPU_SECS:-5}
+WRK_SECS=${WRK_SECS:-10}
+W=$(mktemp -d /tmp/bench-lua.XXXXXX)
+OLD_STATS=$(sysctl -n kernel.bpf_stats_enabled)
+STARTED="" # PIDs this script started, killed on exit
+NGINX_MASTER=""
+
+log() { echo "bench-lua: $*" >&2; }
+want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+need="jq"
+want bpf && need="$need gcc bpftool lua5.4 luajit"
+want cpu && need="$need lua5.4"
+want nginx && need="$need nginx wrk curl"
+for tool in $need; do
+	command -v "$tool" >/dev/null || { log "$tool not found"; exit 1; }
+done
+[ -x "$LF" ] || { log "$LF not built; run make"; exit 1; }
+
+cleanup() {
+	exec 3>&- 2>/dev/null
+	for p in $STARTED; do kill -9 "$p" 2>/dev/null; done
+	if [ -n "$NGINX_MASTER" ]; then
+		kill -TERM "$NGINX_MASTER" 2>/dev/null
+		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$NGINX_MASTER" 2>/dev/null || break; sleep 0.2; done
+		kill -9 "$NGINX_MASTER" ${TARGET_PID:-} 2>/dev/null
+	fi
+	wait 2>/dev/null
+	sysctl -q -w kernel.bpf_stats_enabled="$OLD_STATS" >/dev/null
+	[ "${KEEP:-0}" = 1 ] && log "outputs kept in $W" || rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# A private copy: a rebuild of the working tree during the benchmark must not change it.
+cp "$LF" "$W/lua-flame" && LF=$W/lua-flame || exit 1
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+started() { STARTED="$STARTED $1"; }
+forget() { STARTED=$(echo "$STARTED" | tr ' ' '\n' | grep -vx "$1" | tr '\n' ' '); }
+load1() { cut -d' ' -f1 /proc/loadavg; }
+now_ns() { date +%s%N; }
+
+# wait_sampling ERRFILE PID: until lua-flame PID says it samples (at most 10 s).
+wait_sampling() {
+	for _ in $(seq 100); do
+		grep -q 'sampling .* ms after start' "$1" 2>/dev/null && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# bpf_counters LFPID: "run_time_ns run_cnt samples" of the BPF programs lua-flame LFPID
+# loaded (found through its own file descriptors, so other BPF users do not count): run
+# time of on_sample and unwind_user together (a tail-called program's time is accounted to
+# its caller), run_cnt of on_sample, and the target samples in on_sample's stats map.
+bpf_counters() {
+	ids=$(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u | tr '\n' ' ')
+	[ -n "$ids" ] || return 1
+	bpftool -j prog show | jq -r --arg ids "$ids" '
+		($ids | split(" ") | map(select(. != "") | tonumber)) as $mine
+		| [.[] | select((.id as $i | $mine | index($i)) and (.name == "on_sample" or .name == "unwind_user"))]
+		| "\(map(.run_time_ns // 0) | add) \(map(select(.name == "on_sample") | .run_cnt // 0) | add)",
+		  (map(select(.name == "on_sample") | .map_ids[]) | map(tostring) | join(" "))' >"$W/prog" ||
+		return 1
+	read -r rt cnt <"$W/prog"
+	samples=0
+	for m in $(sed -n 2p "$W/prog"); do
+		[ "$(bpftool -j map show id "$m" | jq -r .name)" = stats ] || continue
+		samples=$(bpftool -j map dump id "$m" | jq '[.[] | select(.formatted.key == 0) | .formatted.values[].value] | add')
+	done
+	echo "$rt $cnt $samples"
+}
+
+# frames FOLDED: "lua native" frame counts of the hottest stack (process name, kernel
+# frames and markers such as [lua: depth limit] or [trace N] left out).
+frames() {
+	awk '$NF + 0 > best { best = $NF + 0; line = $0 }
+		END { sub(/ [0-9]+$/, "", line); n = split(line, f, ";"); l = 0; c = 0
+			for (i = 2; i <= n; i++) {
+				if (f[i] ~ /_\[k\]$/ || f[i] ~ /^\[/) continue
+				if (f[i] ~ /\([^()]*:[0-9]+\)(_\[j\])?$/) l++; else c++
+			}
+			print l, c }' "$1"
+}
+
+# --- BPF run time per sample -----------------------------------------------------------
+# The Lua workload: r(D) keeps D frames of r on the stack (plus the main chunk) while the
+# innermost one computes in a loop that never returns; with the JIT on that loop is a trace.
+cat >"$W/rec.lua" <<'LUA'
+local function r(n)
+  if n <= 1 then
+    local x = 0
+    while true do x = (x * 7 + 1) % 1000003 end
+  end
+  return r(n - 1) + 1
+end
+r(tonumber(arg[1]))
+LUA
+
+# bpf_case NAME CMD...: RUNS runs of CMD profiled at 999 Hz, each measuring SECS seconds
+# of BPF counters. Appends "ns_per_sample ns_per_tick lua_frames native_frames samples load"
+# lines to $W/bpf.NAME.
+bpf_case() {
+	name=$1; shift
+	: >"$W/bpf.$name"
+	for r in $(seq "$RUNS"); do
+		"$@" >/dev/null 2>&1 & tp=$!; started $tp
+		sleep 0.3
+		"$LF" -p "$tp" -F 999 -d $((SECS + 30)) --stats -o "$W/$name.folded" 2>"$W/$name.err" &
+		lp=$!; started $lp
+		if ! wait_sampling "$W/$name.err" "$lp"; then
+			log "$name run $r: lua-flame did not start: $(cat "$W/$name.err")"
+			kill "$tp" "$lp" 2>/dev/null; wait "$tp" "$lp" 2>/dev/null; forget $tp; forget $lp
+			continue
+		fi
+		sleep 1
+		l0=$(load1); a=$(bpf_counters "$lp"); sleep "$SECS"; b=$(bpf_counters "$lp"); l1=$(load1)
+		kill -INT "$lp" 2>/dev/null; wait "$lp"; rc=$?; forget $lp
+		kill "$tp"; wait "$tp" 2>/dev/null; forget $tp
+		if [ "$rc" != 0 ] || [ ! -s "$W/$name.folded" ] || [ -z "$a" ] || [ -z "$b" ]; then
+			log "$name run $r: lua-flame failed (status $rc): $(tail -2 "$W/$name.err")"
+			continue
+		fi
+		fr=$(frames "$W/$name.folded")
+		echo "$a $b $fr" | awk -v l="$l0 $l1" '{ rt = $4 - $1; cnt = $5 - $2; s = $6 - $3
+			split(l, ld, " "); lo = ld[1] > ld[2] ? ld[1] : ld[2]
+			if (cnt > 0 && s > 0) printf "%.0f %.0f %d %d %d %s\n", rt / s, rt / cnt, $7, $8, s, lo }' >>"$W/bpf.$name"
+		log "$name run $r: $(tail -1 "$W/bpf.$name") (ns/sample ns/tick lua native samples load)"
+	done
+}
+
+CASES="$(for d in $NATIVE_DEPTHS; do printf 'native-%s ' "$d"; done
+	for d in $LUA_DEPTHS; do printf 'lua54-%s ' "$d"; done; for d in $LUA_DEPTHS; do printf 'joff-%s ' "$d"; done
+	for d in $JIT_DEPTHS; do printf 'jit-%s ' "$d"; done)"
+log "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+if want bpf; then
+	P=$ROOT/tests/progs
+	CF="-O2 -fomit-frame-pointer -g0"
+	gcc $CF -shared -fPIC -o "$W/libunwtest.so" "$P/unwind_lib.c" &&
+		gcc $CF -o "$W/unwind" "$P/unwind.c" -L"$W" -lunwtest -Wl,-rpath,"$W" -ldl -lpthread ||
+		{ log "building tests/progs/unwind.c failed"; exit 1; }
+	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null
+	for c in $CASES; do
+		case $c in
+		native-*) bpf_case "$c" "$W/unwind" deep "${c#*-}" ;;
+		lua54-*) bpf_case "$c" lua5.4 "$W/rec.lua" "${c#*-}" ;;
+		joff-*) bpf_case "$c" luajit -joff "$W/rec.lua" "${c#*-}" ;;
+		jit-*) bpf_case "$c" luajit -jon "$W/rec.lua" "${c#*-}" ;;
+		esac
+	done
+	sysctl -q -w kernel.bpf_stats_enabled="$OLD_STATS" >/dev/null
+fi
+
+# --- throughput of a CPU-bound lua5.4 workload ----------------------------------------------
+# A fixed amount of work, started by a line on stdin so that lua-flame's start-up (done
+# before the line is sent) is not timed; the wall time from that line to the exit is.
+cat >"$W/cpu.lua" <<'LUA'
+local n = tonumber(arg[1])
+io.read("l")
+local function leaf(i) return (i * 7 + 1) % 1000003 end
+local function mid(i)
+  local t = {}
+  for k = 1, 8 do t[k] = leaf(i + k) end
+  return t[8]
+end
+local function top(m)
+  local acc = 0
+  for i = 1, m do acc = (acc + mid(i)) % 1000003 end
+  return acc
+end
+print(top(n))
+LUA
+
+# cpu_run HZ N FILE: one run of N iterations with lua-flame at HZ (or none for "off");
+# appends "milliseconds load" to FILE unless lua-flame or the workload failed.
+cpu_run() {
+	rm -f "$W/go"; mkfifo "$W/go" || return 1
+	lua5.4 "$W/cpu.lua" "$2" <"$W/go" >/dev/null & tp=$!; started $tp
+	exec 3>"$W/go"
+	lp=""
+	if [ "$1" != off ]; then
+		sleep 0.2 # lets the interpreter load before lua-flame looks for it
+		"$LF" -p "$tp" -F "$1" -d $((CPU_SECS * 4 + 60)) --stats -o "$W/cpu.folded" 2>"$W/cpu.err" &
+		lp=$!; started $lp
+		if ! wait_sampling "$W/cpu.err" "$lp"; then
+			log "lua-flame did not start: $(cat "$W/cpu.err")"
+			exec 3>&-; kill "$tp" "$lp" 2>/dev/null; wait "$tp" "$lp" 2>/dev/null; forget $tp; forget $lp
+			return 1
+		fi
+	else
+		sleep 1
+	fi
+	t0=$(now_ns); echo go >&3; wait "$tp"; rc=$?; t1=$(now_ns); l=$(load1)
+	exec 3>&-; forget $tp
+	if [ -n "$lp" ]; then
+		wait "$lp"; lrc=$?; forget $lp
+		if [ "$lrc" != 0 ] || ! grep -q 'every target process has exited' "$W/cpu.err"; then
+			log "lua-flame -F $1 ended early or failed (status $lrc): $(tail -2 "$W/cpu.err")"
+			return 1
+		fi
+	fi
+	[ "$rc" = 0 ] || { log "lua5.4 workload failed (status $rc)"; return 1; }
+	echo "$(((t1 - t0) / 1000000)) $l" >>"$3"
+}
+: >"$W/cpu.off"; : >"$W/cpu.99"; : >"$W/cpu.999"
+CPU_N=""
+if want cpu; then
+	n0=1000000
+	: >"$W/cal"
+	cpu_run off $n0 "$W/cal" || { log "calibration run failed"; exit 1; }
+	c=$(cat "$W/cal")
+	CPU_N=$(echo "$c" | awk -v n="$n0" -v s="$CPU_SECS" '{ printf "%d\n", n * s * 1000 / ($1 > 0 ? $1 : 1) }')
+	log "CPU workload: $CPU_N iterations (calibration: $n0 in ${c%% *} ms)"
+	for r in $(seq "$ROUNDS"); do
+		case $((r % 3)) in 1) order="off 99 999" ;; 2) order="99 999 off" ;; *) order="999 off 99" ;; esac
+		for m in $order; do
+			cpu_run "$m" "$CPU_N" "$W/cpu.$m" &&
+				log "cpu round $r, lua-flame $m: $(tail -1 "$W/cpu.$m") (ms load)"
+		done
+	done
+fi
+
+# --- nginx + Lua (JIT on) under wrk -----------------------------------------------------------
+if want nginx; then
+	PIDS_TO_KILL=""
+	. "$ROOT/tests/targets.sh"
+	port=$(free_port)
+	start_nginx "$W/nginx" "$port" "$ROOT/tests/lua" || exit 1
+	log "nginx worker $TARGET_PID on port $port"
+fi
+
+# wrk_run HZ: one wrk run with lua-flame at HZ (or none for "off"); appends "requests/s
+# load" to $W/rps.HZ unless lua-flame failed.
+wrk_run() {
+	lp=""
+	if [ "$1" != off ]; then
+		"$LF" -p "$TARGET_PID" -F "$1" -d $((WRK_SECS + 60)) --stats -o "$W/wrk.folded" 2>"$W/wrk.err" &
+		lp=$!; started $lp
+		if ! wait_sampling "$W/wrk.err" "$lp"; then
+			log "lua-flame did not start: $(cat "$W/wrk.err")"
+			kill "$lp" 2>/dev/null; wait "$lp"; forget $lp
+			return 1
+		fi
+	fi
+	wrk -t1 -c8 -d"${WRK_SECS}s" "http://127.0.0.1:$port/" >"$W/wrk.out" 2>&1
+	l=$(load1)
+	v=$(awk '/^Requests\/sec:/ { print $2 }' "$W/wrk.out")
+	if [ -n "$lp" ]; then
+		alive=0; kill -INT "$lp" 2>/dev/null && alive=1
+		wait "$lp"; rc=$?; forget $lp
+		if [ "$alive" = 0 ] || [ "$rc" != 0 ]; then
+			log "lua-flame -F $1 ended early or failed (status $rc): $(tail -2 "$W/wrk.err")"
+			return 1
+		fi
+	fi
+	[ -n "$v" ] && echo "$v $l" >>"$W/rps.$1"
+}
+: >"$W/rps.off"; : >"$W/rps.99"; : >"$W/rps.999"
+if want nginx; then
+	wrk -t1 -c8 -d2s "http://127.0.0.1:$port/" >/dev/null 2>&1 # warm-up
+	for r in $(seq "$ROUNDS"); do
+		case $((r % 3)) in 1) order="off 99 999" ;; 2) order="99 999 off" ;; *) order="999 off 99" ;; esac
+		for m in $order; do
+			wrk_run "$m" && log "wrk round $r, lua-flame $m: $(tail -1 "$W/rps.$m") (requests/s load)"
+		done
+	done
+fi
+
+# --- table -------------------------------------------------------------------------------
+col() { awk -v c="$1" '{ print $c }' "$2" | median; }
+# loads FILE COL: "min-max" of the load averages in column COL of FILE.
+loads() { awk -v c="$2" 'NR == 1 || $c < lo { lo = $c } NR == 1 || $c > hi { hi = $c }
+	END { if (NR) printf(lo == hi ? "%s" : "%s-%s", lo, hi) }' "$1"; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%+.1f%%", 100 * (a - b) / b; else print "n/a" }'; }
+spread() { awk '{ print $1 }' "$1" | sort -n | awk '{ v[NR] = $1 }
+	END { if (NR > 1 && v[1] > 0) printf "%.1f%%", 100 * (v[NR] - v[1]) / v[1]; else print "n/a" }'; }
+verdict() { awk -v v="$1" -v g="$2" 'BEGIN { if (v == "" || g == "") print ""; else print (v < g) ? "ok" : "MISSED" }'; }
+row() { printf '%-50s %11s %11s %10s %-7s %s\n' "$@"; }
+
+echo
+echo "lua-flame Lua stack benchmark ($(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ))"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+row "measure" "median" "vs native" "goal" "result" "load"
+if want bpf; then
+	echo "BPF time per target sample at 999 Hz ($RUNS runs x ${SECS}s each):"
+	bases=""
+	for d in $NATIVE_DEPTHS; do
+		f=$W/bpf.native-$d
+		[ -s "$f" ] || { row "  native C, deep $d" "no data" "" "" "" ""; continue; }
+		ps=$(col 1 "$f"); nf=$(col 4 "$f")
+		bases="$bases $nf:$ps"
+		row "  native only, $nf frames (unwind deep $d)" "$ps ns" "" "< 1000 ns" "$(verdict "$ps" 1000)" "$(loads "$f" 6)"
+	done
+	# base NATIVE_FRAMES: the per-sample time of the native case nearest in native depth.
+	base() { echo "$bases" | tr ' ' '\n' | awk -F: -v n="$1" 'NF == 2 { d = $1 - n; d = d < 0 ? -d : d
+		if (best == "" || d < best) { best = d; v = $2 } } END { print v }'; }
+	for c in $CASES; do
+		f=$W/bpf.$c
+		case $c in native-*) continue ;; lua54-*) what="lua5.4" ;; joff-*) what="luajit -joff" ;; *) what="luajit JIT on" ;; esac
+		[ -s "$f" ] || { row "  $what, r(${c#*-})" "no data" "" "" "" ""; continue; }
+		ps=$(col 1 "$f"); lf=$(col 3 "$f"); nf=$(col 4 "$f"); b=$(base "$nf")
+		case $c in jit-*) what="$what, $lf Lua (loop traced) + $nf native" ;; *) what="$what, $lf Lua + $nf native frames" ;; esac
+		added=$(awk -v a="$ps" -v b="$b" 'BEGIN { if (b != "") printf "%+d ns", a - b }')
+		row "  $what" "$ps ns" "$added" "< 5000 ns" "$(verdict "$ps" 5000)" "$(loads "$f" 6)"
+	done
+	echo "  (vs native: minus the native-only case nearest in native frames. Per on_sample run,"
+	echo "   counting every tick of every CPU:$(for c in $CASES; do [ -s "$W/bpf.$c" ] &&
+		printf ' %s %s ns,' "$c" "$(col 2 "$W/bpf.$c")"; done | sed 's/,$//'))"
+fi
+if want cpu; then
+	echo "CPU-bound lua5.4, $CPU_N iterations, wall time ($ROUNDS runs per setting, alternated):"
+	off=$(col 1 "$W/cpu.off")
+	row "  no profiler" "${off:-n/a} ms" "" "" "" "$(loads "$W/cpu.off" 2)"
+	for hz in 99 999; do
+		v=$(col 1 "$W/cpu.$hz"); s=$(pct "$v" "$off")
+		g=""; ok=""
+		[ "$hz" = 99 ] && g="< +1%" && ok=$(awk -v a="$v" -v b="$off" 'BEGIN { if (a != "" && b > 0) print (100 * (a - b) / b < 1) ? "ok" : "MISSED" }')
+		row "  lua-flame -F $hz" "${v:-n/a} ms" "" "" "" "$(loads "$W/cpu.$hz" 2)"
+		row "  slowdown at $hz Hz" "$s" "" "$g" "$ok" ""
+	done
+	row "  spread of runs without profiler" "$(spread "$W/cpu.off")" "" "" "" ""
+fi
+if want nginx; then
+	echo "nginx+Lua (JIT on), wrk -t1 -c8 -d${WRK_SECS}s ($ROUNDS runs per setting, alternated):"
+	off=$(col 1 "$W/rps.off")
+	row "  no profiler" "${off:-n/a} r/s" "" "" "" "$(loads "$W/rps.off" 2)"
+	for hz in 99 999; do
+		v=$(col 1 "$W/rps.$hz"); d=$(pct "$v" "$off")
+		g=""; ok=""
+		[ "$hz" = 99 ] && g="> -1%" && ok=$(awk -v a="$v" -v b="$off" 'BEGIN { if (a != "" && b > 0) print (100 * (b - a) / b < 1) ? "ok" : "MISSED" }')
+		row "  lua-flame -F $hz" "${v:-n/a} r/s" "" "" "" "$(loads "$W/rps.$hz" 2)"
+		row "  difference at $hz Hz" "$d" "" "$g" "$ok" ""
+	done
+	row "  spread of runs without profiler" "$(spread "$W/rps.off")" "" "" "" ""
+fi
+echo
+echo "load: 1-minute load average during the runs (min-max). BPF per target sample: run time of"
+echo "on_sample + unwind_user over the samples of the target; a tail call is accounted to its caller."

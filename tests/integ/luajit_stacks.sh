@@ -54,7 +54,7 @@ run() {
 	expect "$name: recursion 200 deep keeps the innermost 128 frames" "$F" \
 		";\\[lua: depth limit\\];.*($(L deep 28);){120,}"
 	expect "$name: C calling back into Lua (table.sort comparator) in true order" "$F" \
-		";$(L sorter 62);table.sort;([^;]*;)*$(L '\\?' 57);$(L work 8)"
+		";$(L sorter 62);table.sort;([^;]*;)*$(L '\?' 57);$(L work 8)"
 	expect "$name: garbage collection under the allocating function, as [GC]" "$F" ";$(L garbage [0-9]+);(.*;)?\\[GC\\]"
 	lua=$(share "$F" "\\($S:")
 	check "$name: ${lua}% of samples carry a Lua stack (>= 95%)" [ "$lua" -ge 95 ]

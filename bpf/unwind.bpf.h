@@ -24,6 +24,9 @@ struct lf_ustate {
 	__u32 lj;         /* the process runs LuaJIT: JIT code is traces */
 	__u64 leaf_rdx, leaf_rbx, leaf_sp; /* LuaJIT interpreter's BASE and PC at the sample */
 	__u64 last_regs[LF_NSAVED + 1], last_cand; /* note_lua_state's last answer */
+	__u64 m_start, m_end;  /* last mapping found, index m_idx (m_end 0: none) */
+	__u32 m_idx, r_file;   /* last row found: rule r_rule for [r_lo, r_hi) of r_file */
+	__u32 r_lo, r_hi, r_rule, r_valid;
 	__u32 checked;
 	__u32 nlpos, nthreads;
 	struct lf_lpos lpos[LF_MAX_LPOS];
@@ -110,8 +113,8 @@ __noinline int lf_find_map(__u32 pid, __u64 ip)
 	return -1;
 }
 
-/* Rule index of the last row with row.pc <= pc among the file's rows, or -1. */
-__noinline int lf_find_rule(__u32 file, __u32 pc)
+/* Index of the last row with row.pc <= pc among the file's rows, or -1. */
+__noinline int lf_find_row(__u32 file, __u32 pc)
 {
 	const struct lf_file *f = bpf_map_lookup_elem(&files, &file);
 	if (!f || !f->row_count)
@@ -124,7 +127,7 @@ __noinline int lf_find_rule(__u32 file, __u32 pc)
 		if (!r)
 			return -1;
 		if (r->pc <= pc) {
-			found = (int)r->rule;
+			found = (int)mid;
 			lo = mid + 1;
 		} else {
 			hi = mid;
@@ -201,10 +204,18 @@ static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *
 		return LF_MARK_INVALID;
 	}
 	__u64 ra, bp = u->bp;
-	if (read_u64(cfa - 8, &ra))
-		return LF_MARK_BAD_READ;
-	if ((r->flags & LF_RULE_RBP_SAVED) && read_u64(cfa + (__s64)r->rbp_off, &bp))
-		return LF_MARK_BAD_READ;
+	if ((r->flags & LF_RULE_RBP_SAVED) && r->rbp_off == -16) {
+		__u64 pair[2]; /* push %rbp right after the call: one read for both */
+		if (bpf_probe_read_user(pair, sizeof(pair), (const void *)(cfa - 16)))
+			return LF_MARK_BAD_READ;
+		bp = pair[0];
+		ra = pair[1];
+	} else {
+		if (read_u64(cfa - 8, &ra))
+			return LF_MARK_BAD_READ;
+		if ((r->flags & LF_RULE_RBP_SAVED) && read_u64(cfa + (__s64)r->rbp_off, &bp))
+			return LF_MARK_BAD_READ;
+	}
 	for (int i = 0; i < LF_NSAVED; i++)
 		if (r->saved[i])
 			read_u64(cfa + 8 * (__s64)r->saved[i], &u->regs[i]);
@@ -275,6 +286,39 @@ static __always_inline void note_lua_state(struct lf_ustate *u, __u32 pid)
 	u->nlpos++;
 }
 
+/* Mapping of ip: consecutive frames are mostly in the same file, so the last one is
+ * tried first. */
+static __always_inline int find_map_cached(struct lf_ustate *u, __u32 pid, __u64 ip)
+{
+	if (ip >= u->m_start && ip < u->m_end)
+		return (int)u->m_idx;
+	int mi = lf_find_map(pid, ip);
+	u->m_end = 0;
+	return mi;
+}
+
+/* Rule for pc in file: recursion and loops repeat the same rows, so the last row's range
+ * is tried first. Returns the rule index or -1. */
+static __always_inline int find_rule_cached(struct lf_ustate *u, __u32 file, __u32 pc)
+{
+	if (u->r_valid && file == u->r_file && pc >= u->r_lo && pc < u->r_hi)
+		return (int)u->r_rule;
+	int ri = lf_find_row(file, pc);
+	if (ri < 0)
+		return -1;
+	__u32 idx = (__u32)ri, next = idx + 1;
+	const struct lf_row *r = bpf_map_lookup_elem(&rows, &idx);
+	if (!r)
+		return -1;
+	const struct lf_row *n = bpf_map_lookup_elem(&rows, &next);
+	u->r_valid = 1;
+	u->r_file = file;
+	u->r_lo = r->pc;
+	u->r_hi = n && n->pc > r->pc ? n->pc : r->pc + 1;
+	u->r_rule = r->rule;
+	return (int)r->rule;
+}
+
 /* Records the current frame and moves to its caller. Returns 0 to go on, -1 when the
  * thread root was reached, or an lf_mark. */
 static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, const struct lf_proc *p)
@@ -284,13 +328,16 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	__u64 tag = u->exact ? LF_TAG_EXACT : LF_TAG_NATIVE;
 	s->user[u->n & (LF_MAX_USTACK - 1)] = u->ip | (tag << LF_TAG_SHIFT);
 	u->n++;
-	int mi = lf_find_map(s->pid, u->ip);
+	int mi = find_map_cached(u, s->pid, u->ip);
 	if (mi < 0 || mi >= LF_MAX_PROC_MAPS) {
 		__u32 pid = s->pid, one = 1;
 		bpf_map_update_elem(&rescan, &pid, &one, BPF_ANY);
 		return LF_MARK_NO_MAPPING;
 	}
 	const struct lf_map_ent *m = &p->m[(__u32)mi & (LF_MAX_PROC_MAPS - 1)];
+	u->m_start = m->start;
+	u->m_end = m->end;
+	u->m_idx = (__u32)mi;
 	if (m->file == LF_FILE_JIT) {
 		s->user[(u->n - 1) & (LF_MAX_USTACK - 1)] = u->ip | ((__u64)LF_TAG_FP << LF_TAG_SHIFT);
 		if (u->lj) {
@@ -314,7 +361,7 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 			return step_lj_cframe(u, c);
 	}
 	__u32 pc = (__u32)(u->ip - m->bias - (u->exact ? 0 : 1));
-	int ri = lf_find_rule(m->file, pc);
+	int ri = find_rule_cached(u, m->file, pc);
 	__u32 rid = (__u32)ri;
 	const struct lf_rule *r = ri < 0 ? 0 : bpf_map_lookup_elem(&rules, &rid);
 	/* A signal trampoline without CFI (musl's) is known by its bytes; glibc's has an 'S'

@@ -64,7 +64,10 @@ A=$CONTAINER_PID
 check "setup: PID $A is PID 1 in its container" grep -q "^NSpid:.*[[:space:]]1\$" "/proc/$A/status"
 check "setup: /usr/bin/lua5.4 in the container's maps is not the host's file" \
 	sh -c "grep -q ' /usr/bin/lua5.4\$' /proc/$A/maps && ! cmp -s /usr/bin/lua5.4 '$A_ROOT/usr/bin/lua5.4'"
-profile pidns "$A"
+profile pidns "$A" -o "$OUT/pidns.svg"
+check "pidns: the run names the container-side PID" grep -q "profiling PID $A \\[PID 1 in its container\\]" "$OUT/pidns.err"
+check "pidns: the SVG subtitle names host PID, container PID and command" \
+	grep -q "lua5.4 tests/lua/shape.lua (PID $A \\[PID 1 in its container\\])" "$OUT/pidns.svg"
 check "pidns: Lua 5.3.6 detected in the container's /usr/bin/lua5.4" \
 	grep -q "PID $A: Lua 5\.3\.6 in /usr/bin/lua5\.4, 1 VM found" "$OUT/pidns.err"
 c=$(pct_complete pidns)

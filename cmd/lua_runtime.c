@@ -7,9 +7,9 @@
 #include "elffile.h"
 #include "lua_runtime.h"
 #include "proc.h"
+#include "proc_scan.h"
 #include "util.h"
 
-#define SCAN_CHUNK (1 << 20)
 #define SCAN_MAX   (1ULL << 31) /* bytes of memory scanned per process and pass */
 
 /* Version string in the file's read-only data. */
@@ -25,31 +25,25 @@ static int file_version(pid_t pid, const struct mapping *m, int *maj, int *min, 
 	return found;
 }
 
+static int has_version(pid_t pid, const struct mapping *m, void *ctx)
+{
+	struct lua_runtime *rt = ctx;
+	return file_version(pid, m, &rt->major, &rt->minor, &rt->patch);
+}
+
 int lua_runtime_detect(pid_t pid, struct lua_runtime *rt)
 {
 	memset(rt, 0, sizeof(*rt));
 	rt->pid = pid;
-	struct proc_maps pm;
-	if (proc_read_maps(pid, &pm))
+	struct mapping m;
+	if (proc_find_file(pid, has_version, rt, &m))
 		return -1;
-	int rc = -1;
-	for (size_t i = 0; i < pm.n && rc; i++) {
-		const struct mapping *m = &pm.m[i];
-		if (!m->exec || m->path[0] != '/')
-			continue;
-		int maj, min, patch;
-		if (!file_version(pid, m, &maj, &min, &patch))
-			continue;
-		rt->major = maj, rt->minor = min, rt->patch = patch;
-		snprintf(rt->core_path, sizeof(rt->core_path), "%s", m->path);
-		rt->core_dev = m->dev;
-		rt->core_inode = m->inode;
-		rt->lay = lua_layout_for(maj, min, patch);
-		rc = rt->lay ? 0 : -1;
-		break;
-	}
-	proc_maps_free(&pm);
-	return rc;
+	snprintf(rt->core_path, sizeof(rt->core_path), "%s", m.path);
+	rt->core_dev = m.dev;
+	rt->core_inode = m.inode;
+	free(m.path);
+	rt->lay = lua_layout_for(rt->major, rt->minor, rt->patch);
+	return rt->lay ? 0 : -1;
 }
 
 int lua_is_main_state(const struct lua_layout *l, uint64_t L, uint64_t l_G, uint64_t mainthread)
@@ -74,10 +68,10 @@ static uint64_t load64(const unsigned char *p)
 }
 
 /* One chunk: a main lua_State at L has l_G = L + delta, and the global_State there
- * points back to L. Both fields are inside the LG block, so the chunk is read with an
- * overlap of the block's size. */
-static void scan_chunk(struct lua_runtime *rt, uint64_t base, const unsigned char *buf, size_t len)
+ * points back to L. Both fields are inside the LG block, so chunks overlap by its size. */
+static int scan_chunk(uint64_t base, const unsigned char *buf, size_t len, void *ctx)
 {
+	struct lua_runtime *rt = ctx;
 	const struct lua_layout *l = rt->lay;
 	uint64_t delta = (uint64_t)(l->lg_g - l->lg_l);
 	size_t need = (size_t)(delta + l->g_mainthread + 8);
@@ -88,41 +82,14 @@ static void scan_chunk(struct lua_runtime *rt, uint64_t base, const unsigned cha
 		if (lua_is_main_state(l, L, L + delta, load64(buf + off + delta + l->g_mainthread)))
 			add_state(rt, L + delta);
 	}
-}
-
-static void scan_mapping(struct lua_runtime *rt, const struct mapping *m, unsigned char *buf)
-{
-	size_t overlap = (size_t)rt->lay->lg_sizeof + 64;
-	for (uint64_t a = m->start; a < m->end && rt->scanned_bytes < SCAN_MAX; a += SCAN_CHUNK) {
-		size_t want = (size_t)(m->end - a < SCAN_CHUNK + overlap ? m->end - a : SCAN_CHUNK + overlap);
-		ssize_t got = proc_read_mem(rt->pid, a, buf, want);
-		if (got <= 0)
-			continue;
-		rt->scanned_bytes += (uint64_t)got;
-		scan_chunk(rt, a, buf, (size_t)got);
-	}
-}
-
-/* Writable private memory without a file: the heap and anonymous mappings. */
-static int scannable(const struct mapping *m)
-{
-	return m->writable && !m->exec && (m->path[0] == 0 || !strcmp(m->path, "[heap]"));
+	return 0;
 }
 
 int lua_runtime_scan_states(struct lua_runtime *rt)
 {
 	if (!rt->lay)
 		return 0;
-	struct proc_maps pm;
-	if (proc_read_maps(rt->pid, &pm))
-		return rt->ngs;
-	unsigned char *buf = xmalloc(SCAN_CHUNK + (size_t)rt->lay->lg_sizeof + 64);
-	rt->scanned_bytes = 0;
-	for (size_t i = 0; i < pm.n; i++)
-		if (scannable(&pm.m[i]))
-			scan_mapping(rt, &pm.m[i], buf);
-	free(buf);
-	proc_maps_free(&pm);
+	rt->scanned_bytes = proc_scan_memory(rt->pid, (size_t)rt->lay->lg_sizeof + 64, SCAN_MAX, scan_chunk, rt);
 	return rt->ngs;
 }
 

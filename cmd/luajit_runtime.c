@@ -8,9 +8,9 @@
 #include "elffile.h"
 #include "luajit_runtime.h"
 #include "proc.h"
+#include "proc_scan.h"
 #include "util.h"
 
-#define SCAN_CHUNK (1 << 20)
 #define SCAN_MAX   (1ULL << 31)
 #define MAX_DYNSYMS 200000
 
@@ -56,70 +56,53 @@ static int file_facts(pid_t pid, const struct mapping *m, struct luajit_file_fac
 	return f->is_luajit;
 }
 
+static int is_luajit(pid_t pid, const struct mapping *m, void *ctx)
+{
+	enum luajit_variant v;
+	return file_facts(pid, m, ctx, &v);
+}
+
 int luajit_runtime_detect(pid_t pid, struct luajit_runtime *rt)
 {
 	memset(rt, 0, sizeof(*rt));
 	rt->pid = pid;
-	struct proc_maps pm;
-	if (proc_read_maps(pid, &pm))
+	struct mapping m;
+	if (proc_find_file(pid, is_luajit, &rt->facts, &m))
 		return -1;
-	int rc = -1;
-	for (size_t i = 0; i < pm.n && rc; i++) {
-		const struct mapping *m = &pm.m[i];
-		enum luajit_variant v;
-		if (!m->exec || m->path[0] != '/' || !file_facts(pid, m, &rt->facts, &v))
-			continue;
-		snprintf(rt->core_path, sizeof(rt->core_path), "%s", m->path);
-		rt->core_dev = m->dev;
-		rt->core_inode = m->inode;
-		rt->gc64_known = rt->facts.gc64 >= 0;
-		rt->lay = rt->gc64_known ? luajit_layout_get(luajit_variant_of(rt->facts.fork, rt->facts.gc64)) : NULL;
-		rc = 0;
-	}
-	proc_maps_free(&pm);
-	return rc;
+	snprintf(rt->core_path, sizeof(rt->core_path), "%s", m.path);
+	rt->core_dev = m.dev;
+	rt->core_inode = m.inode;
+	free(m.path);
+	rt->gc64_known = rt->facts.gc64 >= 0;
+	rt->lay = rt->gc64_known ? luajit_layout_get(luajit_variant_of(rt->facts.fork, rt->facts.gc64)) : NULL;
+	return 0;
 }
 
-static void scan_layout(struct luajit_runtime *rt, const struct luajit_layout *l, const struct proc_maps *pm)
+struct scan_ctx { struct luajit_runtime *rt; const struct luajit_layout *l; };
+
+static int scan_chunk(uint64_t base, const unsigned char *buf, size_t len, void *ctx)
 {
-	unsigned char *buf = xmalloc(SCAN_CHUNK + (size_t)l->gg_size);
-	uint64_t scanned = 0;
-	for (size_t i = 0; i < pm->n && !rt->ngs; i++) {
-		const struct mapping *m = &pm->m[i];
-		if (!m->writable || m->exec || (m->path[0] && strcmp(m->path, "[heap]")))
-			continue;
-		for (uint64_t a = m->start; a < m->end && scanned < SCAN_MAX; a += SCAN_CHUNK) {
-			size_t want = m->end - a < SCAN_CHUNK + (uint64_t)l->gg_size ? (size_t)(m->end - a)
-										 : SCAN_CHUNK + (size_t)l->gg_size;
-			ssize_t got = proc_read_mem(rt->pid, a, buf, want);
-			if (got <= 0)
-				continue;
-			scanned += (uint64_t)got;
-			rt->ngs += (int)luajit_scan_gg(l, buf, (size_t)got, a, rt->gs + rt->ngs,
-						       (size_t)(LF_MAX_GS - rt->ngs));
-			if (rt->ngs)
-				break;
-		}
-	}
-	free(buf);
-	if (rt->ngs)
-		rt->lay = l;
+	struct scan_ctx *c = ctx;
+	struct luajit_runtime *rt = c->rt;
+	rt->ngs += (int)luajit_scan_gg(c->l, buf, len, base, rt->gs + rt->ngs, (size_t)(LF_MAX_GS - rt->ngs));
+	return rt->ngs > 0;
 }
 
+/* Finds global states; when the file did not tell GC64 from not, the layout whose
+ * GG_State is found decides. */
 int luajit_runtime_scan(struct luajit_runtime *rt)
 {
-	struct proc_maps pm;
-	if (proc_read_maps(rt->pid, &pm))
-		return 0;
 	rt->ngs = 0;
 	for (int gc64 = 1; gc64 >= 0 && !rt->ngs; gc64--) {
 		if (rt->gc64_known && gc64 != rt->facts.gc64)
 			continue;
 		const struct luajit_layout *l = luajit_layout_get(luajit_variant_of(rt->facts.fork, gc64));
+		struct scan_ctx c = { rt, l };
 		if (l)
-			scan_layout(rt, l, &pm);
+			proc_scan_memory(rt->pid, (size_t)l->gg_size, SCAN_MAX, scan_chunk, &c);
+		if (rt->ngs)
+			rt->lay = l;
 	}
-	proc_maps_free(&pm);
 	return rt->ngs;
 }
 

@@ -172,10 +172,12 @@ fi
 
 # --- throughput of a CPU-bound lua5.4 workload ----------------------------------------------
 # A fixed amount of work, started by a line on stdin so that lua-flame's start-up (done
-# before the line is sent) is not timed; the wall time from that line to the exit is, and
-# the workload prints the CPU time it used meanwhile (os.clock: the kernel charges the
-# BPF time of a sample's interrupt to the task it interrupted, unless IRQ time is
-# accounted apart), a figure that the other load on the machine disturbs much less.
+# before the line is sent) is not timed. The workload reports the end on its stdout and
+# waits for stdin to close before it exits, so that the BPF counters can still be read.
+# Timed: wall time from start to end, and the CPU time the workload used (os.clock; the
+# kernel charges the BPF time of a sample's interrupt to the task it interrupted unless
+# it accounts IRQ time apart). Measured directly too: BPF time and lua-flame's own CPU
+# time during the run, as shares of the run's wall time.
 cat >"$W/cpu.lua" <<'LUA'
 local n = tonumber(arg[1])
 io.read("l")
@@ -193,29 +195,47 @@ local function top(m)
 end
 local acc = top(n)
 io.write(string.format("%.0f %d\n", (os.clock() - c0) * 1000, acc))
+io.stdout:flush()
+io.read("l")
 LUA
 
+# proc_cpu_ms PID: user + system time of every thread of PID, in milliseconds.
+proc_cpu_ms() { sed 's/.*) //' /proc/"$1"/stat 2>/dev/null | awk -v t="$(getconf CLK_TCK)" '{ print ($12 + $13) * 1000 / t }'; }
+# costs BEFORE AFTER LF0 LF1 WALL_NS: "bpf_percent lua_flame_percent" of WALL_NS from two
+# bpf_counters readings and two proc_cpu_ms readings.
+costs() {
+	echo "$1 $2 $3 $4 $5" | awk '{ printf "%.3f %.2f\n", 100 * ($4 - $1) / $9, 100 * ($8 - $7) * 1e6 / $9 }'
+}
+
 # cpu_run HZ N FILE: one run of N iterations with lua-flame at HZ (or none for "off");
-# appends "wall_ms cpu_ms load" to FILE unless lua-flame or the workload failed.
+# appends "wall_ms cpu_ms load [bpf% lua-flame%]" to FILE unless something failed.
 cpu_run() {
-	rm -f "$W/go"; mkfifo "$W/go" || return 1
-	lua5.4 "$W/cpu.lua" "$2" <"$W/go" >"$W/cpu.out" & tp=$!; started $tp
-	exec 3>"$W/go"
+	rm -f "$W/go" "$W/done"; mkfifo "$W/go" "$W/done" || return 1
+	lua5.4 "$W/cpu.lua" "$2" <"$W/go" >"$W/done" & tp=$!; started $tp
+	exec 3>"$W/go" 4<"$W/done"
 	lp=""
 	if [ "$1" != off ]; then
 		sleep 0.2 # lets the interpreter load before lua-flame looks for it
-		"$LF" -p "$tp" -F "$1" -d $((CPU_SECS * 4 + 60)) --stats -o "$W/cpu.folded" 2>"$W/cpu.err" &
+		"$LF" -p "$tp" -F "$1" -d $((CPU_SECS * 4 + 60)) --stats -o "$W/cpu.folded" 2>"$W/cpu.err" 3>&- 4<&- &
 		lp=$!; started $lp
 		if ! wait_sampling "$W/cpu.err" "$lp"; then
 			log "lua-flame did not start: $(cat "$W/cpu.err")"
-			exec 3>&-; kill "$tp" "$lp" 2>/dev/null; wait "$tp" "$lp" 2>/dev/null; forget $tp; forget $lp
+			exec 3>&- 4<&-; kill "$tp" "$lp" 2>/dev/null; wait "$tp" "$lp" 2>/dev/null; forget $tp; forget $lp
 			return 1
 		fi
+		sleep 0.5
+		a=$(bpf_counters "$lp"); f0=$(proc_cpu_ms "$lp")
 	else
 		sleep 1
 	fi
-	t0=$(now_ns); echo go >&3; wait "$tp"; rc=$?; t1=$(now_ns); l=$(load1)
-	exec 3>&-; forget $tp
+	t0=$(now_ns); echo go >&3; read -r cpu _ <&4; t1=$(now_ns); l=$(load1)
+	extra=""
+	if [ -n "$lp" ]; then
+		b=$(bpf_counters "$lp"); f1=$(proc_cpu_ms "$lp")
+		[ -n "$a" ] && [ -n "$b" ] && extra=" $(costs "$a" "$b" "$f0" "$f1" $((t1 - t0)))"
+	fi
+	exec 3>&- 4<&-
+	wait "$tp"; rc=$?; forget $tp
 	if [ -n "$lp" ]; then
 		wait "$lp"; lrc=$?; forget $lp
 		if [ "$lrc" != 0 ] || ! grep -q 'every target process has exited' "$W/cpu.err"; then
@@ -223,11 +243,12 @@ cpu_run() {
 			return 1
 		fi
 	fi
-	[ "$rc" = 0 ] || { log "lua5.4 workload failed (status $rc)"; return 1; }
-	echo "$(((t1 - t0) / 1000000)) $(cut -d' ' -f1 "$W/cpu.out") $l" >>"$3"
+	[ "$rc" = 0 ] && [ -n "${cpu:-}" ] || { log "lua5.4 workload failed (status $rc)"; return 1; }
+	echo "$(((t1 - t0) / 1000000)) $cpu $l$extra" >>"$3"
 }
 : >"$W/cpu.off"; : >"$W/cpu.99"; : >"$W/cpu.999"
 CPU_N=""
+want cpu || want nginx && sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null
 if want cpu; then
 	n0=1000000
 	: >"$W/cal"
@@ -239,7 +260,7 @@ if want cpu; then
 		case $((r % 3)) in 1) order="off 99 999" ;; 2) order="99 999 off" ;; *) order="999 off 99" ;; esac
 		for m in $order; do
 			cpu_run "$m" "$CPU_N" "$W/cpu.$m" &&
-				log "cpu round $r, lua-flame $m: $(tail -1 "$W/cpu.$m") (wall_ms cpu_ms load)"
+				log "cpu round $r, lua-flame $m: $(tail -1 "$W/cpu.$m") (wall_ms cpu_ms load bpf% lua-flame%)"
 		done
 	done
 fi
@@ -254,7 +275,7 @@ if want nginx; then
 fi
 
 # wrk_run HZ: one wrk run with lua-flame at HZ (or none for "off"); appends "requests/s
-# worker_cpu_us_per_request load" to $W/rps.HZ unless lua-flame failed.
+# worker_cpu_us_per_request load [bpf% lua-flame%]" to $W/rps.HZ unless lua-flame failed.
 wrk_run() {
 	lp=""
 	if [ "$1" != off ]; then
@@ -266,10 +287,17 @@ wrk_run() {
 			return 1
 		fi
 	fi
+	[ -n "$lp" ] && { sleep 0.5; a=$(bpf_counters "$lp"); f0=$(proc_cpu_ms "$lp"); }
+	t0=$(now_ns)
 	c0=$(cut -d' ' -f1 /proc/"$TARGET_PID"/schedstat)
 	wrk -t1 -c8 -d"${WRK_SECS}s" "http://127.0.0.1:$port/" >"$W/wrk.out" 2>&1
 	c1=$(cut -d' ' -f1 /proc/"$TARGET_PID"/schedstat)
-	l=$(load1)
+	t1=$(now_ns); l=$(load1)
+	extra=""
+	if [ -n "$lp" ]; then
+		b=$(bpf_counters "$lp"); f1=$(proc_cpu_ms "$lp")
+		[ -n "$a" ] && [ -n "$b" ] && extra=" $(costs "$a" "$b" "$f0" "$f1" $((t1 - t0)))"
+	fi
 	v=$(awk -v c="$((c1 - c0))" '/requests in/ { n = $1 } /^Requests\/sec:/ { r = $2 }
 		END { if (n > 0 && r != "") printf "%s %.1f\n", r, c / 1000 / n }' "$W/wrk.out")
 	if [ -n "$lp" ]; then
@@ -280,7 +308,7 @@ wrk_run() {
 			return 1
 		fi
 	fi
-	[ -n "$v" ] && echo "$v $l" >>"$W/rps.$1"
+	[ -n "$v" ] && echo "$v $l$extra" >>"$W/rps.$1"
 }
 : >"$W/rps.off"; : >"$W/rps.99"; : >"$W/rps.999"
 if want nginx; then
@@ -288,7 +316,7 @@ if want nginx; then
 	for r in $(seq "$ROUNDS"); do
 		case $((r % 3)) in 1) order="off 99 999" ;; 2) order="99 999 off" ;; *) order="999 off 99" ;; esac
 		for m in $order; do
-			wrk_run "$m" && log "wrk round $r, lua-flame $m: $(tail -1 "$W/rps.$m") (requests/s us/request load)"
+			wrk_run "$m" && log "wrk round $r, lua-flame $m: $(tail -1 "$W/rps.$m") (requests/s us/request load bpf% lua-flame%)"
 		done
 	done
 fi
@@ -337,7 +365,8 @@ if want bpf; then
 fi
 # throughput UNIT FILE_PREFIX COL SIGN: medians of column COL of PREFIX.off, .99 and .999
 # (column 3 is the load average) with the difference to no profiler; the goal at 99 Hz is
-# under 1% of slowdown for SIGN "+" (times), under 1% of loss for SIGN "-" (rates).
+# under 1% of slowdown for SIGN "+" (times), under 1% of loss for SIGN "-" (rates). With a
+# fifth argument, the BPF and lua-flame shares of columns 4 and 5 too.
 throughput() {
 	off=$(col "$3" "$2.off")
 	row "  no profiler" "${off:-n/a} $1" "" "" "" "$(loads "$2.off" 3)"
@@ -351,6 +380,8 @@ throughput() {
 		fi
 		row "  lua-flame -F $hz" "${v:-n/a} $1" "" "" "" "$(loads "$2.$hz" 3)"
 		row "    difference at $hz Hz" "$d" "" "$g" "$ok" ""
+		[ -n "${5:-}" ] && [ -s "$2.$hz" ] &&
+			row "    BPF time; lua-flame CPU (share of the run)" "$(col 4 "$2.$hz")%; $(col 5 "$2.$hz")%" "" "" "" ""
 	done
 	row "  spread of runs without profiler" "$(awk -v c="$3" '{ print $c }' "$2.off" | spread)" "" "" "" ""
 }
@@ -363,13 +394,13 @@ if { zcat /proc/config.gz 2>/dev/null || cat "/boot/config-$(uname -r)" 2>/dev/n
 fi
 if want cpu; then
 	echo "CPU-bound lua5.4, $CPU_N iterations ($ROUNDS runs per setting, alternated); wall time:"
-	throughput ms "$W/cpu" 1 +
+	throughput ms "$W/cpu" 1 + costs
 	echo "  the same runs, CPU time of the workload (less disturbed by other load$IRQNOTE):"
 	throughput ms "$W/cpu" 2 +
 fi
 if want nginx; then
 	echo "nginx+Lua (JIT on), wrk -t1 -c8 -d${WRK_SECS}s ($ROUNDS runs per setting, alternated); requests/s:"
-	throughput r/s "$W/rps" 1 -
+	throughput r/s "$W/rps" 1 - costs
 	echo "  the same runs, CPU time of the nginx worker per request:"
 	throughput us "$W/rps" 2 +
 fi

@@ -1,0 +1,62 @@
+/* Walks over a target's memory for the runtime finders: its mapped executable files (to
+ * recognise a runtime in one) and its heap and anonymous memory in overlapping chunks (to
+ * find a VM's state block). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "proc_scan.h"
+#include "util.h"
+
+#define SCAN_CHUNK (1 << 20)
+
+int proc_find_file(pid_t pid, int (*match)(pid_t pid, const struct mapping *m, void *ctx), void *ctx,
+		   struct mapping *found)
+{
+	struct proc_maps pm;
+	if (proc_read_maps(pid, &pm))
+		return -1;
+	int rc = -1;
+	for (size_t i = 0; i < pm.n && rc; i++) {
+		const struct mapping *m = &pm.m[i];
+		if (!m->exec || m->path[0] != '/' || !match(pid, m, ctx))
+			continue;
+		*found = *m;
+		found->path = xstrdup(m->path);
+		rc = 0;
+	}
+	proc_maps_free(&pm);
+	return rc;
+}
+
+/* Writable private memory without a file: the heap and anonymous mappings. */
+static int scannable(const struct mapping *m)
+{
+	return m->writable && !m->exec && (m->path[0] == 0 || !strcmp(m->path, "[heap]"));
+}
+
+uint64_t proc_scan_memory(pid_t pid, size_t overlap, uint64_t max_bytes,
+			  int (*chunk)(uint64_t base, const unsigned char *buf, size_t len, void *ctx), void *ctx)
+{
+	struct proc_maps pm;
+	if (proc_read_maps(pid, &pm))
+		return 0;
+	unsigned char *buf = xmalloc(SCAN_CHUNK + overlap);
+	uint64_t scanned = 0;
+	int done = 0;
+	for (size_t i = 0; i < pm.n && !done; i++) {
+		const struct mapping *m = &pm.m[i];
+		if (!scannable(m))
+			continue;
+		for (uint64_t a = m->start; a < m->end && scanned < max_bytes && !done; a += SCAN_CHUNK) {
+			size_t want = m->end - a < SCAN_CHUNK + overlap ? (size_t)(m->end - a) : SCAN_CHUNK + overlap;
+			ssize_t got = proc_read_mem(pid, a, buf, want);
+			if (got <= 0)
+				continue;
+			scanned += (uint64_t)got;
+			done = chunk(a, buf, (size_t)got, ctx);
+		}
+	}
+	free(buf);
+	proc_maps_free(&pm);
+	return scanned;
+}

@@ -1,0 +1,22 @@
+/* Walks over a target's memory for the runtime finders: its mapped executable files (to
+ * recognise a runtime in one) and its heap and anonymous memory in overlapping chunks (to
+ * find a VM's state block). */
+#ifndef LF_PROC_SCAN_H
+#define LF_PROC_SCAN_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "proc.h"
+
+/* Calls match for each executable file mapping of pid until it returns nonzero; copies
+ * that mapping to *found (path included, caller frees with free(found->path)). Returns 0
+ * when one matched, -1 otherwise. */
+int proc_find_file(pid_t pid, int (*match)(pid_t pid, const struct mapping *m, void *ctx), void *ctx,
+		   struct mapping *found);
+
+/* Calls chunk for the heap and anonymous writable memory of pid, in chunks read with
+ * `overlap` extra bytes so that a block straddling two chunks is seen whole, until chunk
+ * returns nonzero or max_bytes were read. Returns the bytes read. */
+uint64_t proc_scan_memory(pid_t pid, size_t overlap, uint64_t max_bytes,
+			  int (*chunk)(uint64_t base, const unsigned char *buf, size_t len, void *ctx), void *ctx);
+#endif

@@ -15,6 +15,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile bool per_thread = false;
 const volatile bool want_kernel = true;
+const volatile __u64 pidns_dev = 0, pidns_ino = 0; /* set when lua-flame is in a child PID namespace */
 const volatile bool has_bpf_loop = false; /* kernel 5.17+: unwind in one call */
 
 __u32 cur_gen = 0; /* written by user space to switch generations */
@@ -235,6 +236,13 @@ SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
+	if (pidns_ino) {
+		/* lua-flame runs in a child PID namespace: its PIDs are that namespace's. */
+		struct bpf_pidns_info ns;
+		if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)))
+			return 0;
+		id = ((__u64)ns.tgid << 32) | ns.pid;
+	}
 	__u32 tgid = id >> 32;
 	if (!bpf_map_lookup_elem(&targets, &tgid))
 		return 0;

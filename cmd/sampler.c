@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "sampler.h"
+#include "proc_ns.h"
 #include "unwind_tables.h"
 #include "util.h"
 #include "profile.skel.h"
@@ -46,6 +47,11 @@ struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
 	s->skel->rodata->per_thread = cfg->per_thread;
 	s->skel->rodata->want_kernel = cfg->kernel;
 	s->skel->rodata->has_bpf_loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) > 0;
+	uint64_t dev, ino;
+	if (proc_self_in_child_pidns() == 1 && proc_ns_self_pidns(&dev, &ino) == 0) {
+		s->skel->rodata->pidns_dev = dev;
+		s->skel->rodata->pidns_ino = ino;
+	}
 	if (cfg->max_stacks)
 		bpf_map__set_max_entries(s->skel->maps.stacks, cfg->max_stacks);
 	bpf_map__set_max_entries(s->skel->maps.rows, (__u32)cfg->rows_cap);

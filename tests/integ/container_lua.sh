@@ -194,4 +194,12 @@ check "tool: container process ($n samples): ${s}% through lua_host_run (>= 98)"
 	sh -c "[ $n -ge 100 ] && [ $s -ge 98 ]"
 expect "tool: container process: Lua -> Lua -> Lua" "$OUT/tool/opt.folded" \
 	";lua_pcallk;$TICK;$(L burn_a 10);$(L work 4)\$"
+# lua-flame itself in a child PID namespace (a sidecar, `docker exec`): its PIDs are that
+# namespace's, and the kernel must filter by them.
+unshare --pid --fork --mount --mount-proc sh -c \
+	"cd '$ROOT' && lua5.4 tests/lua/shape.lua & sleep 0.3; '$LF' -p \$! -d 2 -o '$OUT/childns.folded'; kill \$!" \
+	>"$OUT/childns.out" 2>&1
+n=$(total "$OUT/childns.folded")
+check "child PID namespace: samples recorded ($n)" [ "${n:-0}" -ge 20 ]
+check "child PID namespace: Lua frames present" grep -q 'tick (tests/lua/shape.lua:46)' "$OUT/childns.folded"
 finish

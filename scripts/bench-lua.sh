@@ -395,7 +395,7 @@ fi
 if want cpu; then
 	echo "CPU-bound lua5.4, $CPU_N iterations ($ROUNDS runs per setting, alternated); wall time:"
 	throughput ms "$W/cpu" 1 + costs
-	echo "  the same runs, CPU time of the workload (less disturbed by other load$IRQNOTE):"
+	echo "  the same runs, CPU time of the workload (waiting for a CPU left out$IRQNOTE):"
 	throughput ms "$W/cpu" 2 +
 fi
 if want nginx; then

@@ -9,7 +9,7 @@ struct lua_walk {
 	struct lf_stack *s;
 	struct lf_ustate *u;
 	const struct lf_lua_cfg *c;
-	__u64 L, ci, stop;
+	__u64 L, ci, stop, next;
 	__u32 frames, steps;
 };
 
@@ -25,25 +25,46 @@ static __always_inline __u64 tagged(__u64 tag, __u64 v)
 	return (tag << LF_TAG_SHIFT) | (v & ((1ULL << LF_TAG_SHIFT) - 1));
 }
 
-/* Emits the frame of w->ci, if it runs a function. */
+/* Fields of the CallInfo copy; offsets come from the layout and are masked into the buffer. */
+static __always_inline __u64 ci_u64(const struct lf_ustate *u, __u16 off)
+{
+	__u64 v;
+	__builtin_memcpy(&v, &u->ci_buf[off & (LF_CI_BUF - 1)], 8);
+	return v;
+}
+
+static __always_inline __u32 ci_u32(const struct lf_ustate *u, __u16 off)
+{
+	__u32 v;
+	__builtin_memcpy(&v, &u->ci_buf[off & (LF_CI_BUF - 1)], 4);
+	return v;
+}
+
+/* Emits the frame of w->ci, if it runs a function: one read for the CallInfo, one for the
+ * function's TValue, one for the closure's Proto or C function. Sets w->next. */
 static __always_inline void lua_emit_ci(struct lua_walk *w)
 {
 	const struct lf_lua_cfg *c = w->c;
-	__u64 func = 0, val = 0, pc = 0, f = 0;
-	__u8 tt = 0;
-	__u16 cs = 0;
-	if (read_u64(w->ci + c->ci_func, &func) || read_u64(func + c->tv_value, &val))
+	struct lf_ustate *u = w->u;
+	__u32 size = c->ci_sizeof & (LF_CI_BUF - 1);
+	w->next = 0;
+	if (!size || bpf_probe_read_user(u->ci_buf, size, (const void *)w->ci))
 		return;
-	bpf_probe_read_user(&tt, 1, (const void *)(func + c->tv_tt));
-	if (c->ci_callstatus_size)
-		bpf_probe_read_user(&cs, c->ci_callstatus_size == 1 ? 1 : 2, (const void *)(w->ci + c->ci_callstatus));
+	w->next = ci_u64(u, c->ci_previous);
+	__u64 func = ci_u64(u, c->ci_func), pc = 0, f = 0;
+	if (bpf_probe_read_user(u->tv_buf, 16, (const void *)func))
+		return;
+	__u64 val;
+	__builtin_memcpy(&val, &u->tv_buf[c->tv_value & 7], 8);
+	__u8 tt = u->tv_buf[c->tv_tt & 15];
+	__u32 cs = c->ci_callstatus_size ? ci_u32(u, c->ci_callstatus) : 0;
+	if (c->ci_callstatus_size == 1)
+		cs &= 0xff;
+	else
+		cs &= 0xffff;
 	__u64 flags = (cs & c->cist_fresh ? LF_LFLAG_FRESH : 0) | (cs & c->cist_tail ? LF_LFLAG_TAIL : 0);
-	if (c->ci_tailcalls != 0xffff) {
-		__s32 tails = 0;
-		bpf_probe_read_user(&tails, 4, (const void *)(w->ci + c->ci_tailcalls));
-		if (tails > 0)
-			flags |= LF_LFLAG_TAIL;
-	}
+	if (c->ci_tailcalls != 0xffff && (__s32)ci_u32(u, c->ci_tailcalls) > 0)
+		flags |= LF_LFLAG_TAIL;
 	int is_lua = 0, is_c = 0;
 	if (c->flags & LF_LUA_CL_ISC) {
 		__u8 isC = 0;
@@ -63,8 +84,8 @@ static __always_inline void lua_emit_ci(struct lua_walk *w)
 	if (is_c && read_u64(val + c->ccl_f, &f))
 		return;
 	if (!is_lua) {
-		put_word(w->s, w->u, tagged(LF_TAG_LCFUNC, f));
-		put_word(w->s, w->u, flags);
+		put_word(w->s, u, tagged(LF_TAG_LCFUNC, f));
+		put_word(w->s, u, flags);
 		return;
 	}
 	__u64 proto = 0;
@@ -73,9 +94,9 @@ static __always_inline void lua_emit_ci(struct lua_walk *w)
 	if ((c->flags & LF_LUA_L_SAVEDPC) && w->frames == 0)
 		read_u64(w->L + c->l_savedpc, &pc);
 	else
-		read_u64(w->ci + c->ci_savedpc, &pc);
-	put_word(w->s, w->u, tagged(LF_TAG_LFUNC, proto));
-	put_word(w->s, w->u, (pc & ((1ULL << 48) - 1)) | flags);
+		pc = ci_u64(u, c->ci_savedpc);
+	put_word(w->s, u, tagged(LF_TAG_LFUNC, proto));
+	put_word(w->s, u, (pc & ((1ULL << 48) - 1)) | flags);
 	w->frames++;
 }
 
@@ -92,10 +113,7 @@ static long lua_step_cb(__u32 idx, void *data)
 		w->ci -= c->ci_sizeof;
 		return w->ci < w->stop;
 	}
-	__u64 prev = 0;
-	if (read_u64(w->ci + c->ci_previous, &prev))
-		return 1;
-	w->ci = prev;
+	w->ci = w->next; /* read with the CallInfo; 0 ends the walk */
 	return 0;
 }
 

@@ -12,6 +12,8 @@
 
 struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
 
+#define LF_CI_BUF 128 /* bytes of a CallInfo read at once (every version's is smaller) */
+
 struct lf_ustate {
 	__u64 ip, sp, bp;
 	__u64 regs[LF_NSAVED]; /* rbx, r12..r15 as recovered for the current frame */
@@ -27,6 +29,8 @@ struct lf_ustate {
 	__u64 m_start, m_end;  /* last mapping found, index m_idx (m_end 0: none) */
 	__u32 m_idx, r_file;   /* last row found: rule r_rule for [r_lo, r_hi) of r_file */
 	__u32 r_lo, r_hi, r_rule, r_valid;
+	__u8 ci_buf[LF_CI_BUF + 8];  /* the CallInfo being walked, read in one go */
+	__u8 tv_buf[24];             /* the TValue of its function */
 	__u32 checked;
 	__u32 nlpos, nthreads;
 	struct lf_lpos lpos[LF_MAX_LPOS];

@@ -41,6 +41,8 @@ struct lf_lua_cfg {
 	__u16 tvtag_lcl, tvtag_ccl, tvtag_lcf, tvtag_func51;
 	__u16 cist_fresh, cist_tail, cist_c;
 	__u16 ci_tailcalls; /* 5.1: tail calls count in CallInfo, 0xffff if none */
+	__u8 l_reg_hint;    /* register (rbx, r12-r15, rbp = 5) that held lua_State most, 0xff unknown */
+	__u8 pad2[7];
 };
 
 /* LuaJIT: one word per frame with the GCfunc address, then its pc (bytecode pointer, 0 if

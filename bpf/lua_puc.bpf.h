@@ -91,7 +91,9 @@ static __always_inline void lua_emit_ci(struct lua_walk *w)
 	__u64 proto = 0;
 	if (read_u64(val + c->lcl_p, &proto))
 		return;
-	if ((c->flags & LF_LUA_L_SAVEDPC) && w->frames == 0)
+	if (w->steps == 0 && !want_lines)
+		pc = 0;  /* the running function: its pc names nothing, only --lines uses it */
+	else if ((c->flags & LF_LUA_L_SAVEDPC) && w->frames == 0)
 		read_u64(w->L + c->l_savedpc, &pc);
 	else
 		pc = ci_u64(u, c->ci_savedpc);

@@ -70,7 +70,8 @@ static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate 
 {
 	put_word(s, u, tagged(LF_TAG_LTHREAD, L));
 	put_word(s, u, tagged(LF_TAG_LJSTATE, (__u32)vmstate));
-	struct lj_walk w = { .s = s, .u = u, .c = c, .base = base, .stack = lj_ref(c, L + c->L_stack), .pc = pc };
+	struct lj_walk w = { .s = s, .u = u, .c = c, .base = base, .stack = lj_ref(c, L + c->L_stack),
+			     .pc = want_lines ? pc : 0 };
 	long n = bpf_loop(LF_MAX_LUA, lj_step_cb, &w, 0);
 	if (n >= LF_MAX_LUA && w.base > w.stack + 8 * (1 + c->fr2)) {
 		put_word(s, u, tagged(LF_TAG_LJFUNC, 0));

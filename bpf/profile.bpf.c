@@ -7,6 +7,9 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "profile.h"
+/* The innermost Lua frame's pc only serves --lines; without it, one stack per call path. */
+const volatile bool want_lines = false;
+
 #include "unwind.bpf.h"
 #include "lua_puc.bpf.h"
 #include "luajit.bpf.h"
@@ -206,6 +209,7 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 	const struct lf_lua_cfg *lc = bpf_map_lookup_elem(&lua_cfgs, &pid);
 	const struct lf_lj_cfg *ljc = bpf_map_lookup_elem(&lj_cfgs, &pid);
 	u->core_file = lc ? lc->core_file : ljc ? ljc->core_file : LF_FILE_NONE;
+	u->l_reg_hint = lc ? lc->l_reg_hint : 0xff;
 	u->lj = ljc != 0;
 	if (!p) {
 		end_user(s, u, LF_MARK_NO_PROC);

@@ -32,6 +32,7 @@ struct lf_ustate {
 	__u8 ci_buf[LF_CI_BUF + 8];  /* the CallInfo being walked, read in one go */
 	__u8 tv_buf[24];             /* the TValue of its function */
 	__u32 checked;
+	__u32 l_reg_hint;        /* from lf_lua_cfg, 0xff when unknown */
 	__u32 nlpos, nthreads;
 	struct lf_lpos lpos[LF_MAX_LPOS];
 	__u64 threads[LF_MAX_LTHREADS];
@@ -245,6 +246,21 @@ __noinline int lf_lua_is_state(__u32 pid, __u64 cand)
 	return 0;
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LF_NSAVED + 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lua_reg_hits SEC(".maps");
+
+/* Counts in which register lua_State was found, so user space can set the hint. */
+static __always_inline void reg_hit(__u32 i)
+{
+	__u64 *v = bpf_map_lookup_elem(&lua_reg_hits, &i);
+	if (v)
+		(*v)++;
+}
+
 /* The interpreter keeps its lua_State in a callee-saved register: the innermost frame of
  * the Lua core holding one tells which thread runs, and where its activation sits. */
 static __always_inline void note_lua_state(struct lf_ustate *u, __u32 pid)
@@ -256,14 +272,24 @@ static __always_inline void note_lua_state(struct lf_ustate *u, __u32 pid)
 	for (int i = 0; i < LF_NSAVED; i++)
 		same = same && u->last_regs[i] == u->regs[i];
 	__u64 cand = same ? u->last_cand : 0;
-	for (int i = 0; !same && i <= LF_NSAVED; i++) {
-		__u64 v = i < LF_NSAVED ? u->regs[i] : u->bp;
-		if (lf_lua_is_state(pid, v)) {
-			cand = v;
-			break;
-		}
-	}
 	if (!same) {
+		/* The interpreter keeps L in one register per build: try the one that held it
+		 * most often first, and the others only when it does not. */
+		__u32 hint = u->l_reg_hint;
+		int found = 0;
+		if (hint <= LF_NSAVED) {
+			__u64 v = hint < LF_NSAVED ? u->regs[hint & 7] : u->bp;
+			found = lf_lua_is_state(pid, v);
+			cand = found ? v : 0;
+		}
+		for (int i = 0; !found && i <= LF_NSAVED; i++) {
+			__u64 v = i < LF_NSAVED ? u->regs[i] : u->bp;
+			if (lf_lua_is_state(pid, v)) {
+				cand = v;
+				found = 1;
+				reg_hit(i);
+			}
+		}
 		for (int i = 0; i < LF_NSAVED; i++)
 			u->last_regs[i] = u->regs[i];
 		u->last_regs[LF_NSAVED] = u->bp;

@@ -79,12 +79,16 @@ void lua_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables
 		return;
 	int slow = now - last < 10.0;
 	last = now;
+	int hint = sampler_lua_reg_hint(smp);
 	for (size_t i = 0; i < sc->ntargets; i++) {
 		struct lua_runtime *rt = sc->targets[i].lua;
-		if (!rt || (rt->ngs && slow))
+		if (!rt)
 			continue;
-		int before = rt->ngs;
-		if (lua_runtime_scan_states(rt) != before)
+		int before = rt->ngs, changed = hint != rt->reg_hint;
+		rt->reg_hint = hint;
+		if (!(rt->ngs && slow))
+			changed |= lua_runtime_scan_states(rt) != before;
+		if (changed)
 			push_lua(smp, ut, rt);
 	}
 }

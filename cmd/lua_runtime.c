@@ -35,6 +35,7 @@ int lua_runtime_detect(pid_t pid, struct lua_runtime *rt)
 {
 	memset(rt, 0, sizeof(*rt));
 	rt->pid = pid;
+	rt->reg_hint = 0xff;
 	struct mapping m;
 	if (proc_find_file(pid, has_version, rt, &m))
 		return -1;
@@ -126,4 +127,5 @@ void lua_runtime_cfg(const struct lua_runtime *rt, uint32_t core_file, struct lf
 	c->cist_tail = l->cist_tail;
 	c->cist_c = l->cist_c;
 	c->ci_tailcalls = l->ci_tailcalls;
+	c->l_reg_hint = (__u8)rt->reg_hint;
 }

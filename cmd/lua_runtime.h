@@ -17,6 +17,7 @@ struct lua_runtime {
 	uint64_t gs[LF_MAX_GS];
 	int ngs;
 	uint64_t scanned_bytes;
+	int reg_hint;  /* register the BPF side tries first, 0xff unknown */
 };
 
 /* 0 and *rt filled when pid runs a PUC Lua this build knows; -1 otherwise (with

@@ -217,7 +217,7 @@ static int open_sampler(struct session *s)
 	 * program is not mapped yet, so it gets 1M rows. */
 	size_t rows = ut_rows(s->ut), extra = o->command ? 1 << 20 : 1 << 18;
 	struct sampler_cfg cfg = { o->threads, o->kernel, o->max_stacks, rows + rows / 2 + extra,
-				   ut_files(s->ut) * 2 + 1024 };
+				   ut_files(s->ut) * 2 + 1024, o->lines };
 	int rc = 1;
 	s->smp = s->tg.smp = sampler_open(&cfg, &rc);
 	if (!s->smp)

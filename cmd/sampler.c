@@ -46,6 +46,7 @@ struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
 	}
 	s->skel->rodata->per_thread = cfg->per_thread;
 	s->skel->rodata->want_kernel = cfg->kernel;
+	s->skel->rodata->want_lines = cfg->lines;
 	s->skel->rodata->has_bpf_loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) > 0;
 	uint64_t dev, ino;
 	if (proc_self_in_child_pidns() == 1 && proc_ns_self_pidns(&dev, &ino) == 0) {
@@ -97,6 +98,25 @@ int sampler_set_lua(struct sampler *s, pid_t pid, const struct lf_lua_cfg *cfg)
 {
 	__u32 key = (__u32)pid;
 	return bpf_map_update_elem(bpf_map__fd(s->skel->maps.lua_cfgs), &key, cfg, BPF_ANY);
+}
+
+int sampler_lua_reg_hint(struct sampler *s)
+{
+	int ncpu = libbpf_num_possible_cpus(), best = 0xff;
+	__u64 *v = xcalloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*v)), best_n = 20; /* not before 20 hits */
+	for (__u32 i = 0; i <= LF_NSAVED; i++) {
+		__u64 n = 0;
+		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.lua_reg_hits), &i, v))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			n += v[c];
+		if (n > best_n) {
+			best_n = n;
+			best = (int)i;
+		}
+	}
+	free(v);
+	return best;
 }
 
 int sampler_set_luajit(struct sampler *s, pid_t pid, const struct lf_lj_cfg *cfg)

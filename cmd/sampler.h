@@ -19,6 +19,7 @@ struct sampler_cfg {
 	int kernel;
 	unsigned max_stacks;
 	size_t rows_cap, files_cap; /* unwind table capacity */
+	int lines;                  /* keep the innermost Lua frame's pc (--lines) */
 };
 
 /* Returns NULL with a message printed; *exit_code says 1 (failure) or 2 (environment). */
@@ -28,6 +29,8 @@ int sampler_add_target(struct sampler *s, pid_t pid);
 int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut);
 /* Tells the BPF program how to walk pid's Lua VMs. */
 int sampler_set_lua(struct sampler *s, pid_t pid, const struct lf_lua_cfg *cfg);
+/* Register (rbx, r12-r15, rbp = 5) where lua_State was found most often, or 0xff. */
+int sampler_lua_reg_hint(struct sampler *s);
 int sampler_set_luajit(struct sampler *s, pid_t pid, const struct lf_lj_cfg *cfg);
 /* PIDs whose samples hit an unknown mapping since the last call (at most max). */
 int sampler_take_rescans(struct sampler *s, pid_t *out, int max);

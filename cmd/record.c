@@ -176,7 +176,7 @@ static void describe_run(struct session *s, struct profile *p)
 	sb_init(&b);
 	for (size_t i = 0; i < s->tg.nt && b.len < 200; i++) {
 		pid_t pid = s->tg.t[i].pid, inner;
-		sb_printf(&b, "%s%d", i ? ", " : "", (int)pid);
+		sb_printf(&b, "%s%d", i ? "," : "", (int)pid);
 		/* Inside a container, the PID its users know is another one. */
 		if (proc_in_other_pidns(pid) == 1 && proc_ns_pid(pid, &inner) == 0)
 			sb_printf(&b, " [PID %d in its container]", (int)inner);

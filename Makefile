@@ -66,6 +66,9 @@ $(B)/tests/%: tests/unit/%.c $(LIB_OBJS) $(LIBS) tests/unit/check.h
 
 test: lua-flame $(UNIT_BINS)
 	scripts/install-packages.sh --test
+	@# non-GC64 LuaJIT interpreters for the LuaJIT tests, built once from Debian's sources
+	[ -x .cache/luajit-layouts/upstream-0/src/luajit ] && [ -x .cache/luajit-layouts/openresty-0/src/luajit ] \
+		|| scripts/gen-luajit-layouts.sh --build-vms
 	tests/run.sh
 
 demo: lua-flame

@@ -119,6 +119,13 @@ int sampler_lua_reg_hint(struct sampler *s)
 	return best;
 }
 
+void sampler_forget_lua(struct sampler *s, pid_t pid)
+{
+	__u32 key = (__u32)pid;
+	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.lua_cfgs), &key);
+	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.lj_cfgs), &key);
+}
+
 int sampler_set_luajit(struct sampler *s, pid_t pid, const struct lf_lj_cfg *cfg)
 {
 	__u32 key = (__u32)pid;

@@ -31,6 +31,8 @@ int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut);
 int sampler_set_lua(struct sampler *s, pid_t pid, const struct lf_lua_cfg *cfg);
 /* Register (rbx, r12-r15, rbp = 5) where lua_State was found most often, or 0xff. */
 int sampler_lua_reg_hint(struct sampler *s);
+/* Forgets how to walk pid's Lua VM (after exec). */
+void sampler_forget_lua(struct sampler *s, pid_t pid);
 int sampler_set_luajit(struct sampler *s, pid_t pid, const struct lf_lj_cfg *cfg);
 /* PIDs whose samples hit an unknown mapping since the last call (at most max). */
 int sampler_take_rescans(struct sampler *s, pid_t *out, int max);

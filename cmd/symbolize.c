@@ -97,6 +97,10 @@ static void load_syms(struct sym_file *f, pid_t pid, const char *path)
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 	snprintf(dir, sizeof(dir), "%s", path);
 	struct elf_file *dbg = elfsyms_open_debug(f->ef, root, dirname(dir));
+	/* A container rarely has debug files; the host's are safe when the build-id matches.
+	 * The directory given cannot exist, so only the build-id path is tried. */
+	if (!dbg && f->ef->build_id[0])
+		dbg = elfsyms_open_debug(f->ef, "", "/nonexistent");
 	if (dbg) {
 		elfsyms_add_file(&f->syms, dbg);
 		elf_file_close(dbg);

@@ -127,6 +127,7 @@ static void forget_lua(struct targets *s, pid_t pid)
 		st->lua = NULL;
 		st->lj = NULL;
 	}
+	sampler_forget_lua(s->smp, pid); /* the kernel side must not walk the old program's VM */
 }
 
 /* A child or the command that ran exec is a new program: new tables, new name, look for

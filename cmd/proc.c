@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -156,6 +157,15 @@ ssize_t proc_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return n;
 }
 
+/* The file at the target's path must be the one mapped: a file replaced since would give
+ * wrong tables and names. Only the inode is compared: overlay filesystems (container images)
+ * report another device through the path than /proc/PID/maps does. */
+static int same_file(int fd, const struct mapping *m)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && st.st_ino == m->inode;
+}
+
 int proc_open_mapped(pid_t pid, const struct mapping *m)
 {
 	char path[4200];
@@ -163,8 +173,19 @@ int proc_open_mapped(pid_t pid, const struct mapping *m)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
 		return fd;
+	int map_files_errno = errno;
 	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && same_file(fd, m))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	static int warned;
+	if (map_files_errno == EPERM && !warned++)
+		warnx_lf("PID %d maps %s, which was deleted or replaced; reading it through "
+			 "/proc/PID/map_files needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE): its frames "
+			 "will show as [unwind: no table] and addresses", (int)pid, m->path);
+	return -1;
 }
 
 void proc_cmdline(pid_t pid, char *buf, size_t size)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "label_cache.h"
 #include "lua_frames.h"
 
 #define MAX_COUNT (1 << 26)     /* no real Proto has an array this long (5.4 MAXARG_Ax) */
@@ -270,106 +271,39 @@ static int proto_line(const struct lua_layout *l, const struct lua_mem *m, const
 
 /* ---- Cache ---- */
 
-enum { KIND_INFO, KIND_LINE, KIND_NAME };
-#define CACHE_SLOTS 4096   /* power of two */
-#define CACHE_PROBES 8
-
-struct centry {
-	uint64_t ctx, proto;        /* key, with pc and kind */
-	int32_t pc;
-	uint8_t kind, used;
-	uint64_t code, source;      /* fingerprint: the proto at this address is still the same one */
-	int32_t sizecode, linedefined;
-	int32_t num;                /* linedefined, line, or the namer's result */
-	char text[LUA_CHUNK_MAX];
-};
-
-static struct centry *cache;
+static struct label_cache cache;
 
 void lua_frames_cache_clear(void)
 {
-	if (cache)
-		memset(cache, 0, CACHE_SLOTS * sizeof *cache);
+	label_cache_clear(&cache);
 }
 
 void lua_frames_cache_free(void)
 {
-	free(cache);
-	cache = NULL;
+	label_cache_free(&cache);
 }
 
-static uint64_t mix(uint64_t h)
+/* What must not change for a cached label of proto p to stay valid. */
+static void fingerprint(const struct lua_proto *p, uint64_t fp[4])
 {
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	return h;
+	fp[0] = p->code;
+	fp[1] = p->source;
+	fp[2] = (uint64_t)(uint32_t)p->sizecode;
+	fp[3] = (uint64_t)(uint32_t)p->linedefined;
 }
 
-static int same_key(const struct centry *e, const struct lua_mem *m, const struct lua_proto *p,
-		    int pc, int kind)
+static struct label_entry *cache_get(const struct lua_mem *m, const struct lua_proto *p, int pc, int kind)
 {
-	return e->used && e->ctx == (uint64_t)(uintptr_t)m->ctx && e->proto == p->addr &&
-	       e->pc == pc && e->kind == kind;
+	uint64_t fp[4];
+	fingerprint(p, fp);
+	return label_cache_get(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pc, kind, fp);
 }
 
-static size_t home_slot(const struct lua_mem *m, const struct lua_proto *p, int pc, int kind)
+static struct label_entry *cache_put(const struct lua_mem *m, const struct lua_proto *p, int pc, int kind)
 {
-	uint64_t h = mix((uint64_t)(uintptr_t)m->ctx ^ mix(p->addr ^ mix((uint64_t)(uint32_t)pc * 4 + kind)));
-	return (size_t)h & (CACHE_SLOTS - 1);
-}
-
-/* The cached entry for this key whose fingerprint still matches, or NULL. */
-static struct centry *cache_get(const struct lua_mem *m, const struct lua_proto *p, int pc, int kind)
-{
-	if (!cache)
-		return NULL;
-	size_t h = home_slot(m, p, pc, kind);
-	for (int i = 0; i < CACHE_PROBES; i++) {
-		struct centry *e = &cache[(h + i) & (CACHE_SLOTS - 1)];
-		if (!same_key(e, m, p, pc, kind))
-			continue;
-		if (e->code == p->code && e->source == p->source && e->sizecode == p->sizecode &&
-		    e->linedefined == p->linedefined)
-			return e;
-		return NULL;  /* the address now holds another proto: the caller refills the slot */
-	}
-	return NULL;
-}
-
-/* A slot for this key: its old one, a free one, or the home slot (evicting). */
-static struct centry *cache_put(const struct lua_mem *m, const struct lua_proto *p, int pc, int kind)
-{
-	if (!cache && !(cache = calloc(CACHE_SLOTS, sizeof *cache)))
-		return NULL;
-	size_t h = home_slot(m, p, pc, kind);
-	struct centry *e = &cache[h];
-	for (int i = 0; i < CACHE_PROBES; i++) {
-		struct centry *c = &cache[(h + i) & (CACHE_SLOTS - 1)];
-		if (!c->used || same_key(c, m, p, pc, kind)) {
-			e = c;
-			break;
-		}
-	}
-	memset(e, 0, sizeof *e - sizeof e->text);
-	e->text[0] = '\0';
-	e->ctx = (uint64_t)(uintptr_t)m->ctx;
-	e->proto = p->addr;
-	e->pc = pc;
-	e->kind = (uint8_t)kind;
-	e->used = 1;
-	e->code = p->code;
-	e->source = p->source;
-	e->sizecode = p->sizecode;
-	e->linedefined = p->linedefined;
-	return e;
-}
-
-static void copy_out(char *out, size_t size, const char *s)
-{
-	size_t n = strnlen(s, size - 1);
-	memcpy(out, s, n);
-	out[n] = '\0';
+	uint64_t fp[4];
+	fingerprint(p, fp);
+	return label_cache_put(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pc, kind, fp);
 }
 
 /* ---- API ---- */
@@ -383,16 +317,16 @@ int lua_proto_info(const struct lua_layout *l, const struct lua_mem *m, uint64_t
 	chunk[0] = '\0';
 	if (lua_proto_read(l, m, proto, &p) < 0)
 		return -1;
-	struct centry *e = cache_get(m, &p, 0, KIND_INFO);
+	struct label_entry *e = cache_get(m, &p, 0, LABEL_INFO);
 	if (!e) {
 		char buf[LUA_CHUNK_MAX];
 		if (chunk_name(l, m, p.source, buf, sizeof buf) < 0)
 			return -1;
-		if ((e = cache_put(m, &p, 0, KIND_INFO)))
-			copy_out(e->text, sizeof e->text, buf);
-		copy_out(chunk, chunk_size, buf);
+		if ((e = cache_put(m, &p, 0, LABEL_INFO)))
+			label_copy(e->text, sizeof e->text, buf);
+		label_copy(chunk, chunk_size, buf);
 	} else {
-		copy_out(chunk, chunk_size, e->text);
+		label_copy(chunk, chunk_size, e->text);
 	}
 	if (linedefined)
 		*linedefined = p.linedefined;
@@ -408,11 +342,11 @@ int lua_proto_line(const struct lua_layout *l, const struct lua_mem *m, uint64_t
 	int pc = lua_pc_of(&p, savedpc);
 	if (pc < -1)
 		return -1;
-	struct centry *e = cache_get(m, &p, pc, KIND_LINE);
+	struct label_entry *e = cache_get(m, &p, pc, LABEL_LINE);
 	if (e)
 		return e->num;
 	int line = proto_line(l, m, &p, pc);
-	if (line >= 0 && (e = cache_put(m, &p, pc, KIND_LINE)))
+	if (line >= 0 && (e = cache_put(m, &p, pc, LABEL_LINE)))
 		e->num = line;
 	return line;
 }
@@ -429,23 +363,23 @@ int lua_call_name(const struct lua_layout *l, const struct lua_mem *m, uint64_t 
 	int pc = lua_pc_of(&p, caller_savedpc);
 	if (pc < 0)
 		return -1;
-	struct centry *e = cache_get(m, &p, pc, KIND_NAME);
+	struct label_entry *e = cache_get(m, &p, pc, LABEL_NAME);
 	if (!e) {
 		char buf[LUA_IDENT_MAX];
 		int rc = lua_name_from_code(l, m, &p, pc, buf, sizeof buf);
 		if (rc < -1)
 			return -1;  /* the target could not be read: try again next time */
-		if ((e = cache_put(m, &p, pc, KIND_NAME))) {
+		if ((e = cache_put(m, &p, pc, LABEL_NAME))) {
 			e->num = rc;
-			copy_out(e->text, sizeof e->text, rc == 0 ? buf : "");
+			label_copy(e->text, sizeof e->text, rc == 0 ? buf : "");
 		}
 		if (rc < 0)
 			return -1;
-		copy_out(out, out_size, buf);
+		label_copy(out, out_size, buf);
 		return 0;
 	}
 	if (e->num < 0)
 		return -1;
-	copy_out(out, out_size, e->text);
+	label_copy(out, out_size, e->text);
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "label_cache.h"
 #include "luajit_frames.h"
 
 #define MAX_PROTO (64u << 20)   /* no real proto allocation is this big */
@@ -284,110 +285,39 @@ static int proto_line(const struct lj_mem *m, const struct lj_proto *p, int64_t 
 
 /* ---- Cache ---- */
 
-enum { KIND_INFO, KIND_LINE, KIND_NAME };
-#define CACHE_SLOTS 4096   /* power of two */
-#define CACHE_PROBES 8
-
-struct centry {
-	uint64_t ctx, proto;        /* key, with pos and kind */
-	int64_t pos;
-	uint8_t kind, used;
-	uint64_t chunkname, k;      /* fingerprint: the proto at this address is still the same one */
-	uint32_t sizebc, sizept;
-	int32_t firstline, num;     /* num: line, or the namer's result */
-	char text[LJ_CHUNK_MAX];
-};
-
-static struct centry *cache;
+static struct label_cache cache;
 
 void lj_frames_cache_clear(void)
 {
-	if (cache)
-		memset(cache, 0, CACHE_SLOTS * sizeof *cache);
+	label_cache_clear(&cache);
 }
 
 void lj_frames_cache_free(void)
 {
-	free(cache);
-	cache = NULL;
+	label_cache_free(&cache);
 }
 
-static uint64_t mix(uint64_t h)
+/* What must not change for a cached label of proto p to stay valid. */
+static void fingerprint(const struct lj_proto *p, uint64_t fp[4])
 {
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	return h;
+	fp[0] = p->chunkname;
+	fp[1] = p->k;
+	fp[2] = (uint64_t)p->sizebc << 32 | p->sizept;
+	fp[3] = (uint64_t)(uint32_t)p->firstline;
 }
 
-static int same_key(const struct centry *e, const struct lj_mem *m, const struct lj_proto *p,
-		    int64_t pos, int kind)
+static struct label_entry *cache_get(const struct lj_mem *m, const struct lj_proto *p, int64_t pos, int kind)
 {
-	return e->used && e->ctx == (uint64_t)(uintptr_t)m->ctx && e->proto == p->addr &&
-	       e->pos == pos && e->kind == kind;
+	uint64_t fp[4];
+	fingerprint(p, fp);
+	return label_cache_get(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pos, kind, fp);
 }
 
-static int same_proto(const struct centry *e, const struct lj_proto *p)
+static struct label_entry *cache_put(const struct lj_mem *m, const struct lj_proto *p, int64_t pos, int kind)
 {
-	return e->chunkname == p->chunkname && e->k == p->k && e->sizebc == p->sizebc &&
-	       e->sizept == p->sizept && e->firstline == p->firstline;
-}
-
-static size_t home_slot(const struct lj_mem *m, const struct lj_proto *p, int64_t pos, int kind)
-{
-	uint64_t h = mix((uint64_t)(uintptr_t)m->ctx ^ mix(p->addr ^ mix((uint64_t)pos * 4 + kind)));
-	return (size_t)h & (CACHE_SLOTS - 1);
-}
-
-/* The cached entry for this key whose fingerprint still matches, or NULL. */
-static struct centry *cache_get(const struct lj_mem *m, const struct lj_proto *p, int64_t pos,
-				int kind)
-{
-	if (!cache)
-		return NULL;
-	size_t h = home_slot(m, p, pos, kind);
-	for (int i = 0; i < CACHE_PROBES; i++) {
-		struct centry *e = &cache[(h + i) & (CACHE_SLOTS - 1)];
-		if (same_key(e, m, p, pos, kind))
-			return same_proto(e, p) ? e : NULL;  /* else: another proto now, refilled */
-	}
-	return NULL;
-}
-
-/* A slot for this key: its old one, a free one, or the home slot (evicting). */
-static struct centry *cache_put(const struct lj_mem *m, const struct lj_proto *p, int64_t pos,
-				int kind)
-{
-	if (!cache && !(cache = calloc(CACHE_SLOTS, sizeof *cache)))
-		return NULL;
-	size_t h = home_slot(m, p, pos, kind);
-	struct centry *e = &cache[h];
-	for (int i = 0; i < CACHE_PROBES; i++) {
-		struct centry *c = &cache[(h + i) & (CACHE_SLOTS - 1)];
-		if (!c->used || same_key(c, m, p, pos, kind)) {
-			e = c;
-			break;
-		}
-	}
-	memset(e, 0, sizeof *e);
-	e->ctx = (uint64_t)(uintptr_t)m->ctx;
-	e->proto = p->addr;
-	e->pos = pos;
-	e->kind = (uint8_t)kind;
-	e->used = 1;
-	e->chunkname = p->chunkname;
-	e->k = p->k;
-	e->sizebc = p->sizebc;
-	e->sizept = p->sizept;
-	e->firstline = p->firstline;
-	return e;
-}
-
-static void copy_out(char *out, size_t size, const char *s)
-{
-	size_t n = strnlen(s, size - 1);
-	memcpy(out, s, n);
-	out[n] = '\0';
+	uint64_t fp[4];
+	fingerprint(p, fp);
+	return label_cache_put(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pos, kind, fp);
 }
 
 /* ---- API ---- */
@@ -401,16 +331,16 @@ int lj_proto_info(const struct luajit_layout *l, const struct lj_mem *m, uint64_
 	chunk[0] = '\0';
 	if (lj_proto_read(l, m, proto, &p) < 0)
 		return -1;
-	struct centry *e = cache_get(m, &p, 0, KIND_INFO);
+	struct label_entry *e = cache_get(m, &p, 0, LABEL_INFO);
 	if (e) {
-		copy_out(chunk, chunk_size, e->text);
+		label_copy(chunk, chunk_size, e->text);
 	} else {
 		char buf[LJ_CHUNK_MAX];
 		if (chunk_name(l, m, &p, buf, sizeof buf) < 0)
 			return -1;
-		if ((e = cache_put(m, &p, 0, KIND_INFO)))
-			copy_out(e->text, sizeof e->text, buf);
-		copy_out(chunk, chunk_size, buf);
+		if ((e = cache_put(m, &p, 0, LABEL_INFO)))
+			label_copy(e->text, sizeof e->text, buf);
+		label_copy(chunk, chunk_size, buf);
 	}
 	if (firstline)
 		*firstline = p.firstline;
@@ -426,11 +356,11 @@ int lj_proto_line(const struct luajit_layout *l, const struct lj_mem *m, uint64_
 	int64_t pos = pos_of(&p, pc);
 	if (pos < -1)
 		return -1;
-	struct centry *e = cache_get(m, &p, pos, KIND_LINE);
+	struct label_entry *e = cache_get(m, &p, pos, LABEL_LINE);
 	if (e)
 		return e->num;
 	int line = proto_line(m, &p, pos);
-	if (line >= 0 && (e = cache_put(m, &p, pos, KIND_LINE)))
+	if (line >= 0 && (e = cache_put(m, &p, pos, LABEL_LINE)))
 		e->num = line;
 	return line;
 }
@@ -447,9 +377,9 @@ int lj_call_name(const struct luajit_layout *l, const struct lj_mem *m, uint64_t
 	int64_t pos = pos_of(&p, caller_pc);
 	if (pos < 1 || pos >= p.sizebc)  /* a call is neither the header nor past the end */
 		return -1;
-	struct centry *e = cache_get(m, &p, pos, KIND_NAME);
+	struct label_entry *e = cache_get(m, &p, pos, LABEL_NAME);
 	if (e) {
-		copy_out(out, out_size, e->text);
+		label_copy(out, out_size, e->text);
 		return e->num < 0 ? -1 : 0;
 	}
 	char buf[LJ_IDENT_MAX];
@@ -458,12 +388,12 @@ int lj_call_name(const struct luajit_layout *l, const struct lj_mem *m, uint64_t
 		return -1;  /* the target could not be read: try again next time */
 	if (rc == 0 && buf[0] == '\0')
 		rc = -1;    /* stripped upvalue names: LuaJIT says "", a label wants "?" */
-	if ((e = cache_put(m, &p, pos, KIND_NAME))) {
+	if ((e = cache_put(m, &p, pos, LABEL_NAME))) {
 		e->num = rc;
-		copy_out(e->text, sizeof e->text, rc == 0 ? buf : "");
+		label_copy(e->text, sizeof e->text, rc == 0 ? buf : "");
 	}
 	if (rc < 0)
 		return -1;
-	copy_out(out, out_size, buf);
+	label_copy(out, out_size, buf);
 	return 0;
 }

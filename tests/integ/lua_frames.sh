@@ -74,7 +74,7 @@ for v in 5.1 5.2 5.3 5.4; do
 	host=$OUT/host$v
 	if ! gcc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -I"$ROOT/cmd" -I"$inc" \
 		"$ROOT/tests/progs/lua_frames_host.c" "$ROOT/cmd/lua_frames.c" "$ROOT/cmd/lua_names.c" \
-		"$ROOT/cmd/lua_layouts.c" -o "$host" -llua$v >"$OUT/build$v.log" 2>&1; then
+		"$ROOT/cmd/lua_layouts.c" "$ROOT/cmd/label_cache.c" -o "$host" -llua$v >"$OUT/build$v.log" 2>&1; then
 		fail "lua$v-build" "see $OUT/build$v.log"
 		continue
 	fi

@@ -92,7 +92,7 @@ run_host() {
 	# shellcheck disable=SC2086
 	if ! gcc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -I"$ROOT/cmd" $cflags \
 		"$ROOT/tests/progs/luajit_frames_host.c" "$ROOT/cmd/luajit_frames.c" \
-		"$ROOT/cmd/luajit_names.c" "$ROOT/cmd/luajit_layouts.c" -o "$host" "$@" \
+		"$ROOT/cmd/luajit_names.c" "$ROOT/cmd/luajit_layouts.c" "$ROOT/cmd/label_cache.c" -o "$host" "$@" \
 		>"$OUT/build-$v.log" 2>&1; then
 		fail "$v-build" "see $OUT/build-$v.log"
 		return

@@ -16,11 +16,20 @@ cleanup() { for p in $PIDS_TO_KILL; do kill -9 "$p" 2>/dev/null; done; wait 2>/d
 trap cleanup EXIT
 finish() { cleanup; [ "$FAILED" = 0 ]; exit $?; }
 
-# share FILE REGEX: percent (integer) of samples in folded FILE whose stack matches REGEX.
+# count FILE REGEX: samples in folded FILE whose stack matches REGEX (an awk ERE).
 # (REGEX goes through the environment: awk -v would eat its backslashes.)
+count() {
+	RE=$2 awk '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ ENVIRON["RE"]) m += n }
+		END { print m + 0 }' "$1"
+}
+# share FILE REGEX: percent (integer) of samples in folded FILE whose stack matches REGEX.
 share() {
-	RE=$2 awk '{ n = $NF; t += n; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ ENVIRON["RE"]) m += n }
-		END { if (t == 0) print 0; else printf "%d\n", (100 * m / t) + 0.5 }' "$1"
+	awk -v m="$(count "$1" "$2")" -v t="$(total "$1")" 'BEGIN { if (t == 0) print 0; else printf "%d\n", (100 * m / t) + 0.5 }'
+}
+# expect_stack NAME FILE REGEX: passes when at least one sample of FILE matches REGEX.
+expect_stack() {
+	_c=$(count "$2" "$3")
+	if [ "$_c" -gt 0 ]; then pass "$1 ($_c samples)"; else fail "$1" "no stack matches $3"; fi
 }
 # total FILE: total samples in folded FILE.
 total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }

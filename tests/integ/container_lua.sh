@@ -10,10 +10,6 @@ L() { printf '%s \\(%s:%s\\)' "$1" "$S" "$2"; }   # regex of a Lua frame label
 Q() { printf '\\? \\(%s:%s\\)' "$S" "$1"; }        # a frame Lua has no name for
 TICK="$(L 'main chunk' 0);$(L tick 46)"
 
-# count FILE REGEX: samples whose stack matches REGEX.
-count() { RE=$2 awk '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ ENVIRON["RE"]) m += n } END { print m + 0 }' "$1"; }
-# expect NAME FILE REGEX: at least one sample matches.
-expect() { c=$(count "$2" "$3"); if [ "$c" -gt 0 ]; then pass "$1 ($c samples)"; else fail "$1" "no stack matches $3"; fi; }
 # starts FILE TEXT: percent of samples whose stack begins with TEXT (compared literally),
 # among those not cut by the Lua depth limit (those keep only the innermost Lua frames).
 starts() {
@@ -31,11 +27,11 @@ pct_complete() { sed -n 's/.* \([0-9]*\)\.[0-9]% complete.*/\1/p' "$OUT/$1.err";
 profile() { n=$1 p=$2; shift 2; "$LF" -p "$p" -d 4 -F 499 "$@" -o "$OUT/$n.folded" 2>"$OUT/$n.err"; }
 # lua_stacks TAG FILE ROOTRE: the Lua frames of shape.lua, in order, under native frames.
 lua_stacks() {
-	expect "$1: Lua -> Lua -> Lua in order, no C between" "$2" \
+	expect_stack "$1: Lua -> Lua -> Lua in order, no C between" "$2" \
 		"^$3.*;lua_pcallk;$TICK;$(L burn_a 10);$(L work 4)\$"
-	expect "$1: Lua -> C -> Lua callback (table.sort comparator)" "$2" \
+	expect_stack "$1: Lua -> C -> Lua callback (table.sort comparator)" "$2" \
 		"^$3.*;$TICK;$(L sorter 19);sort;([^;]*;)*lua_callk?;$(Q 14);$(L work 4)\$"
-	expect "$1: coroutine frames under coroutine.resume" "$2" \
+	expect_stack "$1: coroutine frames under coroutine.resume" "$2" \
 		"^$3.*;$TICK;$(L run_coro 37);resume;([^;]*;)*lua_resume;$(Q 30);$(L work 4)\$"
 }
 # app ROOT: shape.lua at /app/tests/lua in ROOT, so chunk names match the host runs.
@@ -132,7 +128,7 @@ grep "^lua;lua-$C;" "$OUT/multi.folded" | sed "s/^lua;lua-$C;/lua;/" >"$OUT/mult
 s=$(share "$OUT/multi-opt.folded" "$NAT_C")
 check "multi: /opt/lua build: ${s}% of its stacks through lua_host_run (>= 98)" [ "$s" -ge 98 ]
 for t in lua53 lua54 opt; do
-	expect "multi: $t: Lua -> Lua -> Lua" "$OUT/multi-$t.folded" ";lua_pcallk;$TICK;$(L burn_a 10);$(L work 4)\$"
+	expect_stack "multi: $t: Lua -> Lua -> Lua" "$OUT/multi-$t.folded" ";lua_pcallk;$TICK;$(L burn_a 10);$(L work 4)\$"
 done
 
 # Without CAP_SYS_ADMIN and CAP_CHECKPOINT_RESTORE /proc/PID/map_files cannot be opened:
@@ -192,7 +188,7 @@ s=$(share "$OUT/tool/opt.folded" "$NAT_C")
 n=$(total "$OUT/tool/opt.folded")
 check "tool: container process ($n samples): ${s}% through lua_host_run (>= 98)" \
 	sh -c "[ $n -ge 100 ] && [ $s -ge 98 ]"
-expect "tool: container process: Lua -> Lua -> Lua" "$OUT/tool/opt.folded" \
+expect_stack "tool: container process: Lua -> Lua -> Lua" "$OUT/tool/opt.folded" \
 	";lua_pcallk;$TICK;$(L burn_a 10);$(L work 4)\$"
 # lua-flame itself in a child PID namespace (a sidecar, `docker exec`): its PIDs are that
 # namespace's, and the kernel must filter by them.

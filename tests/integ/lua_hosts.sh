@@ -4,8 +4,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/targets.sh"
 
-count() { RE=$2 awk '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ ENVIRON["RE"]) m += n } END { print m + 0 }' "$1"; }
-expect() { c=$(count "$2" "$3"); if [ "$c" -gt 0 ]; then pass "$1 ($c samples)"; else fail "$1" "no stack matches $3"; fi; }
 
 # HAProxy: one thread, so the Lua global lock does not turn the profile into spinning.
 port=$(free_port)
@@ -33,9 +31,9 @@ F=$OUT/haproxy.folded
 wait "$WRK"
 check "haproxy: Lua 5.3 found in liblua5.3" grep -q "Lua 5.3.[0-9]* in /usr/lib/x86_64-linux-gnu/liblua5.3.so" "$OUT/haproxy.err"
 C='haproxy_svc.lua'
-expect "haproxy: service -> render_page -> checksum under hlua_applet_http_fct and lua_resume" "$F" \
+expect_stack "haproxy: service -> render_page -> checksum under hlua_applet_http_fct and lua_resume" "$F" \
 	";run_poll_loop;.*;hlua_applet_http_fct;([^;]*;)*lua_resume;\\? \\(.*$C:15\\);render_page \\(.*$C:8\\);checksum \\(.*$C:2\\)"
-expect "haproxy: string.byte called from checksum" "$F" ";checksum \\(.*$C:2\\);byte(;|\$)"
+expect_stack "haproxy: string.byte called from checksum" "$F" ";checksum \\(.*$C:2\\);byte(;|\$)"
 lua=$(share "$F" "$C:")
 check "haproxy: most samples in the Lua service ($lua%)" [ "$lua" -ge 50 ]
 
@@ -55,7 +53,7 @@ F=$OUT/redis.folded
 "$LF" -p "$RED" -d 3 -o "$F" 2>"$OUT/redis.err"
 kill "$CLI" 2>/dev/null
 check "redis: Lua 5.1 found in the executable" grep -q "Lua 5.1.[0-9]* in /usr/bin/redis" "$OUT/redis.err"
-expect "redis: script -> outer -> inner under evalGenericCommand and lua_pcall" "$F" \
+expect_stack "redis: script -> outer -> inner under evalGenericCommand and lua_pcall" "$F" \
 	";processCommand;call;evalGenericCommand;([^;]*;)*lua_pcall;[^;]* \\(user_script:[0-9]+\\);outer \\(user_script:2\\);inner \\(user_script:1\\)\$"
 in_lua=$(count "$F" ';lua_pcall;')
 with=$(count "$F" ';lua_pcall;.*\(user_script:')

@@ -6,10 +6,6 @@ S='tests/lua/shape.lua'
 L() { printf '%s \\(%s:%s\\)' "$1" "$S" "$2"; }   # regex of a Lua frame label
 Q() { printf '\\? \\(%s:%s\\)' "$S" "$1"; }        # a frame Lua has no name for
 
-# count FILE REGEX: samples whose stack matches REGEX.
-count() { RE=$2 awk '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ ENVIRON["RE"]) m += n } END { print m + 0 }' "$1"; }
-# expect NAME FILE REGEX: at least one sample matches.
-expect() { c=$(count "$2" "$3"); if [ "$c" -gt 0 ]; then pass "$1 ($c samples)"; else fail "$1" "no stack matches $3"; fi; }
 
 TICK="$(L 'main chunk' 0);$(L tick 46)"
 for v in 5.1 5.2 5.3 5.4; do
@@ -19,15 +15,15 @@ for v in 5.1 5.2 5.3 5.4; do
 	"$LF" -p "$LAST_PID" -d 4 -F 997 -o "$F" 2>"$OUT/lua$v.err"
 	kill "$LAST_PID"
 	check "$v: runtime detected" grep -q "Lua $v\.[0-9]* in /usr/bin/lua$v, 1 VM found" "$OUT/lua$v.err"
-	expect "$v: Lua -> Lua -> Lua in order, no C between" "$F" \
+	expect_stack "$v: Lua -> Lua -> Lua in order, no C between" "$F" \
 		";lua_pcallk?;$TICK;$(L burn_a 10);$(L work 4)\$"
-	expect "$v: Lua -> C -> Lua callback (table.sort comparator)" "$F" \
+	expect_stack "$v: Lua -> C -> Lua callback (table.sort comparator)" "$F" \
 		";$TICK;$(L sorter 19);sort;([^;]*;)*lua_callk?;$(Q 14);$(L work 4)\$"
-	expect "$v: coroutine frames under coroutine.resume" "$F" \
+	expect_stack "$v: coroutine frames under coroutine.resume" "$F" \
 		";$TICK;$(L run_coro 37);resume;([^;]*;)*lua_resume;$(Q 30);$(L work 4)\$"
-	expect "$v: recursion 200 deep keeps the innermost 128 frames" "$F" \
+	expect_stack "$v: recursion 200 deep keeps the innermost 128 frames" "$F" \
 		";\\[lua: depth limit\\];($(Q 25);)?($(L deep 25);){120,}$(Q 4)\$"
-	expect "$v: a tail-called function has no name, as in Lua" "$F" ";$TICK;$(Q 39);$(L work 4)\$"
+	expect_stack "$v: a tail-called function has no name, as in Lua" "$F" ";$TICK;$(Q 39);$(L work 4)\$"
 	# The split is measured on the burn functions alone: the mixed workload is for shapes.
 	cd "$ROOT" && bg_start "lua$v" "$S" split
 	sleep 0.3

@@ -4,8 +4,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/targets.sh"
 
-count() { RE=$2 awk '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ ENVIRON["RE"]) m += n } END { print m + 0 }' "$1"; }
-expect() { c=$(count "$2" "$3"); if [ "$c" -gt 0 ]; then pass "$1 ($c samples)"; else fail "$1" "no stack matches $3"; fi; }
 J='(_\[j\])?'
 
 port=$(free_port)
@@ -17,7 +15,7 @@ if start_nginx "$OUT/nginx" "$port" "$ROOT/tests/lua"; then
 	"$LF" -p "$TARGET_PID" -d 4 -F 499 -o "$F" 2>"$OUT/nginx.err"
 	wait "$WRK"
 	check "nginx: LuaJIT found in libluajit" grep -Eq "LuaJIT .* in /usr/lib/x86_64-linux-gnu/libluajit-5.1.so" "$OUT/nginx.err"
-	expect "nginx: handler -> checksum under the content phase and ngx_http_lua_run_thread" "$F" \
+	expect_stack "nginx: handler -> checksum under the content phase and ngx_http_lua_run_thread" "$F" \
 		";ngx_http_core_content_phase;([^;]*;)*ngx_http_lua_run_thread;([^;]*;)*[^;]*content_by_lua[^;]*;handle \\([^;]*handler.lua:16\\)$J;checksum \\([^;]*handler.lua:4\\)$J"
 	# In Lua code, the VM (a trace or libluajit) runs right below ngx_http_lua_run_thread;
 	# with a Lua stack, the Lua frames sit in between.
@@ -42,6 +40,6 @@ F=$OUT/tarantool.folded
 kill -9 "$TT" 2>/dev/null
 check "tarantool: its LuaJIT fork found" grep -Eq "LuaJIT .*\\(tarantool [^)]*\\) in /usr/bin/tarantool" "$OUT/tarantool.err"
 # The loop is compiled: frames of functions inlined into the trace are not on the Lua stack.
-expect "tarantool: the busy loop's Lua frames under lua_pcall, in a trace" "$F" \
+expect_stack "tarantool: the busy loop's Lua frames under lua_pcall, in a trace" "$F" \
 	";lua_pcall;main chunk \\([^;]*tarantool_busy.lua:0\\);([^;]* \\([^;]*tarantool_busy.lua:[0-9]+\\)$J;)*[^;]* \\([^;]*tarantool_busy.lua:(3|9)\\)_\\[j\\];\\[trace [0-9]+\\]"
 finish

@@ -7,8 +7,6 @@
 
 S=tests/lua/jit_shape.lua
 L() { printf '%s \\(%s:%s\\)(_\\[j\\])?' "$1" "$S" "$2"; }   # a Lua frame, interpreted or in a trace
-count() { RE=$2 awk '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ ENVIRON["RE"]) m += n } END { print m + 0 }' "$1"; }
-expect() { c=$(count "$2" "$3"); if [ "$c" -gt 0 ]; then pass "$1 ($c samples)"; else fail "$1" "no stack matches $3"; fi; }
 
 gcc -O2 -shared -fPIC -o "$OUT/libffitest.so" "$ROOT/tests/progs/ffi_lib.c" || { fail build "gcc failed"; finish; }
 export LF_FFI_LIB="$OUT/libffitest.so"
@@ -47,15 +45,15 @@ run() {
 	else
 		fail "$name: split" "only $t samples in burn_a/b/c"
 	fi
-	expect "$name: Lua frames under the host's lua_pcall" "$F" ";lua_pcall;$TICK;$(L burn_a 14);$(L work 8)"
-	expect "$name: coroutine frames under coroutine.resume" "$F" \
+	expect_stack "$name: Lua frames under the host's lua_pcall" "$F" ";lua_pcall;$TICK;$(L burn_a 14);$(L work 8)"
+	expect_stack "$name: coroutine frames under coroutine.resume" "$F" \
 		";$(L run_coro 26);coroutine.resume;$(L '\?' 20);$(L work 8)"
-	expect "$name: FFI call into the C library under the calling Lua code" "$F" ";$TICK;.*lf_ffi_spin\$"
-	expect "$name: recursion 200 deep keeps the innermost 128 frames" "$F" \
+	expect_stack "$name: FFI call into the C library under the calling Lua code" "$F" ";$TICK;.*lf_ffi_spin\$"
+	expect_stack "$name: recursion 200 deep keeps the innermost 128 frames" "$F" \
 		";\\[lua: depth limit\\];.*($(L deep 28);){120,}"
-	expect "$name: C calling back into Lua (table.sort comparator) in true order" "$F" \
+	expect_stack "$name: C calling back into Lua (table.sort comparator) in true order" "$F" \
 		";$(L sorter 62);table.sort;([^;]*;)*$(L '\?' 57);$(L work 8)"
-	expect "$name: garbage collection under the allocating function, as [GC]" "$F" ";$(L garbage [0-9]+);(.*;)?\\[GC\\]"
+	expect_stack "$name: garbage collection under the allocating function, as [GC]" "$F" ";$(L garbage [0-9]+);(.*;)?\\[GC\\]"
 	lua=$(share "$F" "\\($S:")
 	check "$name: ${lua}% of samples carry a Lua stack (>= 95%)" [ "$lua" -ge 95 ]
 	if [ "${1:-}" != -joff ]; then

@@ -36,19 +36,20 @@ static const char *comm_of(struct stack_ctx *c, pid_t pid)
 	return t ? t->comm : "[unknown process]";
 }
 
-static const char *mark_label(__u32 reason)
+const char *stacks_mark_name(unsigned reason)
 {
-	switch (reason) {
-	case LF_MARK_TRUNCATED: return "[unwind: depth limit]";
-	case LF_MARK_NO_USTACK: return "[unwind: no user stack]";
-	case LF_MARK_NO_TABLE: return "[unwind: no table]";
-	case LF_MARK_INVALID: return "[unwind: unsupported rule]";
-	case LF_MARK_BAD_READ: return "[unwind: unreadable stack]";
-	case LF_MARK_NO_MAPPING: return "[unwind: unmapped pc]";
-	case LF_MARK_FP_FAILED: return "[unwind: frame pointer chain broken]";
-	case LF_MARK_NO_PROC: return "[unwind: process not ready]";
-	default: return "[unwind: failed]";
-	}
+	static const char *const names[LF_MARK_COUNT] = {
+		[LF_MARK_TRUNCATED] = "depth limit", [LF_MARK_NO_USTACK] = "no user stack",
+		[LF_MARK_NO_TABLE] = "no table", [LF_MARK_INVALID] = "unsupported rule",
+		[LF_MARK_BAD_READ] = "unreadable stack", [LF_MARK_NO_MAPPING] = "unmapped pc",
+		[LF_MARK_FP_FAILED] = "frame pointer chain broken", [LF_MARK_NO_PROC] = "process not ready",
+	};
+	return reason < LF_MARK_COUNT && names[reason] ? names[reason] : "failed";
+}
+
+static void mark_label(__u32 reason, struct sbuf *out)
+{
+	sb_printf(out, "[unwind: %s]", stacks_mark_name(reason));
 }
 
 static void thread_level(pid_t pid, __u32 tid, struct sbuf *out)
@@ -131,7 +132,7 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 	int n = lm_merge(&ls, mo, (int)(sizeof(mo) / sizeof(mo[0])), &ops);
 	if (ls.mark) {
 		sb_puts(out, ";");
-		sb_puts(out, mark_label(ls.mark));
+		mark_label(ls.mark, out);
 	}
 	for (int i = 0; i < n; i++) {
 		sb_puts(out, ";");
@@ -165,7 +166,7 @@ void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *ou
 		__u64 w = st->user[i], tag = w >> LF_TAG_SHIFT, addr = w & ((1ULL << LF_TAG_SHIFT) - 1);
 		sb_puts(out, ";");
 		if (tag == LF_TAG_MARK)
-			sb_puts(out, mark_label((__u32)w));
+			mark_label((__u32)w, out);
 		else if (tag == LF_TAG_LJTRACE)
 			native_label(c, (pid_t)st->pid, &(struct lm_native){ addr, LF_TAG_LJTRACE }, out);
 		else

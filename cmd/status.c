@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "stacks.h"
 #include "status.h"
 #include "util.h"
 
@@ -104,20 +105,13 @@ static void print_outputs(const struct record_opts *o, const int *ok)
 	}
 }
 
-static const char *const mark_names[LF_MARK_COUNT] = {
-	[LF_MARK_TRUNCATED] = "depth limit", [LF_MARK_NO_USTACK] = "no user registers",
-	[LF_MARK_NO_TABLE] = "no table", [LF_MARK_INVALID] = "unsupported rule",
-	[LF_MARK_BAD_READ] = "unreadable stack", [LF_MARK_NO_MAPPING] = "unmapped pc",
-	[LF_MARK_FP_FAILED] = "frame pointers broken", [LF_MARK_NO_PROC] = "process not ready",
-};
-
 static void print_stats(const uint64_t *st)
 {
 	struct sbuf b;
 	sb_init(&b);
 	for (int m = 1; m < LF_MARK_COUNT; m++)
 		if (st[LF_STAT_MARK_BASE + m])
-			sb_printf(&b, ", %s %llu", mark_names[m], (unsigned long long)st[LF_STAT_MARK_BASE + m]);
+			sb_printf(&b, ", %s %llu", stacks_mark_name((unsigned)m), (unsigned long long)st[LF_STAT_MARK_BASE + m]);
 	warnx_lf("stats: samples %llu, complete stacks %llu, lost (map full) %llu, kernel stack errors "
 		 "%llu%s", (unsigned long long)st[LF_STAT_SAMPLES], (unsigned long long)st[LF_STAT_COMPLETE],
 		 (unsigned long long)st[LF_STAT_LOST_MAPFULL], (unsigned long long)st[LF_STAT_KSTACK_ERR],

@@ -155,20 +155,26 @@ Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr
  * 4-byte values relative to the header (DW_EH_PE_datarel | sdata4). */
 int elf_file_func_start(struct elf_file *ef, uint64_t vaddr, uint64_t *start)
 {
-	uint64_t hdr;
-	Elf_Data *d = elf_file_section(ef, ".eh_frame_hdr", &hdr, NULL);
-	if (!d || d->d_size < 12)
+	if (!ef->ehhdr_state) {
+		/* Looked up once: the merge asks for function starts of many frames. */
+		Elf_Data *d = elf_file_section(ef, ".eh_frame_hdr", &ef->ehhdr_addr, NULL);
+		ef->ehhdr_state = d && d->d_size >= 12 ? 1 : -1;
+		ef->ehhdr = ef->ehhdr_state > 0 ? d->d_buf : NULL;
+		ef->ehhdr_len = ef->ehhdr_state > 0 ? d->d_size : 0;
+	}
+	if (ef->ehhdr_state < 0)
 		return -1;
-	const unsigned char *p = d->d_buf;
+	uint64_t hdr = ef->ehhdr_addr;
+	const unsigned char *p = ef->ehhdr;
 	if (p[0] != 1 || p[2] != 0x03 || p[3] != 0x3b) /* fde_count udata4, table datarel sdata4 */
 		return -1;
 	size_t ptr_len = p[1] == 0x1b || p[1] == 0x03 ? 4 : p[1] == 0x04 ? 8 : 0;
-	if (!ptr_len || 4 + ptr_len + 4 > d->d_size)
+	if (!ptr_len || 4 + ptr_len + 4 > ef->ehhdr_len)
 		return -1;
 	uint32_t count;
 	memcpy(&count, p + 4 + ptr_len, 4);
 	size_t table = 4 + ptr_len + 4;
-	if (count == 0 || count > (d->d_size - table) / 8)
+	if (count == 0 || count > (ef->ehhdr_len - table) / 8)
 		return -1;
 	size_t lo = 0, hi = count;
 	int64_t best = INT64_MIN;

@@ -18,6 +18,11 @@ struct elf_file {
 	char debuglink[256];
 	struct elf_seg seg[16];
 	int nseg;
+	/* .eh_frame_hdr, found on first use (0: not looked up, 1: present, -1: absent) */
+	int ehhdr_state;
+	const unsigned char *ehhdr;
+	size_t ehhdr_len;
+	uint64_t ehhdr_addr;
 };
 
 /* Takes ownership of fd. Returns NULL (and closes fd) when it is not a usable ELF64 x86-64. */

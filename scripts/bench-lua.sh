@@ -52,43 +52,9 @@ trap 'exit 130' INT TERM
 
 # A private copy: a rebuild of the working tree during the benchmark must not change it.
 cp "$LF" "$W/lua-flame" && LF=$W/lua-flame || exit 1
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-started() { STARTED="$STARTED $1"; }
-forget() { STARTED=$(echo "$STARTED" | tr ' ' '\n' | grep -vx "$1" | tr '\n' ' '); }
+. "$ROOT/scripts/bench-lib.sh"
 load1() { cut -d' ' -f1 /proc/loadavg; }
 now_ns() { date +%s%N; }
-
-# wait_sampling ERRFILE PID: until lua-flame PID says it samples (at most 10 s).
-wait_sampling() {
-	for _ in $(seq 100); do
-		grep -q 'sampling .* ms after start' "$1" 2>/dev/null && return 0
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
-# bpf_counters LFPID: "run_time_ns run_cnt samples" of the BPF programs lua-flame LFPID
-# loaded (found through its own file descriptors, so other BPF users do not count): run
-# time of on_sample and unwind_user together (a tail-called program's time is accounted to
-# its caller), run_cnt of on_sample, and the target samples in on_sample's stats map.
-bpf_counters() {
-	ids=$(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u | tr '\n' ' ')
-	[ -n "$ids" ] || return 1
-	bpftool -j prog show | jq -r --arg ids "$ids" '
-		($ids | split(" ") | map(select(. != "") | tonumber)) as $mine
-		| [.[] | select((.id as $i | $mine | index($i)) and (.name == "on_sample" or .name == "unwind_user"))]
-		| "\(map(.run_time_ns // 0) | add) \(map(select(.name == "on_sample") | .run_cnt // 0) | add)",
-		  (map(select(.name == "on_sample") | .map_ids[]) | map(tostring) | join(" "))' >"$W/prog" ||
-		return 1
-	read -r rt cnt <"$W/prog"
-	samples=0
-	for m in $(sed -n 2p "$W/prog"); do
-		[ "$(bpftool -j map show id "$m" | jq -r .name)" = stats ] || continue
-		samples=$(bpftool -j map dump id "$m" | jq '[.[] | select(.formatted.key == 0) | .formatted.values[].value] | add')
-	done
-	echo "$rt $cnt $samples"
-}
 
 # frames FOLDED: "lua native" frame counts of the hottest stack (process name, kernel
 # frames and markers such as [lua: depth limit] or [trace N] left out).

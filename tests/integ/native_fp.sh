@@ -5,7 +5,7 @@
 gcc -O0 -fno-omit-frame-pointer -o "$OUT/fpchain" "$ROOT/tests/progs/fpchain.c" || { fail build "gcc failed"; finish; }
 bg_start "$OUT/fpchain"
 sleep 0.3
-"$LF" -p "$LAST_PID" -d 4 -o "$OUT/fp.folded" 2>"$OUT/stderr"
+"$LF" -p "$LAST_PID" -d 4 -F 997 -o "$OUT/fp.folded" 2>"$OUT/stderr"
 check "exit status 0" [ $? = 0 ]
 F=$OUT/fp.folded
 check "root frame is the process name" sh -c "! grep -qv '^fpchain;' '$F'"

@@ -1,15 +1,19 @@
 # lua-flame: one static binary with its BPF programs and flame-graph assets inside.
-# `make` fetches and builds what it needs; `make test` runs every test; `make demo`
-# profiles a bundled Lua workload.
+# `make` installs the Debian packages it needs, builds the static libraries from Debian's
+# sources and links ./lua-flame; `make test` runs every test; `make demo` profiles a bundled
+# Lua workload; `make dist` writes the release tarball.
 
 DEPS      ?= .cache/deps
 DEPPREFIX := $(DEPS)/prefix
+DEPSTAMP  := $(DEPPREFIX)/.complete
 B         := build
 CC        := musl-gcc
 CLANG     ?= clang
 BPFTOOL   ?= bpftool
 PREFIX    ?= /usr/local
 VERSION   := 0.1.0
+ARCHNAME  := x86_64
+DISTNAME  := lua-flame-$(VERSION)-$(ARCHNAME)-linux
 
 CFLAGS    := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
              -I$(DEPPREFIX)/include -Icmd -Ibpf -Irender -I$(B) \
@@ -28,39 +32,61 @@ LIB_OBJS    := $(patsubst %.c,$(B)/%.o,$(CMD_SRCS) $(RENDER_SRCS)) \
                $(patsubst %.S,$(B)/%.o,$(EMBED_SRCS))
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
-PROG_SRCS   := $(wildcard tests/progs/*.c)
 
-.PHONY: all deps test demo install clean bench
+.PHONY: all packages deps test demo install clean bench dist help FORCE
 .SECONDARY:
 all: lua-flame
 
-deps: $(DEPPREFIX)/lib/libbpf.a
-$(DEPPREFIX)/lib/libbpf.a $(DEPPREFIX)/lib/libelf.a $(DEPPREFIX)/lib/libz.a:
-	scripts/install-packages.sh
-	DEPS=$(abspath $(DEPS)) scripts/build-deps.sh
+help:
+	@echo "make          build ./lua-flame (installs build packages, builds static libraries once)"
+	@echo "make demo     build, profile the bundled Lua workload for 5 s, write perf.svg and perf.folded"
+	@echo "make test     build and run every test (root); ends 'N passed, N failed'"
+	@echo "make bench    run the benchmarks under scripts/ and print their figures"
+	@echo "make dist     write dist/$(DISTNAME).tar.gz (stripped binary, man page, licences, SHA256SUMS)"
+	@echo "make install  install the binary and man page under PREFIX (default /usr/local), DESTDIR honoured"
+	@echo "make clean    remove build outputs (the static library cache in .cache stays)"
 
-$(B)/vmlinux.h:
+# Every tool used below (clang, bpftool, musl-gcc) comes from these packages, so every
+# rule that runs one waits for them; the script is idempotent and quick when all is there.
+packages:
+	scripts/install-packages.sh
+
+deps: $(DEPSTAMP)
+$(DEPSTAMP): | packages
+	DEPS=$(abspath $(DEPS)) scripts/build-deps.sh
+	touch $@
+
+$(B)/vmlinux.h: | packages
 	@mkdir -p $(B)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
-$(B)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(B)/vmlinux.h $(DEPPREFIX)/lib/libbpf.a
+# The commit the binary is built from, rewritten only when it changes.
+$(B)/build_id.h: FORCE
+	@mkdir -p $(B)
+	@id=$$(git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown); \
+	 line="#define LUA_FLAME_BUILD \"$$id\""; \
+	 [ "$$(cat $@ 2>/dev/null)" = "$$line" ] || echo "$$line" > $@
+
+$(B)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(B)/vmlinux.h $(DEPSTAMP)
 	$(CLANG) $(BPFCFLAGS) -c $< -o $@
 
 $(B)/%.skel.h: $(B)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp && mv $@.tmp $@
 
-$(B)/%.o: %.c $(wildcard cmd/*.h bpf/*.h render/*.h) $(SKELS) $(DEPPREFIX)/lib/libbpf.a
+$(B)/cmd/main.o: $(B)/build_id.h
+
+$(B)/%.o: %.c $(wildcard cmd/*.h bpf/*.h render/*.h) $(SKELS) $(DEPSTAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(B)/%.o: %.S $(wildcard render/*.js render/*.css)
+$(B)/%.o: %.S $(wildcard render/*.js render/*.css) | packages
 	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
 
-lua-flame: $(B)/cmd/main.o $(LIB_OBJS) $(LIBS)
-	$(CC) $(LDFLAGS) -o $@ $^
+lua-flame: $(B)/cmd/main.o $(LIB_OBJS) $(DEPSTAMP)
+	$(CC) $(LDFLAGS) -o $@ $(B)/cmd/main.o $(LIB_OBJS) $(LIBS)
 
-$(B)/tests/%: tests/unit/%.c $(LIB_OBJS) $(LIBS) tests/unit/check.h
+$(B)/tests/%: tests/unit/%.c $(LIB_OBJS) $(DEPSTAMP) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
 
@@ -72,15 +98,19 @@ test: lua-flame $(UNIT_BINS)
 	tests/run.sh
 
 demo: lua-flame
-	scripts/install-packages.sh --test
+	scripts/install-packages.sh --demo
 	scripts/demo.sh
 
 bench: lua-flame
+	scripts/install-packages.sh --test
 	scripts/bench.sh
+
+dist: lua-flame
+	DEPS=$(abspath $(DEPS)) scripts/dist.sh $(DISTNAME)
 
 install: lua-flame
 	install -D -m 0755 lua-flame $(DESTDIR)$(PREFIX)/bin/lua-flame
 	install -D -m 0644 doc/lua-flame.1 $(DESTDIR)$(PREFIX)/share/man/man1/lua-flame.1
 
 clean:
-	rm -rf $(B) lua-flame
+	rm -rf $(B) lua-flame dist

@@ -1,29 +1,62 @@
 #!/bin/sh
-# Installs the Debian packages lua-flame's build and tests need, and adds a deb-src
-# entry for Debian's own mirror so scripts/build-deps.sh can fetch library sources.
-# Idempotent: installs only what is missing.
+# Installs the Debian packages lua-flame's build (no argument), demo (--demo) or tests (--test)
+# need, and a deb-src entry for the machine's own Debian mirror so scripts/build-deps.sh can
+# fetch library sources. Idempotent: installs only what is missing.
 set -eu
 
-BUILD_PKGS="clang llvm bpftool musl-tools musl-dev linux-libc-dev libc6-dev make gcc \
-  dpkg-dev pkg-config file m4 bison flex gawk"
+BUILD_PKGS="clang llvm bpftool musl-tools musl-dev linux-libc-dev libc6-dev make gcc git \
+  dpkg-dev pkg-config file m4 bison flex gawk ca-certificates"
+DEMO_PKGS="lua5.4"
 # node and npm come with the machine (NodeSource); Debian's npm would conflict with them.
 TEST_PKGS="lua5.1 lua5.2 lua5.3 lua5.4 luajit2 libxml2-utils nginx libnginx-mod-http-lua wrk \
   haproxy redis-server redis-tools tarantool libclang-rt-14-dev curl iproute2 binutils \
   liblua5.1-0-dev liblua5.2-dev liblua5.3-dev liblua5.4-dev golang-go valgrind chromium time \
-  libluajit2-5.1-dev libc6-dbg gdb"
+  libluajit2-5.1-dev libc6-dbg gdb debootstrap"
+
+SRCLIST=/etc/apt/sources.list.d/lua-flame-src.sources
+
+# The machine's own Debian mirror: the URIs of the first deb entry that serves this release's
+# main component, in deb822 files or one-line sources.list entries. Empty when there is none.
+debian_mirror() {
+	codename=$1
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] && [ "$f" != "$SRCLIST" ] || continue
+		awk -v suite="$codename" '
+			function flush() { if (deb && main && hit && uris != "") { print uris; found = 1; exit } deb = main = hit = 0; uris = "" }
+			/^[ \t]*$/ { flush(); next }
+			tolower($1) == "types:" { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
+			tolower($1) == "suites:" { for (i = 2; i <= NF; i++) if ($i == suite) hit = 1 }
+			tolower($1) == "components:" { for (i = 2; i <= NF; i++) if ($i == "main") main = 1 }
+			tolower($1) == "uris:" { uris = $2 }
+			END { if (!found) flush() }' "$f"
+	done | head -1 | grep . && return 0
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk -v suite="$codename" '$1 == "deb" {
+			i = 2; if ($i ~ /^\[/) while ($i !~ /\]$/) i++; if ($i ~ /^\[/ || $i ~ /\]$/) i++
+			if ($(i + 1) == suite) for (j = i + 2; j <= NF; j++) if ($j == "main") { print $i; exit } }' | head -1
+}
 
 add_deb_src() {
 	if grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ /etc/apt/sources.list 2>/dev/null \
 		|| grep -rqs '^deb-src ' /etc/apt/sources.list.d/ /etc/apt/sources.list 2>/dev/null; then
 		return 0
 	fi
-	cat >/etc/apt/sources.list.d/lua-flame-src.sources <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	mirror=$(debian_mirror "$codename" || true)
+	if [ -z "$codename" ] || [ -z "$mirror" ]; then
+		echo "lua-flame: no Debian mirror for '${codename:-unknown release}' in /etc/apt/sources.list*;" \
+			"add a deb-src entry for Debian's sources by hand and retry" >&2
+		exit 1
+	fi
+	[ "$(id -u)" = 0 ] || { echo "lua-flame: run 'sudo $0' once (it adds a deb-src entry for $mirror)" >&2; exit 1; }
+	keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+	{
+		echo "Types: deb-src"
+		echo "URIs: $mirror"
+		echo "Suites: $codename $codename-updates"
+		echo "Components: main"
+		[ -f "$keyring" ] && echo "Signed-By: $keyring"
+	} >"$SRCLIST"
 	UPDATED=0
 }
 
@@ -34,19 +67,22 @@ missing() {
 }
 
 UPDATED=1
-add_deb_src
 want=$BUILD_PKGS
-[ "${1:-}" = "--test" ] && want="$BUILD_PKGS $TEST_PKGS"
+case "${1:-}" in
+--test) want="$BUILD_PKGS $TEST_PKGS" ;;
+--demo) want="$BUILD_PKGS $DEMO_PKGS" ;;
+esac
 todo=$(missing $want)
-stamp=/var/lib/apt/lists/partial/../lua-flame-updated
+[ -z "$todo" ] || [ "$(id -u)" = 0 ] || { echo "lua-flame: missing packages: $todo; run 'sudo $0 $*' once" >&2; exit 1; }
+add_deb_src
+stamp=/var/lib/apt/lists/lua-flame-updated
 if [ -n "$todo" ] || [ "$UPDATED" = 0 ]; then
-	if [ "$(id -u)" != 0 ]; then
-		echo "lua-flame: missing packages: $todo; run 'sudo $0' once" >&2
-		exit 1
-	fi
 	if [ "$UPDATED" = 0 ] || [ ! -e "$stamp" ]; then
 		apt-get update -qq && touch "$stamp"
 	fi
-	[ -n "$todo" ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $todo >/dev/null
+	if [ -n "$todo" ]; then
+		echo "lua-flame: installing $(echo $todo | wc -w) Debian packages: $(echo $todo)" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $todo >/dev/null
+	fi
 fi
 exit 0

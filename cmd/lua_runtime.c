@@ -47,7 +47,8 @@ int lua_runtime_detect(pid_t pid, struct lua_runtime *rt)
 	return rt->lay ? 0 : -1;
 }
 
-int lua_is_main_state(const struct lua_layout *l, uint64_t L, uint64_t l_G, uint64_t mainthread)
+/* Checks one candidate main thread at L given a window of memory around it. */
+static int lua_is_main_state(const struct lua_layout *l, uint64_t L, uint64_t l_G, uint64_t mainthread)
 {
 	return l_G == L + (uint64_t)(l->lg_g - l->lg_l) && mainthread == L;
 }

@@ -27,6 +27,4 @@ int lua_runtime_detect(pid_t pid, struct lua_runtime *rt);
 int lua_runtime_scan_states(struct lua_runtime *rt);
 /* The BPF side's view of rt. */
 void lua_runtime_cfg(const struct lua_runtime *rt, uint32_t core_file, struct lf_lua_cfg *out);
-/* Checks one candidate main thread at L given a window of memory around it. Exposed for tests. */
-int lua_is_main_state(const struct lua_layout *l, uint64_t L, uint64_t l_G, uint64_t mainthread);
 #endif

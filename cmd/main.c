@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 #include <zlib.h>
 
+#include "build_id.h"
 #include "dump.h"
 #include "flame.h"
 #include "record.h"
@@ -167,8 +168,8 @@ static void print_version(void)
 	printf("lua-flame %s\n", LUA_FLAME_VERSION);
 	printf("libbpf %u.%u, libelf (elfutils), zlib %s, musl libc: all statically linked\n",
 	       libbpf_major_version(), libbpf_minor_version(), zlibVersion());
-	printf("built %s %s with %s for x86-64; BPF programs built in (CO-RE: needs a kernel with BTF)\n",
-	       __DATE__, __TIME__, "gcc " __VERSION__);
+	printf("built from commit %s with %s for x86-64; BPF programs built in (CO-RE: needs a kernel with BTF)\n",
+	       LUA_FLAME_BUILD, "gcc " __VERSION__);
 }
 
 /* The option getopt just complained about, as the user typed it. */

@@ -148,7 +148,8 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 	return 0;
 }
 
-void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
+/* Appends the folded frames of st (without the count) to out. */
+static void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
 {
 	sb_puts(out, comm_of(c, (pid_t)st->pid));
 	if (st->tid)

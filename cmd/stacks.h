@@ -24,8 +24,6 @@ void stacks_add_target(struct stack_ctx *c, pid_t pid);
 struct stack_target *stacks_target(struct stack_ctx *c, pid_t pid);
 /* sampler_cb: folds one record into c->prof. */
 void stacks_collect(const struct lf_stack *st, void *ctx);
-/* Appends the folded frames of st (without the count) to out. Exposed for tests. */
-void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out);
 void stacks_free(struct stack_ctx *c);
 /* Why an unwind stopped (an lf_mark), as the `[unwind: ...]` markers and statistics say it. */
 const char *stacks_mark_name(unsigned reason);

@@ -25,6 +25,6 @@ void status_summary(const struct record_opts *o, const struct profile *p, const 
 		    const int *ok);
 /* How to look at an output of this format, e.g. "go tool pprof -http=: FILE". */
 const char *status_open_hint(enum out_format f);
-/* Formats the line without terminal codes; exposed for tests. */
+/* Formats the line without terminal codes. */
 void status_format(const struct status_info *in, char *buf, unsigned size);
 #endif

@@ -252,7 +252,7 @@ static void map_entry(struct unwind_tables *t, pid_t pid, const struct mapping *
 	e->bias = bias;
 }
 
-void ut_build_proc(struct unwind_tables *t, pid_t pid, const struct proc_maps *pm, struct lf_proc *out)
+static void ut_build_proc(struct unwind_tables *t, pid_t pid, const struct proc_maps *pm, struct lf_proc *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < pm->n && out->n < LF_MAX_PROC_MAPS; i++)

@@ -27,6 +27,4 @@ int ut_attach_maps(struct unwind_tables *t, int rows_fd, size_t rows_cap, int ru
 int ut_sync(struct unwind_tables *t);
 /* Memory of the tables in bytes (rows, rules, files, processes). */
 size_t ut_memory(const struct unwind_tables *t);
-/* Fills an lf_proc from maps; exposed for tests. */
-void ut_build_proc(struct unwind_tables *t, pid_t pid, const struct proc_maps *pm, struct lf_proc *out);
 #endif

@@ -1,5 +1,6 @@
-/* What a frame label says about the code it names (DESIGN.md section 3), and the
- * colour that follows from it: the kind picks the palette, a hash of the name the shade. */
+/* What a frame label says about the code it names (the labels of README.md, "Reading the
+ * output"), and the colour that follows from it: the kind picks the palette, a hash of the
+ * name the shade. */
 #ifndef LF_KIND_H
 #define LF_KIND_H
 #include <stddef.h>

@@ -26,6 +26,8 @@ check "--version exits 0" [ $? = 0 ]
 check "--version: version" grep -Eq '^lua-flame [0-9]+\.[0-9]+\.[0-9]+$' "$OUT/version"
 check "--version: libbpf version" grep -Eq 'libbpf [0-9]+\.[0-9]+' "$OUT/version"
 check "--version: build information" grep -Eq '^built .* with gcc' "$OUT/version"
+commit=$(git -C "$ROOT" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+check "--version: the commit it was built from ($commit)" grep -Fq "built from commit $commit " "$OUT/version"
 
 make -s -C "$ROOT" install DESTDIR="$OUT/root" PREFIX=/opt/lf >"$OUT/install.log" 2>&1
 check "make install exits 0" [ $? = 0 ]

@@ -1,0 +1,51 @@
+#!/bin/sh
+# `make dist`: the release tarball dist/NAME.tar.gz with the stripped static binary, the man
+# page, the README, lua-flame's licence, the licences of the libraries linked into the binary
+# (from the very source trees it was built from) and a SHA256SUMS of everything inside.
+set -eu
+NAME=$1
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+DEPS=${DEPS:-$ROOT/.cache/deps}
+SRC=$DEPS/src
+cd "$ROOT"
+[ -x lua-flame ] || { echo "dist: ./lua-flame is missing; run make first" >&2; exit 1; }
+
+stage=dist/$NAME
+rm -rf "$stage" "dist/$NAME.tar.gz" && mkdir -p "$stage/licenses"
+cp lua-flame "$stage/lua-flame"
+strip --strip-all "$stage/lua-flame"
+cp doc/lua-flame.1 README.md LICENSE "$stage/"
+
+srcversion() { sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$SRC/$1/debian/changelog"; }
+need() { [ -f "$1" ] || { echo "dist: $1 is missing (the static libraries' sources); run 'make deps'" >&2; exit 1; }; }
+for f in "$SRC/libbpf/LICENSE.BSD-2-Clause" "$SRC/libbpf/LICENSE.LGPL-2.1" "$SRC/elfutils/COPYING-GPLV2" \
+	"$SRC/elfutils/COPYING-LGPLV3" "$SRC/zlib/LICENSE" /usr/share/doc/musl/copyright; do need "$f"; done
+cp "$SRC/libbpf/LICENSE.BSD-2-Clause" "$stage/licenses/libbpf.BSD-2-Clause"
+cp "$SRC/libbpf/LICENSE.LGPL-2.1" "$stage/licenses/libbpf.LGPL-2.1"
+cp "$SRC/elfutils/COPYING-GPLV2" "$stage/licenses/libelf.GPL-2.0"
+cp "$SRC/elfutils/COPYING-LGPLV3" "$stage/licenses/libelf.LGPL-3.0"
+cp "$SRC/zlib/LICENSE" "$stage/licenses/zlib.Zlib"
+cp /usr/share/doc/musl/copyright "$stage/licenses/musl.MIT"
+musl=$(dpkg-query -W -f='${Version}' musl-dev)
+commit=$(git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+row() { printf '  %-10s %-28s %-34s %s\n' "$@"; }
+{
+	echo "lua-flame $commit is free software under the GNU General Public License version 2 (LICENSE)."
+	echo "Its binary is statically linked with these libraries, built from Debian's source packages:"
+	echo
+	row library "Debian source package" "licence (the one lua-flame uses)" "what it asks of this binary"
+	row libbpf "libbpf $(srcversion libbpf)" "LGPL-2.1 OR BSD-2-Clause (BSD)" "keep its notice and licence"
+	row libelf "elfutils $(srcversion elfutils)" "GPL-2.0+ OR LGPL-3.0+ (GPL-2.0+)" "source on request, as lua-flame"
+	row zlib "zlib $(srcversion zlib)" "Zlib" "nothing for binaries"
+	row musl "musl $musl" "MIT" "keep its notice and licence"
+	echo
+	echo "The complete corresponding source of this binary is lua-flame's source at commit $commit and"
+	echo "the Debian source packages above ('apt-get source libbpf=VERSION' and so on); lua-flame's"
+	echo "scripts/build-deps.sh shows how they are built. The licence texts are in this folder."
+} >"$stage/licenses/README"
+(cd "$stage" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum >SHA256SUMS)
+when=$(git log -1 --format=%ct 2>/dev/null || date +%s)
+tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$when" -C dist -czf "dist/$NAME.tar.gz" "$NAME"
+(cd dist && sha256sum "$NAME.tar.gz" >"$NAME.tar.gz.sha256")
+echo "dist: dist/$NAME.tar.gz ($(wc -c <"dist/$NAME.tar.gz") bytes); binary $(wc -c <lua-flame) bytes," \
+	"$(wc -c <"$stage/lua-flame") stripped"

@@ -1,0 +1,43 @@
+# The release and install targets: `make dist` writes a tarball whose stripped static binary
+# reports the same version and commit as ./lua-flame, with the man page, README, licences and
+# checksums that verify; `make install` puts the binary and man page under DESTDIR/PREFIX; every
+# target `make help` names exists.
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT" || exit 1
+
+make -s dist >"$OUT/dist.log" 2>&1
+check "make dist succeeds" [ $? = 0 ]
+name=$(sed -n 's/^dist: dist\/\(.*\)\.tar\.gz .*/\1/p' "$OUT/dist.log")
+check "make dist names its tarball lua-flame-VERSION-x86_64-linux" \
+	sh -c "echo '$name' | grep -Eq '^lua-flame-[0-9]+\.[0-9]+\.[0-9]+-x86_64-linux$'"
+tar -xzf "dist/$name.tar.gz" -C "$OUT"
+d=$OUT/$name
+for f in lua-flame lua-flame.1 README.md LICENSE SHA256SUMS licenses/README licenses/libbpf.BSD-2-Clause \
+	licenses/libelf.GPL-2.0 licenses/zlib.Zlib licenses/musl.MIT; do
+	check "tarball holds $f" [ -s "$d/$f" ]
+done
+check "SHA256SUMS verifies every file" sh -c "cd '$d' && sha256sum --quiet -c SHA256SUMS"
+check "SHA256SUMS covers the binary" grep -q ' lua-flame$' "$d/SHA256SUMS"
+check "tarball checksum verifies" sh -c "cd '$ROOT/dist' && sha256sum --quiet -c '$name.tar.gz.sha256'"
+file "$d/lua-flame" >"$OUT/file"
+check "shipped binary is static" grep -q 'statically linked' "$OUT/file"
+check "shipped binary is stripped" grep -q ', stripped' "$OUT/file"
+check "shipped binary is smaller than the build" [ "$(wc -c <"$d/lua-flame")" -lt "$(wc -c <"$LF")" ]
+"$d/lua-flame" --version >"$OUT/v.dist" 2>&1; "$LF" --version >"$OUT/v.build" 2>&1
+check "shipped binary reports the build's version and commit" cmp -s "$OUT/v.dist" "$OUT/v.build"
+check "licence of the BPF program matches LICENSE" sh -c \
+	"grep -q 'GNU GENERAL PUBLIC LICENSE' '$d/LICENSE' && grep -q 'Version 2, June 1991' '$d/LICENSE' && grep -q 'SEC(\"license\") = \"GPL\"' '$ROOT/bpf/profile.bpf.c'"
+
+inst=$OUT/inst
+make -s install DESTDIR="$inst" PREFIX=/opt/lf >"$OUT/install.log" 2>&1
+check "make install succeeds" [ $? = 0 ]
+check "make install: binary" [ -x "$inst/opt/lf/bin/lua-flame" ]
+check "make install: man page" [ -s "$inst/opt/lf/share/man/man1/lua-flame.1" ]
+
+make -s help >"$OUT/help" 2>&1
+for t in $(awk '$1 == "make" && NF > 1 { print $2 }' "$OUT/help"); do
+	check "make help names '$t', and make knows it" make -n "$t" >/dev/null 2>&1
+done
+check "make help names demo, test, bench, dist, install, clean" sh -c \
+	"for t in demo test bench dist install clean; do grep -q \"^make \$t \" '$OUT/help' || exit 1; done"
+finish

@@ -33,7 +33,7 @@ LIB_OBJS    := $(patsubst %.c,$(B)/%.o,$(CMD_SRCS) $(RENDER_SRCS)) \
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all packages deps test demo install clean bench dist help FORCE
+.PHONY: all packages deps test test-kernels demo install clean bench dist help FORCE
 .SECONDARY:
 all: lua-flame
 
@@ -41,6 +41,7 @@ help:
 	@echo "make          build ./lua-flame (installs build packages, builds static libraries once)"
 	@echo "make demo     build, profile the bundled Lua workload for 5 s, write perf.svg and perf.folded"
 	@echo "make test     build and run every test (root); ends 'N passed, N failed'"
+	@echo "make test-kernels  boot Debian's 5.10, 6.1 and 6.12 kernels under qemu and check the same stacks on each"
 	@echo "make bench    run the benchmarks under scripts/ and print their figures"
 	@echo "make dist     write dist/$(DISTNAME).tar.gz (stripped binary, man page, licences, SHA256SUMS)"
 	@echo "make install  install the binary and man page under PREFIX (default /usr/local), DESTDIR honoured"
@@ -53,7 +54,7 @@ packages:
 
 deps: $(DEPSTAMP)
 $(DEPSTAMP): | packages
-	DEPS=$(abspath $(DEPS)) scripts/build-deps.sh
+	+DEPS=$(abspath $(DEPS)) scripts/build-deps.sh
 	touch $@
 
 $(B)/vmlinux.h: | packages
@@ -96,6 +97,10 @@ test: lua-flame $(UNIT_BINS)
 	[ -x .cache/luajit-layouts/upstream-0/src/luajit ] && [ -x .cache/luajit-layouts/openresty-0/src/luajit ] \
 		|| scripts/gen-luajit-layouts.sh --build-vms
 	tests/run.sh
+
+test-kernels: lua-flame
+	scripts/install-packages.sh --test
+	scripts/test-kernels.sh
 
 demo: lua-flame
 	scripts/install-packages.sh --demo

@@ -11,30 +11,12 @@ DEMO_PKGS="lua5.4"
 TEST_PKGS="lua5.1 lua5.2 lua5.3 lua5.4 luajit2 libxml2-utils nginx libnginx-mod-http-lua wrk \
   haproxy redis-server redis-tools tarantool libclang-rt-14-dev curl iproute2 binutils \
   liblua5.1-0-dev liblua5.2-dev liblua5.3-dev liblua5.4-dev golang-go valgrind chromium time \
-  libluajit2-5.1-dev libc6-dbg gdb debootstrap jq"
+  libluajit2-5.1-dev libc6-dbg gdb debootstrap jq \
+  qemu-system-x86 busybox-static cpio"
 
 SRCLIST=/etc/apt/sources.list.d/lua-flame-src.sources
 
-# The machine's own Debian mirror: the URIs of the first deb entry that serves this release's
-# main component, in deb822 files or one-line sources.list entries. Empty when there is none.
-debian_mirror() {
-	codename=$1
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] && [ "$f" != "$SRCLIST" ] || continue
-		awk -v suite="$codename" '
-			function flush() { if (deb && main && hit && uris != "") { print uris; found = 1; exit } deb = main = hit = 0; uris = "" }
-			/^[ \t]*$/ { flush(); next }
-			tolower($1) == "types:" { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
-			tolower($1) == "suites:" { for (i = 2; i <= NF; i++) if ($i == suite) hit = 1 }
-			tolower($1) == "components:" { for (i = 2; i <= NF; i++) if ($i == "main") main = 1 }
-			tolower($1) == "uris:" { uris = $2 }
-			END { if (!found) flush() }' "$f"
-	done | head -1 | grep . && return 0
-	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-		awk -v suite="$codename" '$1 == "deb" {
-			i = 2; if ($i ~ /^\[/) while ($i !~ /\]$/) i++; if ($i ~ /^\[/ || $i ~ /\]$/) i++
-			if ($(i + 1) == suite) for (j = i + 2; j <= NF; j++) if ($j == "main") { print $i; exit } }' | head -1
-}
+. "$(dirname "$0")/debian-mirror.sh"
 
 add_deb_src() {
 	if grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ /etc/apt/sources.list 2>/dev/null \

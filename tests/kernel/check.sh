@@ -1,0 +1,58 @@
+# Host side of the kernel tests: splits each kernel's console log (tests/out/kernels/SUITE.console,
+# written by scripts/test-kernels.sh) into the runs tests/kernel/guest.sh printed and asserts for
+# every kernel what the same runs give on the build machine: named Lua frames rooted in the native
+# stack, the 60/40 split of split.lua, no unwinding markers, in -p and -- COMMAND mode, and a dump.
+# usage: sh tests/kernel/check.sh SUITE...
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CONSOLES=$ROOT/tests/out/kernels
+OUT=$ROOT/tests/out/kernels-check
+. "$ROOT/tests/lib.sh"
+
+# split SUITE: one NAME.log and NAME.folded per run into $OUT/SUITE/.
+split_console() {
+	mkdir -p "$OUT/$1"
+	tr -d '\r' <"$CONSOLES/$1.console" | awk -v d="$OUT/$1" '
+		# the console may put terminal codes before a marker
+		{ i = index($0, "=="); if (i > 1 && substr($0, i) ~ /^==(KERNEL|BEGIN|FOLDED|END|DONE)/) $0 = substr($0, i) }
+		/^==BEGIN / { name = $2; sub(/^rc=/, "", $3); print $3 > (d "/" name ".rc"); f = d "/" name ".log"; next }
+		/^==FOLDED / { f = d "/" $2 ".folded"; printf "" > f; next }
+		/^==END / { f = ""; next }
+		/^==KERNEL / { print $2 > (d "/kernel") }
+		/^==DONE/ { print "done" > (d "/done") }
+		f != "" { print > f }'
+}
+
+check_profile() { # SUITE RUN: the checks of one profile
+	s=$1 r=$2 f=$OUT/$1/$2.folded k=$(cat "$OUT/$1/kernel" 2>/dev/null)
+	t="$s ($k) $r"
+	check "$t: lua-flame exited 0" [ "$(cat "$OUT/$s/$r.rc" 2>/dev/null)" = 0 ]
+	n=$(total "$f" 2>/dev/null || echo 0)
+	check "$t: at least 500 samples ($n)" [ "$n" -ge 500 ]
+	[ "$n" -gt 0 ] || return 0
+	named=$(share "$f" 'main chunk \(/split\.lua:0\)')
+	check "$t: named Lua frames in >= 95% of samples ($named%)" [ "$named" -ge 95 ]
+	rooted=$(share "$f" '(^|;)_start;.*main chunk \(/split\.lua:0\)')
+	check "$t: main chunk under the native root in >= 95% ($rooted%)" [ "$rooted" -ge 95 ]
+	six=$(share "$f" 'main chunk \(/split\.lua:0\);sixty \(/split\.lua:9\)')
+	forty=$(share "$f" 'main chunk \(/split\.lua:0\);forty \(/split\.lua:10\)')
+	check "$t: sixty() 60% +-6 ($six%)" near "$six" 60 6
+	check "$t: forty() 40% +-6 ($forty%)" near "$forty" 40 6
+	spin=$(share "$f" ';(sixty|forty) \(/split\.lua:(9|10)\);spin \(/split\.lua:3\)')
+	check "$t: spin() under its callers in >= 90% ($spin%)" [ "$spin" -ge 90 ]
+	marks=$(count "$f" '\[unwind: ')
+	check "$t: at most 1% of samples end in an unwinding marker ($marks of $n)" [ $((marks * 100)) -le "$n" ]
+}
+
+for s in "$@"; do
+	[ -s "$CONSOLES/$s.console" ] || { fail "$s" "no console log (the guest did not boot?)"; continue; }
+	split_console "$s"
+	check "$s: the guest ran every test (console ends with ==DONE)" [ -e "$OUT/$s/done" ]
+	for lua in lua5.4 lua5.1 luajit; do
+		for mode in p cmd; do
+			check_profile "$s" "$lua-$mode"
+		done
+	done
+	check "$s: dump names the running Lua function" grep -Eq '(sixty|forty|spin) \(/split\.lua' "$OUT/$s/lua5.4-dump.log"
+	grep -h -E 'error|fail|refused|warning' "$OUT/$s"/*.log 2>/dev/null | sort | uniq -c | head -5 | sed "s/^/  $s: /"
+done
+finish

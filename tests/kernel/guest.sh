@@ -1,0 +1,43 @@
+#!/bin/sh
+# /init of the kernel-test initramfs: mounts what lua-flame needs, profiles Debian's lua5.4,
+# lua5.1 and luajit running split.lua with -p and with -- COMMAND, records a dump, prints every
+# output between markers on the console for the host to check, and powers off.
+/bin/busybox --install -s /bin
+mkdir -p /proc /sys /dev /tmp /run
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+mount -t bpf bpf /sys/fs/bpf 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+ulimit -l unlimited 2>/dev/null
+export PATH=/usr/bin:/bin:/usr/sbin:/sbin
+SECS=${SECS:-4}
+echo "==KERNEL $(uname -r)"
+
+emit() { # NAME RC: prints the run's messages and its folded output between markers
+	echo "==BEGIN $1 rc=$2"
+	cat "/tmp/$1.log"
+	echo "==FOLDED $1"
+	cat "/tmp/$1.folded" 2>/dev/null
+	echo "==END $1"
+}
+
+for lua in lua5.4 lua5.1 luajit; do
+	$lua /split.lua &
+	pid=$!
+	sleep 1
+	/lua-flame -q -p "$pid" -d "$SECS" -F 499 -o "/tmp/$lua-p.folded" >"/tmp/$lua-p.log" 2>&1
+	emit "$lua-p" $?
+	if [ "$lua" = lua5.4 ]; then
+		/lua-flame dump -p "$pid" >"/tmp/$lua-dump.log" 2>&1
+		emit "$lua-dump" $?
+	fi
+	kill -9 "$pid"
+	/lua-flame -q -F 499 -o "/tmp/$lua-cmd.folded" -- $lua /split.lua "$SECS" >"/tmp/$lua-cmd.log" 2>&1
+	emit "$lua-cmd" $?
+done
+/lua-flame --version
+echo "==DONE"
+poweroff -f

@@ -10,7 +10,6 @@ struct lua_walk {
 	struct lf_ustate *u;
 	const struct lf_lua_cfg *c;
 	__u64 L, ci, stop, next;
-	__u32 frames, steps;
 };
 
 static __always_inline void put_word(struct lf_stack *s, struct lf_ustate *u, __u64 w)
@@ -91,15 +90,15 @@ static __always_inline void lua_emit_ci(struct lua_walk *w)
 	__u64 proto = 0;
 	if (read_u64(val + c->lcl_p, &proto))
 		return;
-	if (w->steps == 0 && !want_lines)
+	if (u->lsteps == 0 && !want_lines)
 		pc = 0;  /* the running function: its pc names nothing, only --lines uses it */
-	else if ((c->flags & LF_LUA_L_SAVEDPC) && w->frames == 0)
+	else if ((c->flags & LF_LUA_L_SAVEDPC) && u->lframes == 0)
 		read_u64(w->L + c->l_savedpc, &pc);
 	else
 		pc = ci_u64(u, c->ci_savedpc);
 	put_word(w->s, u, tagged(LF_TAG_LFUNC, proto));
 	put_word(w->s, u, (pc & ((1ULL << 48) - 1)) | flags);
-	w->frames++;
+	u->lframes++;
 }
 
 static long lua_step_cb(__u32 idx, void *data)
@@ -109,7 +108,7 @@ static long lua_step_cb(__u32 idx, void *data)
 	if (!w->ci || w->ci == w->stop || w->u->n >= LF_MAX_USTACK - 2)
 		return 1;
 	lua_emit_ci(w);
-	w->steps++;
+	w->u->lsteps++;
 	const struct lf_lua_cfg *c = w->c;
 	if (c->flags & LF_LUA_CI_ARRAY) {
 		w->ci -= c->ci_sizeof;
@@ -124,6 +123,8 @@ static __always_inline void lua_walk_thread(struct lf_stack *s, struct lf_ustate
 					    const struct lf_lua_cfg *c, __u64 L)
 {
 	struct lua_walk w = { .s = s, .u = u, .c = c, .L = L };
+	u->lsteps = 0;
+	u->lframes = 0;
 	if (read_u64(L + c->l_ci, &w.ci))
 		return;
 	/* The base CallInfo stands for the C code that created the thread: not a frame. */
@@ -134,7 +135,7 @@ static __always_inline void lua_walk_thread(struct lf_stack *s, struct lf_ustate
 	put_word(s, u, tagged(LF_TAG_LTHREAD, L));
 	bpf_loop(LF_MAX_LUA, lua_step_cb, &w, 0);
 	int more = (c->flags & LF_LUA_CI_ARRAY) ? w.ci > w.stop : (w.ci && w.ci != w.stop);
-	if (more && w.steps >= LF_MAX_LUA) {
+	if (more && u->lsteps >= LF_MAX_LUA) {
 		put_word(s, u, tagged(LF_TAG_LFUNC, 0));
 		put_word(s, u, 0);
 	}

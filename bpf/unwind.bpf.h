@@ -32,6 +32,7 @@ struct lf_ustate {
 	__u8 ci_buf[LF_CI_BUF + 8];  /* the CallInfo being walked, read in one go */
 	__u8 tv_buf[24];             /* the TValue of its function */
 	__u32 checked;
+	__u32 lsteps, lframes; /* Lua walk counters: in the map value, unknown to the verifier */
 	__u32 l_reg_hint;        /* from lf_lua_cfg, 0xff when unknown */
 	__u32 nlpos, nthreads;
 	struct lf_lpos lpos[LF_MAX_LPOS];

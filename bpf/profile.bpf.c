@@ -173,14 +173,17 @@ static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, in
 		s->flags |= LF_FLAG_COMPLETE;
 		stat_inc(LF_STAT_COMPLETE);
 	}
+#ifndef LF_NO_BPF_LOOP
 	if (has_bpf_loop) {
 		lua_append(s, u);
 		lj_append(s, u);
 	}
+#endif
 	s->nuser = u->n < LF_MAX_USTACK ? u->n : LF_MAX_USTACK;
 	count_stack(s);
 }
 
+#ifndef LF_NO_BPF_LOOP
 struct step_ctx {
 	struct lf_ustate *u;
 	struct lf_stack *s;
@@ -195,6 +198,7 @@ static long step_cb(__u32 idx, void *data)
 	c->rc = unwind_step(c->u, c->s, c->p);
 	return c->rc != 0;
 }
+#endif
 
 SEC("perf_event")
 int unwind_user(struct bpf_perf_event_data *ctx)
@@ -216,11 +220,14 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	int rc = 0;
+#ifndef LF_NO_BPF_LOOP
 	if (has_bpf_loop) {
 		struct step_ctx c = { u, s, p, 0 };
 		bpf_loop(LF_MAX_NATIVE, step_cb, &c, 0);
 		rc = c.rc ? c.rc : LF_MARK_TRUNCATED;
-	} else {
+	} else
+#endif
+	{
 		for (int i = 0; i < LF_STEPS_PER_CALL; i++) {
 			rc = unwind_step(u, s, p);
 			if (rc)

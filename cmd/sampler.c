@@ -17,6 +17,7 @@
 #include "unwind_tables.h"
 #include "util.h"
 #include "profile.skel.h"
+#include "profile_compat.skel.h"
 
 struct sampler {
 	struct profile_bpf *skel;
@@ -34,12 +35,43 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* Kernels before 5.13 refuse an object that merely refers to a callback, so where bpf_loop
+ * is missing the program built without it is loaded instead: it has the same maps,
+ * programs and knobs, so the one skeleton type serves both. */
+static struct profile_bpf *profile_open(int with_loop)
+{
+	struct profile_bpf *obj = calloc(1, sizeof(*obj));
+	if (!obj)
+		return NULL;
+	int err = profile_bpf__create_skeleton(obj);
+	if (!err && !with_loop)
+		obj->skeleton->data = (void *)profile_compat_bpf__elf_bytes(&obj->skeleton->data_sz);
+	if (!err)
+		err = bpf_object__open_skeleton(obj->skeleton, NULL);
+	if (err) {
+		profile_bpf__destroy(obj);
+		errno = -err;
+		return NULL;
+	}
+	return obj;
+}
+
+int sampler_has_bpf_loop(void)
+{
+	static int known = -1;
+	if (known < 0)
+		known = !getenv("LUA_FLAME_NO_BPF_LOOP") &&
+			libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) > 0;
+	return known;
+}
+
 struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
 {
 	libbpf_set_print(libbpf_log);
 	struct sampler *s = xcalloc(1, sizeof(*s));
 	s->buf = xmalloc(sizeof(*s->buf));
-	s->skel = profile_bpf__open();
+	int loop = sampler_has_bpf_loop();
+	s->skel = profile_open(loop);
 	if (!s->skel) {
 		warnx_lf("cannot open the BPF program: %s", strerror(errno));
 		goto fail;
@@ -47,7 +79,7 @@ struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
 	s->skel->rodata->per_thread = cfg->per_thread;
 	s->skel->rodata->want_kernel = cfg->kernel;
 	s->skel->rodata->want_lines = cfg->lines;
-	s->skel->rodata->has_bpf_loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) > 0;
+	s->skel->rodata->has_bpf_loop = loop;
 	uint64_t dev, ino;
 	if (proc_self_in_child_pidns() == 1 && proc_ns_self_pidns(&dev, &ino) == 0) {
 		s->skel->rodata->pidns_dev = dev;

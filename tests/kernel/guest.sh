@@ -29,7 +29,13 @@ for lua in lua5.4 lua5.1 luajit; do
 	pid=$!
 	sleep 1
 	/lua-flame -q -p "$pid" -d "$SECS" -F 499 -o "/tmp/$lua-p.folded" >"/tmp/$lua-p.log" 2>&1
-	emit "$lua-p" $?
+	rc=$?
+	emit "$lua-p" $rc
+	if [ $rc != 0 ] && [ "$lua" = lua5.4 ]; then # libbpf's and the verifier's words, for the log
+		echo "==DEBUG"
+		LUA_FLAME_DEBUG=1 /lua-flame -q -p "$pid" -d 1 -o /tmp/debug.folded 2>&1 | tail -60
+		echo "==END DEBUG"
+	fi
 	if [ "$lua" = lua5.4 ]; then
 		/lua-flame dump -p "$pid" >"/tmp/$lua-dump.log" 2>&1
 		emit "$lua-dump" $?

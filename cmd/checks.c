@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -57,15 +58,20 @@ static int check_privileges(void)
 	return 2;
 }
 
-static int check_btf(void)
+static int check_btf(const char *btf)
 {
-	const char *btf = getenv("LUA_FLAME_BTF");
-	if (!btf)
-		btf = "/sys/kernel/btf/vmlinux";
-	if (access(btf, R_OK) == 0)
+	if (btf) {
+		if (access(btf, R_OK) == 0)
+			return 0;
+		warnx_lf("no BTF: cannot read %s (given with --btf or LUA_FLAME_BTF): %s", btf, strerror(errno));
+		return 2;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK) == 0)
 		return 0;
-	warnx_lf("this kernel has no BTF (%s is missing); lua-flame needs a kernel built with "
-		 "CONFIG_DEBUG_INFO_BTF=y (most distributions since 2021 ship it)", btf);
+	warnx_lf("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing); lua-flame needs a kernel built "
+		 "with CONFIG_DEBUG_INFO_BTF=y (most distributions since 2021 ship it), or this kernel's BTF in a "
+		 "file given with --btf FILE (for example from the kernel's debug package: "
+		 "pahole --btf_encode_detached FILE vmlinux)");
 	return 2;
 }
 
@@ -79,12 +85,12 @@ static int check_bpf_syscall(void)
 	return 0;
 }
 
-int check_environment(void)
+int check_environment(const char *btf)
 {
 	int rc = check_privileges();
 	if (!rc)
 		rc = check_bpf_syscall();
 	if (!rc)
-		rc = check_btf();
+		rc = check_btf(btf);
 	return rc;
 }

@@ -5,5 +5,5 @@
 #include <sys/types.h>
 
 int check_targets(const pid_t *pids, int n);
-int check_environment(void);
+int check_environment(const char *btf);
 #endif

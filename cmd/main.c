@@ -11,6 +11,7 @@
 
 #include "build_id.h"
 #include "dump.h"
+#include "kfeatures.h"
 #include "flame.h"
 #include "record.h"
 #include "util.h"
@@ -44,6 +45,8 @@ static const char usage_text[] =
 	"      --max-stacks N      distinct stacks the kernel buffers between two drains\n"
 	"                          (4 a second), 64-4194304 (default 8192); raise it\n"
 	"                          when lua-flame reports lost samples\n"
+	"      --btf FILE          the kernel's BTF from FILE, for kernels without\n"
+	"                          /sys/kernel/btf/vmlinux (also LUA_FLAME_BTF=FILE)\n"
 	"\n"
 	"Outputs:\n"
 	"  -o, --output FILE       output file; repeatable; format from the extension:\n"
@@ -91,7 +94,7 @@ static const char usage_text[] =
 	"See lua-flame(1).\n";
 
 enum { OPT_FORMAT = 256, OPT_THREADS, OPT_NO_KERNEL, OPT_KERNEL, OPT_STATS, OPT_MAX_STACKS, OPT_LINES,
-       OPT_PIDS, OPT_CHILDREN };
+       OPT_PIDS, OPT_CHILDREN, OPT_BTF };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -107,6 +110,7 @@ static const struct option long_opts[] = {
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "pids", no_argument, NULL, OPT_PIDS },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "btf", required_argument, NULL, OPT_BTF },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -170,6 +174,9 @@ static void print_version(void)
 	       libbpf_major_version(), libbpf_minor_version(), zlibVersion());
 	printf("built from commit %s with %s for x86-64; BPF programs built in (CO-RE: needs a kernel with BTF)\n",
 	       LUA_FLAME_BUILD, "gcc " __VERSION__);
+	char k[256];
+	kf_describe(k, sizeof(k));
+	printf("%s\n", k);
 }
 
 /* The option getopt just complained about, as the user typed it. */
@@ -209,6 +216,7 @@ static int parse_option(int c, char **argv, struct record_opts *o, const char **
 	case OPT_LINES: o->lines = 1; return 0;
 	case OPT_PIDS: o->pid_roots = 1; return 0;
 	case OPT_CHILDREN: o->children = 1; return 0;
+	case OPT_BTF: o->btf = optarg; return 0;
 	case OPT_MAX_STACKS:
 		if (parse_number(optarg, 64, 1 << 22, &v))
 			return usage_error("invalid --max-stacks '%s': expected 64 to 4194304", optarg);
@@ -283,6 +291,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "render"))
 		return render_main(argc - 2, argv + 2); /* it takes the arguments after "render" */
 	static struct record_opts o = { .hz = 99, .kernel = 1 };
+	o.btf = getenv("LUA_FLAME_BTF"); /* --btf overrides it */
 	int dump = argc > 1 && !strcmp(argv[1], "dump");
 	if (dump || (argc > 1 && !strcmp(argv[1], "record"))) {
 		argv[1] = argv[0];

@@ -10,6 +10,7 @@
 
 #include "checks.h"
 #include "children.h"
+#include "kfeatures.h"
 #include "targets.h"
 #include "lua_attach.h"
 #include "lua_runtime.h"
@@ -191,7 +192,7 @@ static int preflight(const struct record_opts *o)
 {
 	int rc = o->command ? 0 : check_targets(o->pids, o->npids);
 	if (!rc)
-		rc = check_environment();
+		rc = check_environment(o->btf);
 	if (!rc)
 		rc = check_bpf_allowed();
 	if (!rc)
@@ -217,7 +218,7 @@ static int open_sampler(struct session *s)
 	 * program is not mapped yet, so it gets 1M rows. */
 	size_t rows = ut_rows(s->ut), extra = o->command ? 1 << 20 : 1 << 18;
 	struct sampler_cfg cfg = { o->threads, o->kernel, o->max_stacks, rows + rows / 2 + extra,
-				   ut_files(s->ut) * 2 + 1024, o->lines };
+				   ut_files(s->ut) * 2 + 1024, o->lines, o->btf };
 	int rc = 1;
 	s->smp = s->tg.smp = sampler_open(&cfg, &rc);
 	if (!s->smp)
@@ -253,6 +254,11 @@ static int session_record(struct session *s, double t0)
 		return rc;
 	if ((rc = targets_check_alive(&s->tg)))
 		return rc;
+	if (s->o->stats) {
+		char k[256];
+		kf_describe(k, sizeof(k));
+		warnx_lf("%s", k);
+	}
 	if (s->o->stats)
 		warnx_lf("unwind tables: %zu files, %zu rows, %.1f MiB of maps; sampling %.0f ms after start",
 			 ut_files(s->ut), ut_rows(s->ut), (double)ut_memory(s->ut) / 1048576.0,

@@ -24,6 +24,7 @@ struct record_opts {
 	int pid_roots;     /* --pids: root frame "comm-PID" instead of "comm" */
 	int children;      /* --children: follow descendants of the targets */
 	unsigned max_stacks;
+	const char *btf;   /* --btf: the kernel's BTF from this file; NULL: the kernel's own */
 };
 
 /* What a recording found besides the stacks, for summaries and `dump`. */

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "kfeatures.h"
 #include "sampler.h"
 #include "proc_ns.h"
 #include "unwind_tables.h"
@@ -38,16 +39,17 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 /* Kernels before 5.13 refuse an object that merely refers to a callback, so where bpf_loop
  * is missing the program built without it is loaded instead: it has the same maps,
  * programs and knobs, so the one skeleton type serves both. */
-static struct profile_bpf *profile_open(int with_loop)
+static struct profile_bpf *profile_open(int with_loop, const char *btf)
 {
 	struct profile_bpf *obj = calloc(1, sizeof(*obj));
 	if (!obj)
 		return NULL;
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf);
 	int err = profile_bpf__create_skeleton(obj);
 	if (!err && !with_loop)
 		obj->skeleton->data = (void *)profile_compat_bpf__elf_bytes(&obj->skeleton->data_sz);
 	if (!err)
-		err = bpf_object__open_skeleton(obj->skeleton, NULL);
+		err = bpf_object__open_skeleton(obj->skeleton, &opts);
 	if (err) {
 		profile_bpf__destroy(obj);
 		errno = -err;
@@ -56,22 +58,19 @@ static struct profile_bpf *profile_open(int with_loop)
 	return obj;
 }
 
-int sampler_has_bpf_loop(void)
-{
-	static int known = -1;
-	if (known < 0)
-		known = !getenv("LUA_FLAME_NO_BPF_LOOP") &&
-			libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) > 0;
-	return known;
-}
-
 struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
 {
 	libbpf_set_print(libbpf_log);
 	struct sampler *s = xcalloc(1, sizeof(*s));
 	s->buf = xmalloc(sizeof(*s->buf));
-	int loop = sampler_has_bpf_loop();
-	s->skel = profile_open(loop);
+	int loop = kf_bpf_loop();
+	s->skel = profile_open(loop, cfg->btf);
+	if (!s->skel && cfg->btf) {
+		warnx_lf("the BTF file %s cannot be used: %s; it must be the BTF of the running kernel "
+			 "(pahole --btf_encode_detached FILE vmlinux)", cfg->btf, strerror(errno));
+		*exit_code = 2;
+		return sampler_close(s), NULL;
+	}
 	if (!s->skel) {
 		warnx_lf("cannot open the BPF program: %s", strerror(errno));
 		goto fail;
@@ -89,7 +88,18 @@ struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
 		bpf_map__set_max_entries(s->skel->maps.stacks, cfg->max_stacks);
 	bpf_map__set_max_entries(s->skel->maps.rows, (__u32)cfg->rows_cap);
 	bpf_map__set_max_entries(s->skel->maps.files, (__u32)cfg->files_cap);
+	if (!kf_nonprealloc_maps()) {
+		bpf_map__set_map_flags(s->skel->maps.stacks, bpf_map__map_flags(s->skel->maps.stacks) & ~BPF_F_NO_PREALLOC);
+		bpf_map__set_map_flags(s->skel->maps.procs, bpf_map__map_flags(s->skel->maps.procs) & ~BPF_F_NO_PREALLOC);
+	}
 	int err = profile_bpf__load(s->skel);
+	if (err && cfg->btf) {
+		warnx_lf("loading the BPF program with the BTF file %s failed: %s; the file must be the BTF of the "
+			 "running kernel (pahole --btf_encode_detached FILE vmlinux), rerun with LUA_FLAME_DEBUG=1 "
+			 "for libbpf's words", cfg->btf, strerror(-err));
+		*exit_code = 2;
+		return sampler_close(s), NULL;
+	}
 	if (err) {
 		warnx_lf("loading the BPF program failed: %s; the kernel needs BPF and BTF "
 			 "(CONFIG_DEBUG_INFO_BTF), rerun with LUA_FLAME_DEBUG=1 for the verifier log",

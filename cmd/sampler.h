@@ -20,13 +20,12 @@ struct sampler_cfg {
 	unsigned max_stacks;
 	size_t rows_cap, files_cap; /* unwind table capacity */
 	int lines;                  /* keep the innermost Lua frame's pc (--lines) */
+	const char *btf;            /* the kernel's BTF from this file (--btf); NULL: the kernel's */
 };
 
 /* Returns NULL with a message printed; *exit_code says 1 (failure) or 2 (environment). */
 struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code);
-/* Whether the kernel has bpf_loop (5.17+); without it, the program built without bpf_loop
- * runs: native frames by tail calls, and no Lua frames. LUA_FLAME_NO_BPF_LOOP=1 forces it. */
-int sampler_has_bpf_loop(void);
+
 int sampler_add_target(struct sampler *s, pid_t pid);
 /* Connects the unwind tables to the loaded maps and enables the unwinder. */
 int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut);

@@ -32,6 +32,16 @@ if [ "$(id -u)" = 0 ]; then
 fi
 chmod 0755 "$OUT"
 expect_err "no BTF" 2 "no BTF" env LUA_FLAME_BTF=/nonexistent/vmlinux "$LF" -p "$SLEEPER" -d 1 -o "$OUT/x.folded"
+expect_err "--btf: a missing file" 2 "no BTF: cannot read /nonexistent/vmlinux" \
+	"$LF" --btf /nonexistent/vmlinux -p "$SLEEPER" -d 1 -o "$OUT/x.folded"
+head -c 4096 /dev/urandom >"$OUT/not-btf"
+expect_err "--btf: a file that is not BTF" 2 "BTF file .*not-btf (cannot be used|failed)" \
+	"$LF" --btf "$OUT/not-btf" -p "$SLEEPER" -d 1 -o "$OUT/x.folded"
+# The kernel's own BTF given as a file: the program loads from it and records.
+cp /sys/kernel/btf/vmlinux "$OUT/vmlinux.btf"
+"$LF" -q --btf "$OUT/vmlinux.btf" -p "$SLEEPER" -d 1 -o "$OUT/btf.folded" >"$OUT/btf.out" 2>&1
+check "--btf with this kernel's BTF as a file records (exit 0)" [ $? = 0 ]
+check "--btf: the folded output is written" [ -f "$OUT/btf.folded" ]
 # Kernel facilities refused the way containers and hardened kernels refuse them: a
 # seccomp filter makes bpf() or perf_event_open fail as Docker's default profile does.
 if gcc -O2 -o "$OUT/deny_syscall" "$ROOT/tests/progs/deny_syscall.c"; then

@@ -11,7 +11,6 @@ mount -t tmpfs tmp /tmp
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-ulimit -l unlimited 2>/dev/null
 export PATH=/usr/bin:/bin:/usr/sbin:/sbin
 SECS=${SECS:-4}
 echo "==KERNEL $(uname -r)"
@@ -28,7 +27,7 @@ for lua in lua5.4 lua5.1 luajit; do
 	$lua /split.lua &
 	pid=$!
 	sleep 1
-	/lua-flame -q -p "$pid" -d "$SECS" -F 499 -o "/tmp/$lua-p.folded" >"/tmp/$lua-p.log" 2>&1
+	/lua-flame --stats -p "$pid" -d "$SECS" -F 499 -o "/tmp/$lua-p.folded" >"/tmp/$lua-p.log" 2>&1
 	rc=$?
 	emit "$lua-p" $rc
 	if [ $rc != 0 ] && [ "$lua" = lua5.4 ]; then # libbpf's and the verifier's words, for the log
@@ -41,7 +40,7 @@ for lua in lua5.4 lua5.1 luajit; do
 		emit "$lua-dump" $?
 	fi
 	kill -9 "$pid"
-	/lua-flame -q -F 499 -o "/tmp/$lua-cmd.folded" -- $lua /split.lua "$SECS" >"/tmp/$lua-cmd.log" 2>&1
+	/lua-flame --stats -F 499 -o "/tmp/$lua-cmd.folded" -- $lua /split.lua "$SECS" >"/tmp/$lua-cmd.log" 2>&1
 	emit "$lua-cmd" $?
 done
 /lua-flame --version

@@ -20,6 +20,7 @@ const volatile bool per_thread = false;
 const volatile bool want_kernel = true;
 const volatile __u64 pidns_dev = 0, pidns_ino = 0; /* set when lua-flame is in a child PID namespace */
 const volatile bool has_bpf_loop = false; /* kernel 5.17+: unwind in one call */
+const volatile bool has_task_pt_regs = false; /* kernel 5.15+: bpf_task_pt_regs */
 
 __u32 cur_gen = 0; /* written by user space to switch generations */
 
@@ -124,6 +125,8 @@ struct {
 
 /* User registers of the sampled thread: from the sample itself when it interrupted user
  * code, else from the task's saved user registers (sample taken in the kernel). */
+#define LF_THREAD_SIZE 16384 /* x86-64 kernel stacks (without KASAN) */
+
 static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_ustate *u)
 {
 	/* cs is a 16-bit field but context reads must be 8 bytes wide. */
@@ -142,8 +145,15 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_
 		u->leaf_sp = ctx->regs.sp;
 		return 0;
 	}
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(t);
+	struct pt_regs *r;
+	if (has_task_pt_regs) {
+		r = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	} else {
+		/* Before 5.15: the user registers sit at the top of the task's kernel stack. */
+		struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+		char *stack = BPF_CORE_READ(t, stack);
+		r = stack ? (struct pt_regs *)(stack + LF_THREAD_SIZE) - 1 : 0;
+	}
 	if (!r)
 		return -1;
 	u->ip = BPF_CORE_READ(r, ip);

@@ -19,6 +19,15 @@ int kf_bpf_loop(void)
 	return known;
 }
 
+int kf_task_pt_regs(void)
+{
+	static int known = -1;
+	if (known < 0)
+		known = !getenv("LUA_FLAME_NO_BPF_LOOP") &&
+			libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_task_pt_regs, NULL) > 0;
+	return known;
+}
+
 /* A perf_event program that only refers to a hash map made with BPF_F_NO_PREALLOC: kernels
  * before 6.1 refuse it when the program is loaded. */
 static int probe_nonprealloc(void)

@@ -4,8 +4,12 @@
 #define LF_KFEATURES_H
 
 /* bpf_loop (5.17+): native and Lua stacks walked in one program call. Without it, the
- * program built without bpf_loop runs. LUA_FLAME_NO_BPF_LOOP=1 forces that. */
+ * program built without bpf_loop runs. LUA_FLAME_NO_BPF_LOOP=1 makes lua-flame run as on a
+ * kernel before 5.15: no bpf_loop and no bpf_task_pt_regs. */
 int kf_bpf_loop(void);
+/* bpf_task_pt_regs (5.15+): the user registers of a sample taken in the kernel. Before,
+ * they are found at the top of the task's kernel stack. */
+int kf_task_pt_regs(void);
 /* Hash maps allocated on demand in perf_event programs (6.1+); before, they are
  * preallocated, which costs their full size in memory from the start. */
 int kf_nonprealloc_maps(void);

@@ -6,6 +6,7 @@
 #include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,8 +17,21 @@
 #define CAP_PERFMON 38
 #endif
 
+/* Kernels before 5.11 charge BPF maps to the locked-memory limit, which is 64 KiB or 8 MiB by
+ * default: far below lua-flame's tables. Newer kernels ignore it, so raising it costs nothing. */
+static void raise_memlock(void)
+{
+	struct rlimit r = { RLIM_INFINITY, RLIM_INFINITY };
+	if (setrlimit(RLIMIT_MEMLOCK, &r)) {
+		getrlimit(RLIMIT_MEMLOCK, &r);
+		r.rlim_cur = r.rlim_max;
+		setrlimit(RLIMIT_MEMLOCK, &r);
+	}
+}
+
 int check_bpf_allowed(void)
 {
+	raise_memlock();
 	union bpf_attr a;
 	memset(&a, 0, sizeof(a));
 	a.map_type = BPF_MAP_TYPE_ARRAY;
@@ -27,6 +41,14 @@ int check_bpf_allowed(void)
 		return close(fd), 0;
 	if (errno != EPERM && errno != EACCES)
 		return 0; /* anything else: loading the program reports it */
+	int e = errno;
+	struct rlimit r;
+	if (e == EPERM && getrlimit(RLIMIT_MEMLOCK, &r) == 0 && r.rlim_cur != RLIM_INFINITY)
+		warnx_lf("the kernel refused bpf(): %s. Kernels before 5.11 count BPF maps against the "
+			 "locked-memory limit, %llu KiB here, which lua-flame could not raise: run it as root, or "
+			 "raise it first (ulimit -l unlimited; LimitMEMLOCK=infinity in a systemd unit). On newer "
+			 "kernels, see below.", strerror(e), (unsigned long long)r.rlim_cur / 1024);
+	errno = e;
 	warnx_lf("the kernel refused bpf(): %s. Kernel lockdown ('confidentiality' in "
 		 "/sys/kernel/security/lockdown) forbids it; in a container, allow it: docker run "
 		 "--privileged, or --cap-add BPF --cap-add PERFMON --cap-add SYS_PTRACE --security-opt "

@@ -79,6 +79,7 @@ struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
 	s->skel->rodata->want_kernel = cfg->kernel;
 	s->skel->rodata->want_lines = cfg->lines;
 	s->skel->rodata->has_bpf_loop = loop;
+	s->skel->rodata->has_task_pt_regs = kf_task_pt_regs();
 	uint64_t dev, ino;
 	if (proc_self_in_child_pidns() == 1 && proc_ns_self_pidns(&dev, &ino) == 0) {
 		s->skel->rodata->pidns_dev = dev;

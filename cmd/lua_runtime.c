@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elfdyn.h"
 #include "elffile.h"
 #include "lua_runtime.h"
 #include "proc.h"
@@ -12,7 +13,9 @@
 
 #define SCAN_MAX   (1ULL << 31) /* bytes of memory scanned per process and pass */
 
-/* Version string in the file's read-only data. */
+/* Version string in the file's read-only data; 0 without one, else 1, or 3 when the file
+ * also exports lua_newstate: the library that holds the VM ranks above a host that calls
+ * it and merely contains a copy of the version string. */
 static int file_version(pid_t pid, const struct mapping *m, int *maj, int *min, int *patch)
 {
 	int fd = proc_open_mapped(pid, m);
@@ -20,9 +23,15 @@ static int file_version(pid_t pid, const struct mapping *m, int *maj, int *min, 
 	if (!ef)
 		return 0;
 	Elf_Data *d = elf_file_section(ef, ".rodata", NULL, NULL);
-	int found = d ? lua_version_from_bytes(d->d_buf, d->d_size, maj, min, patch) : 0;
+	int score = d && lua_version_from_bytes(d->d_buf, d->d_size, maj, min, patch) ? 1 : 0;
+	if (score) {
+		const char **syms;
+		size_t n = elf_defined_dynsyms(ef, &syms);
+		score += 2 * elf_names_have(syms, n, "lua_newstate");
+		free(syms);
+	}
 	elf_file_close(ef);
-	return found;
+	return score;
 }
 
 static int has_version(pid_t pid, const struct mapping *m, void *ctx)

@@ -1424,6 +1424,28 @@ static int has_bytes(const void *buf, size_t len, const char *s, size_t slen)
 #define HAS_LIT(buf, len, lit) has_bytes(buf, len, lit, sizeof(lit) - 1)
 
 /* Copies the first NUL-delimited "LuaJIT 2.…" string (the VM's LUAJIT_VERSION). */
+/* What may follow "LuaJIT 2." in LUAJIT_VERSION: "1.0-beta3", "1.1761786044", "0.5",
+ * "1.0-rc1"; anything else (a prompt such as "LuaJIT 2.1.0-beta3> ") is another string. */
+static int version_syntax(const char *s, size_t n)
+{
+	size_t i = 0, digits = 0;
+	while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'))
+		digits += s[i++] != '.';
+	if (!digits)
+		return 0;
+	if (i < n && s[i] == '-') {
+		size_t j = i + 1;
+		while (j < n && s[j] >= 'a' && s[j] <= 'z')
+			j++;
+		if (j == i + 1 || j == n)
+			return 0;
+		for (i = j; i < n; i++)
+			if (s[i] < '0' || s[i] > '9')
+				return 0;
+	}
+	return i == n;
+}
+
 static int find_version(const unsigned char *buf, size_t len, char *out, size_t outlen)
 {
 	static const char pfx[] = "LuaJIT 2.";
@@ -1436,7 +1458,8 @@ static int find_version(const unsigned char *buf, size_t len, char *out, size_t 
 		size_t at = (size_t)(hit - buf), end = at;
 		while (end < len && end - at < outlen && buf[end] >= 0x20 && buf[end] < 0x7f)
 			end++;
-		if ((at == 0 || buf[at - 1] == 0) && end < len && buf[end] == 0 && end - at < outlen) {
+		if ((at == 0 || buf[at - 1] == 0) && end < len && buf[end] == 0 && end - at < outlen &&
+		    version_syntax((const char *)hit + plen, end - at - plen)) {
 			memcpy(out, hit, end - at);
 			out[end - at] = 0;
 			return 1;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elfdyn.h"
 #include "elffile.h"
 #include "luajit_runtime.h"
 #include "proc.h"
@@ -12,34 +13,6 @@
 #include "util.h"
 
 #define SCAN_MAX   (1ULL << 31)
-#define MAX_DYNSYMS 200000
-
-/* Names of the defined dynamic symbols, for the fork's marker functions. */
-static size_t dynsym_names(struct elf_file *ef, const char ***out)
-{
-	Elf_Scn *scn = NULL;
-	size_t n = 0, cap = 0;
-	*out = NULL;
-	for (int guard = 0; (scn = elf_nextscn(ef->elf, scn)) && guard < 65536; guard++) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t cnt = sh.sh_size / sh.sh_entsize;
-		for (size_t i = 0; d && i < cnt && n < MAX_DYNSYMS; i++) {
-			GElf_Sym sym;
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
-				continue;
-			const char *name = elf_strptr(ef->elf, sh.sh_link, sym.st_name);
-			if (!name)
-				continue;
-			if (n == cap)
-				*out = xrealloc(*out, (cap = cap ? cap * 2 : 256) * sizeof(**out));
-			(*out)[n++] = name;
-		}
-	}
-	return n;
-}
 
 static int file_facts(pid_t pid, const struct mapping *m, struct luajit_file_facts *f, enum luajit_variant *v)
 {
@@ -48,12 +21,15 @@ static int file_facts(pid_t pid, const struct mapping *m, struct luajit_file_fac
 	if (!ef)
 		return 0;
 	const char **syms;
-	size_t n = dynsym_names(ef, &syms);
+	size_t n = elf_defined_dynsyms(ef, &syms);
 	Elf_Data *ro = elf_file_section(ef, ".rodata", NULL, NULL);
 	*v = luajit_detect_file(syms, n, ro ? ro->d_buf : NULL, ro ? ro->d_size : 0, f);
+	/* The file that exports the VM's API holds the VM; a host that calls it, or merely
+	 * contains the version string, only comes second. */
+	int score = f->is_luajit ? 1 + 2 * elf_names_have(syms, n, "luaJIT_setmode") : 0;
 	free(syms);
 	elf_file_close(ef);
-	return f->is_luajit;
+	return score;
 }
 
 static int is_luajit(pid_t pid, const struct mapping *m, void *ctx)

@@ -15,17 +15,26 @@ int proc_find_file(pid_t pid, int (*match)(pid_t pid, const struct mapping *m, v
 	struct proc_maps pm;
 	if (proc_read_maps(pid, &pm))
 		return -1;
-	int rc = -1;
-	for (size_t i = 0; i < pm.n && rc; i++) {
+	const struct mapping *best = NULL, *last = NULL;
+	int best_score = 0;
+	for (size_t i = 0; i < pm.n; i++) {
 		const struct mapping *m = &pm.m[i];
-		if (!m->exec || m->path[0] != '/' || !match(pid, m, ctx))
+		if (!m->exec || m->path[0] != '/' || (best && best->inode == m->inode && best->dev == m->dev))
 			continue;
-		*found = *m;
-		found->path = xstrdup(m->path);
-		rc = 0;
+		int score = match(pid, m, ctx);
+		last = m;
+		if (score > best_score)
+			best = m, best_score = score;
+	}
+	/* ctx holds what the last file said: let the winner say it again */
+	if (best && best != last)
+		match(pid, best, ctx);
+	if (best) {
+		*found = *best;
+		found->path = xstrdup(best->path);
 	}
 	proc_maps_free(&pm);
-	return rc;
+	return best ? 0 : -1;
 }
 
 /* Writable private memory without a file: the heap and anonymous mappings. */

@@ -8,9 +8,10 @@
 #include <sys/types.h>
 #include "proc.h"
 
-/* Calls match for each executable file mapping of pid until it returns nonzero; copies
- * that mapping to *found (path included, caller frees with free(found->path)). Returns 0
- * when one matched, -1 otherwise. */
+/* Calls match for each executable file mapping of pid; it returns how surely the file
+ * holds what is looked for (0: not at all). Copies the mapping of the surest file, the
+ * first of equals, to *found (path included, caller frees with free(found->path)), after
+ * calling match on it once more so that ctx describes it. Returns 0 when one matched. */
 int proc_find_file(pid_t pid, int (*match)(pid_t pid, const struct mapping *m, void *ctx), void *ctx,
 		   struct mapping *found);
 

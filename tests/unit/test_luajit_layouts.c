@@ -269,9 +269,16 @@ static void test_detect_hostile(void)
 	luajit_detect_file(NULL, 0, longv, sizeof(longv), &f);
 	CHECK_INT(f.is_luajit, 0);
 	CHECK_INT(f.version[0], 0);
-	static const char weird[] = "\0LuaJIT 2.\x01\0\0LuaJIT 2.1 ok\0";
+	static const char weird[] = "\0LuaJIT 2.\x01\0\0LuaJIT 2.1 ok\0\0LuaJIT 2.1.0-rc1\0";
 	luajit_detect_file(NULL, 0, weird, sizeof(weird) - 1, &f);
-	CHECK_STR(f.version, "LuaJIT 2.1 ok");
+	CHECK_STR(f.version, "LuaJIT 2.1.0-rc1");
+	/* Read exactly: a prompt or banner that starts like the version is not the version. */
+	static const char prompt[] = "\0LuaJIT 2.1.0-beta3> \0LuaJIT 2.1.0-beta3 -- Copyright\0";
+	luajit_detect_file(NULL, 0, prompt, sizeof(prompt) - 1, &f);
+	CHECK_INT(f.is_luajit, 0);
+	static const char rolling[] = "\0LuaJIT 2.1.0-beta3> \0LuaJIT 2.1.1761786044\0";
+	luajit_detect_file(NULL, 0, rolling, sizeof(rolling) - 1, &f);
+	CHECK_STR(f.version, "LuaJIT 2.1.1761786044");
 	/* Markers cut by the end of the buffer do not count. */
 	static const char cut[] = "\0LuaJIT 2.1\0\002le\004gc6";
 	luajit_detect_file(NULL, 0, cut, sizeof(cut) - 1, &f);

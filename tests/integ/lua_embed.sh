@@ -1,0 +1,39 @@
+# Hosts that link the shared Lua library (liblua5.3) or LuaJIT library (libluajit-5.1) and
+# whose own read-only data also holds a copy of that runtime's version string: the runtime
+# is the library that holds the VM, not the host; coroutine bodies and table.sort comparators
+# keep their frames, and no stack comes out inverted. Stripped hosts, as shipped.
+. "$(dirname "$0")/../lib.sh"
+
+build_host() { # NAME CFLAGS LIB DECOY
+	gcc -O2 -s -o "$OUT/$1" $2 -DDECOY="\"$4\"" "$ROOT/tests/progs/embed_host.c" -l"$3" 2>"$OUT/$1.build" ||
+		{ fail "$1: build" "$(cat "$OUT/$1.build")"; return 1; }
+	check "$1: the host's own data holds the decoy version string" grep -Fq "$4" "$OUT/$1"
+}
+
+profile_host() { # NAME LIBRE RESUME SORT
+	bg_start "$OUT/$1" "$ROOT/tests/lua/embed_work.lua"
+	sleep 0.5
+	"$LF" -p "$LAST_PID" -d 3 -F 499 -o "$OUT/$1.folded" >"$OUT/$1.log" 2>&1
+	check "$1: exit status 0" [ $? = 0 ]
+	kill "$LAST_PID" 2>/dev/null
+	F=$OUT/$1.folded
+	check "$1: the runtime is the library ($2), not the host" grep -Eq " in [^ ]*$2" "$OUT/$1.log"
+	check "$1: the run line does not name the host as the runtime" sh -c "! grep -Eq ' in [^ ]*/$1,' '$OUT/$1.log'"
+	lua=$(share "$F" 'main chunk \(')
+	check "$1: >= 90% of samples carry Lua frames ($lua%)" [ "$lua" -ge 90 ]
+	# Lua names neither a coroutine's body nor a comparator called by sort: '?' (line defined)
+	co=$(share "$F" "driver \\([^;]*\\);$3;(.*;)?\\? \\([^;]*embed_work\\.lua:8\\);work \\(")
+	check "$1: coroutine body under $3 ($co%)" [ "$co" -ge 15 ]
+	so=$(share "$F" "sorter \\([^;]*\\);$4;(.*;)?\\? \\([^;]*embed_work\\.lua:14\\)")
+	check "$1: comparator under $4 ($so%)" [ "$so" -ge 15 ]
+	inv=$(count "$F" '\([^;]*:[0-9]+\);(.*;)?(_start|__libc_start_main|main);')
+	check "$1: no stack with the host's root above a Lua frame ($inv samples)" [ "$inv" = 0 ]
+}
+
+if build_host puc_host "-I/usr/include/lua5.3" lua5.3 '$LuaVersion: Lua 5.3.6  Copyright (C) 1994-2020 Lua.org, PUC-Rio $'; then
+	profile_host puc_host 'liblua5\.3\.so' resume sort
+fi
+if build_host lj_host "-I/usr/include/luajit-2.1" luajit-5.1 'LuaJIT 2.1.0-beta3'; then
+	profile_host lj_host 'libluajit-5\.1\.so' 'coroutine\.resume' 'table\.sort'
+fi
+finish

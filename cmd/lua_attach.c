@@ -7,21 +7,35 @@
 #include "luajit_runtime.h"
 #include "util.h"
 
+/* The BPF side finds the running VM by the frames of the file that holds it: a file mapped
+ * after the process's tables were built (a plugin, or a slow start) gets its tables first. */
+static uint32_t core_file(struct unwind_tables *ut, pid_t pid, uint64_t dev, uint64_t inode)
+{
+	uint32_t f = ut_file_index(ut, dev, inode);
+	if (f == LF_FILE_NONE) {
+		ut_add_pid(ut, pid);
+		ut_sync(ut);
+		f = ut_file_index(ut, dev, inode);
+	}
+	return f;
+}
+
 static void push_lua(struct sampler *smp, struct unwind_tables *ut, const struct lua_runtime *rt)
 {
 	struct lf_lua_cfg cfg;
-	lua_runtime_cfg(rt, ut_file_index(ut, rt->core_dev, rt->core_inode), &cfg);
+	lua_runtime_cfg(rt, core_file(ut, rt->pid, rt->core_dev, rt->core_inode), &cfg);
 	sampler_set_lua(smp, rt->pid, &cfg);
 }
 
 static void push_luajit(struct sampler *smp, struct unwind_tables *ut, const struct luajit_runtime *rt)
 {
 	struct lf_lj_cfg cfg;
-	luajit_runtime_cfg(rt, ut_file_index(ut, rt->core_dev, rt->core_inode), &cfg);
+	luajit_runtime_cfg(rt, core_file(ut, rt->pid, rt->core_dev, rt->core_inode), &cfg);
 	sampler_set_luajit(smp, rt->pid, &cfg);
 }
 
-/* LuaJIT: its VM is found by the GG_State block; without one, native stacks only. */
+/* LuaJIT: its VM is found by the GG_State block; without one, native stacks until one
+ * appears (the caller looks again). Returns -1 without LuaJIT, else a lua_attach_result. */
 static int attach_luajit(struct stack_target *t, struct sampler *smp, struct unwind_tables *ut, pid_t pid)
 {
 	struct luajit_runtime *rt = xcalloc(1, sizeof(*rt));
@@ -30,11 +44,12 @@ static int attach_luajit(struct stack_target *t, struct sampler *smp, struct unw
 		return -1;
 	}
 	if (!luajit_runtime_scan(rt)) {
-		warnx_lf("PID %d: %s (%s) in %s, but no VM state found in its memory; profiling native "
-			 "stacks only", (int)pid, rt->facts.version[0] ? rt->facts.version : "LuaJIT",
-			 luajit_fork_name(rt->facts.fork), rt->core_path);
+		warnx_lf("PID %d: %s (%s) in %s, but no VM state in its memory yet; native stacks until one "
+			 "appears (lua-flame keeps looking while it records)", (int)pid,
+			 rt->facts.version[0] ? rt->facts.version : "LuaJIT", luajit_fork_name(rt->facts.fork),
+			 rt->core_path);
 		free(rt);
-		return 0;
+		return LUA_ATTACH_NO_VM;
 	}
 	info_lf("PID %d: %s (%s) in %s, %d VM%s found", (int)pid, rt->facts.version[0] ? rt->facts.version : "LuaJIT",
 		rt->lay->name, rt->core_path, rt->ngs, rt->ngs == 1 ? "" : "s");
@@ -42,18 +57,19 @@ static int attach_luajit(struct stack_target *t, struct sampler *smp, struct unw
 		warnx_lf("PID %d: %d LuaJIT VMs; Lua frames come from the first one only", (int)pid, rt->ngs);
 	t->lj = rt;
 	push_luajit(smp, ut, rt);
-	return 0;
+	return LUA_ATTACHED;
 }
 
 /* Finds the Lua runtime of a target and its VMs, and tells the BPF program. */
-void lua_attach(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, pid_t pid)
+enum lua_attach_result lua_attach(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, pid_t pid)
 {
 	struct stack_target *t = stacks_target(sc, pid);
 	struct lua_runtime *rt = xcalloc(1, sizeof(*rt));
 	if (!t || lua_runtime_detect(pid, rt)) {
-		if (t && !rt->major && attach_luajit(t, smp, ut, pid) == 0) {
+		int lj = t && !rt->major ? attach_luajit(t, smp, ut, pid) : -1;
+		if (lj >= 0) {
 			free(rt);
-			return;
+			return (enum lua_attach_result)lj;
 		}
 		if (rt->major)
 			warnx_lf("PID %d: Lua %d.%d.%d in %s has a layout this build does not know; "
@@ -62,20 +78,29 @@ void lua_attach(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables 
 		else
 			info_lf("PID %d: no Lua runtime found; profiling native stacks only", (int)pid);
 		free(rt);
-		return;
+		return LUA_ATTACH_NONE;
 	}
 	lua_runtime_scan_states(rt);
-	info_lf("PID %d: Lua %d.%d.%d in %s, %d VM%s found", (int)pid, rt->major, rt->minor, rt->patch,
-		rt->core_path, rt->ngs, rt->ngs == 1 ? "" : "s");
+	if (rt->ngs)
+		info_lf("PID %d: Lua %d.%d.%d in %s, %d VM%s found", (int)pid, rt->major, rt->minor, rt->patch,
+			rt->core_path, rt->ngs, rt->ngs == 1 ? "" : "s");
+	else
+		warnx_lf("PID %d: Lua %d.%d.%d in %s, but no VM state in its memory yet; native stacks until "
+			 "one appears (lua-flame keeps looking while it records)", (int)pid, rt->major, rt->minor,
+			 rt->patch, rt->core_path);
 	t->lua = rt;
 	push_lua(smp, ut, rt);
+	return rt->ngs ? LUA_ATTACHED : LUA_ATTACH_NO_VM;
 }
 
-/* VMs created after attach: rescan often while none is known, rarely after. */
+/* VMs created after attach: rescan twice a second while a runtime has none, rarely after. */
 void lua_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, double now)
 {
 	static double last;
-	if (now - last < 2.0)
+	int none = 0;
+	for (size_t i = 0; i < sc->ntargets && !none; i++)
+		none = sc->targets[i].lua && !sc->targets[i].lua->ngs;
+	if (now - last < (none ? 0.5 : 2.0))
 		return;
 	int slow = now - last < 10.0;
 	last = now;

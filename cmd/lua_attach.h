@@ -8,7 +8,12 @@
 #include "unwind_tables.h"
 
 /* Finds the Lua runtime of pid and its VMs, says what was found, and tells the BPF program. */
-void lua_attach(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, pid_t pid);
-/* Rescans for VMs: every 2 s while a target has none, every 10 s otherwise. */
+enum lua_attach_result {
+	LUA_ATTACH_NONE,  /* no Lua runtime in the process */
+	LUA_ATTACHED,     /* a runtime and at least one VM */
+	LUA_ATTACH_NO_VM, /* a runtime without a VM yet: worth looking again */
+};
+enum lua_attach_result lua_attach(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, pid_t pid);
+/* Rescans the PUC Lua runtimes for VMs: twice a second while one has none, else rarely. */
 void lua_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, double now);
 #endif

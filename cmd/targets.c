@@ -73,15 +73,41 @@ static int lua_ready(pid_t pid)
 	return luajit_runtime_detect(pid, &lj) == 0 && luajit_runtime_scan(&lj) > 0;
 }
 
+/* A LuaJIT runtime without a VM yet is looked at again, less often each time (PUC Lua
+ * runtimes stay attached and lua_refresh rescans them). */
+static void note_attach(struct target *t, enum lua_attach_result r, double now)
+{
+	t->lua_retry_gap = r == LUA_ATTACH_NO_VM ? 0.25 : 0;
+	t->lua_retry_at = r == LUA_ATTACH_NO_VM ? now + t->lua_retry_gap : 0;
+}
+
 static void try_lua(struct targets *s, struct target *t, double now)
 {
 	if (t->lua_settled || has_lua(s, t->pid))
 		return;
-	if (now < t->fresh_until && !lua_ready(t->pid))
-		return;
+	if (now < t->fresh_until) {
+		if (now < t->lua_next_look) /* a look reads every mapped file: ten a second at most */
+			return;
+		t->lua_next_look = now + 0.1;
+		if (!lua_ready(t->pid))
+			return;
+	}
 	status_clear();
-	lua_attach(s->sc, s->smp, s->ut, t->pid);
+	note_attach(t, lua_attach(s->sc, s->smp, s->ut, t->pid), now);
 	t->lua_settled = 1;
+}
+
+static void retry_lua(struct targets *s, struct target *t, double now)
+{
+	if (!t->lua_retry_at || now < t->lua_retry_at || has_lua(s, t->pid))
+		return;
+	if (lua_ready(t->pid)) {
+		status_clear();
+		note_attach(t, lua_attach(s->sc, s->smp, s->ut, t->pid), now);
+		return;
+	}
+	t->lua_retry_gap = t->lua_retry_gap < 1.0 ? t->lua_retry_gap * 2 : 2.0;
+	t->lua_retry_at = now + t->lua_retry_gap;
 }
 
 /* A process that joined while recording: tables first, so its first samples unwind. */
@@ -130,14 +156,12 @@ static void forget_lua(struct targets *s, pid_t pid)
 	sampler_forget_lua(s->smp, pid); /* the kernel side must not walk the old program's VM */
 }
 
-/* A child or the command that ran exec is a new program: new tables, new name, look for
+/* A target that ran exec is a new program: new tables, new name, look for
  * Lua again. */
 static void watch_exec(struct targets *s, double now)
 {
 	for (size_t i = 0; i < s->nt; i++) {
 		struct target *t = &s->t[i];
-		if (t->kind == TARGET_GIVEN)
-			continue;
 		uint64_t dev, ino;
 		targets_exe_identity(t->pid, &dev, &ino);
 		if (ino && (dev != t->exe_dev || ino != t->exe_ino)) {
@@ -179,7 +203,7 @@ void targets_refresh_tables(struct targets *s, double now)
 	for (int i = 0; i < n; i++) {
 		ut_add_pid(s->ut, pids[i]);
 		for (size_t j = 0; j < s->nt; j++)
-			if (s->t[j].pid == pids[i] && s->t[j].kind != TARGET_GIVEN && !has_lua(s, pids[i])) {
+			if (s->t[j].pid == pids[i] && !has_lua(s, pids[i])) {
 				s->t[j].fresh_until = now + 1.0;
 				s->t[j].lua_settled = 0;
 			}
@@ -210,7 +234,7 @@ void targets_attach(struct targets *s)
 		sampler_add_target(s->smp, pid);
 		stacks_add_target(s->sc, pid);
 		targets_name(s, pid);
-		lua_attach(s->sc, s->smp, s->ut, pid);
+		note_attach(&s->t[i], lua_attach(s->sc, s->smp, s->ut, pid), now_sec());
 		s->t[i].lua_settled = 1;
 	}
 }
@@ -263,6 +287,8 @@ void targets_follow(struct targets *s, double now)
 	if (s->o->children)
 		follow_children(s, now);
 	watch_exec(s, now);
+	for (size_t i = 0; i < s->nt; i++)
+		retry_lua(s, &s->t[i], now);
 }
 
 void targets_free(struct targets *s)

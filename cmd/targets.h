@@ -21,8 +21,10 @@ struct target {
 	pid_t pid;
 	enum target_kind kind;
 	uint64_t exe_dev, exe_ino;
-	double fresh_until; /* until then, look for Lua every tick */
+	double fresh_until; /* until then, look for Lua every tenth of a second */
+	double lua_next_look;
 	int lua_settled;    /* Lua found, or looked for and reported */
+	double lua_retry_at, lua_retry_gap; /* a LuaJIT runtime without a VM: look again then */
 };
 
 struct targets {

@@ -1,0 +1,29 @@
+# A process profiled with -p that loads Lua only later (dlopen of liblua5.3 after 1.5 s of
+# native work): lua-flame picks the runtime and its VM up while recording, within a second.
+. "$(dirname "$0")/../lib.sh"
+
+gcc -O2 -o "$OUT/late_lua" "$ROOT/tests/progs/late_lua.c" -ldl 2>"$OUT/build" || { fail build "$(cat "$OUT/build")"; finish; }
+rm -f "$OUT/go"
+bg_start "$OUT/late_lua" "$OUT/go" "$ROOT/tests/lua/embed_work.lua"
+target=$LAST_PID
+"$LF" -p "$target" -d 4 -F 499 -o "$OUT/late.folded" >"$OUT/late.log" 2>&1 &
+lf=$!
+# The program loads Lua one second after lua-flame has started sampling.
+for _ in $(seq 300); do grep -q '^lua-flame: profiling PID' "$OUT/late.log" && break; sleep 0.1; done
+touch "$OUT/go"
+wait $lf
+check "exit status 0" [ $? = 0 ]
+check "no Lua runtime at the start" grep -q 'no Lua runtime found' "$OUT/late.log"
+F=$OUT/late.folded
+check "the runtime is found while recording (liblua5.3)" grep -Eq 'Lua 5\.3\.[0-9]+ in [^ ]*liblua5\.3\.so[^ ]*, 1 VM' "$OUT/late.log"
+native=$(share "$F" ';main;native_burn')
+lua=$(share "$F" 'main chunk \([^;]*embed_work\.lua:0\);driver \(')
+inlib=$(share "$F" 'liblua5\.3')
+check "native phase seen ($native%)" [ "$native" -ge 15 ]
+check "Lua frames in >= 50% of the samples ($lua%; the Lua phase is ~70%)" [ "$lua" -ge 50 ]
+nolua=$(count "$F" 'liblua5\.3')
+with=$(count "$F" 'liblua5\.3.*main chunk|main chunk.*liblua5\.3')
+check "samples in liblua5.3 without Lua frames: at most one second's worth ($((nolua - with)) of $(total "$F"))" \
+	[ $((nolua - with)) -le 499 ]
+check "some samples in liblua5.3 at all ($inlib%)" [ "$inlib" -ge 1 ]
+finish

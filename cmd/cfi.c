@@ -308,31 +308,39 @@ static int run_fde(struct walk *w, const struct cfi_cie *cie, struct cfi_cur *c,
 	return 0;
 }
 
-static int parse_fde(struct walk *w, const struct entry *e, struct cfi_cur *c, uint64_t cie_off)
+/* An FDE's header up to its instructions: its CIE, initial location and address range.
+ * Returns CFI_R_NONE, or why the FDE cannot be used. */
+static uint8_t fde_header(struct walk *w, struct cfi_cur *c, uint64_t cie_off,
+			  const struct cfi_cie **cie_out, uint64_t *start, uint64_t *range)
 {
 	const struct cfi_cie *cie = cie_at(w, cie_off);
-	uint64_t start, range, aug_len;
+	uint64_t aug_len;
 	bool unsupported;
+	*cie_out = cie;
+	if (!cie->ok)
+		return CFI_R_BAD_CIE;
+	if (!cur_ptr(c, cie->fde_enc, cie->addr_size, start, &unsupported) ||
+	    !cur_ptr(c, cie->fde_enc & 0x0f, cie->addr_size, range, &unsupported))
+		return unsupported ? CFI_R_ENCODING : CFI_R_TRUNCATED;
+	if (cie->has_z && (!cur_uleb(c, &aug_len) || !cur_skip(c, aug_len)))
+		return CFI_R_TRUNCATED;
+	if (*range > MAX_FDE_RANGE || *start + *range < *start)
+		return CFI_R_PC_RANGE;
+	return CFI_R_NONE;
+}
+
+static int parse_fde(struct walk *w, const struct entry *e, struct cfi_cur *c, uint64_t cie_off)
+{
+	const struct cfi_cie *cie;
+	uint64_t start, range;
 	w->t->n_fde++;
-	if (!cie->ok) {
-		count(w->t, CFI_R_BAD_CIE);
-		return 0;
-	}
-	if (!cur_ptr(c, cie->fde_enc, cie->addr_size, &start, &unsupported) ||
-	    !cur_ptr(c, cie->fde_enc & 0x0f, cie->addr_size, &range, &unsupported)) {
-		count(w->t, unsupported ? CFI_R_ENCODING : CFI_R_TRUNCATED);
-		return 0;
-	}
-	if (cie->has_z && (!cur_uleb(c, &aug_len) || !cur_skip(c, aug_len))) {
-		count(w->t, CFI_R_TRUNCATED);
+	uint8_t reason = fde_header(w, c, cie_off, &cie, &start, &range);
+	if (reason) {
+		count(w->t, reason);
 		return 0;
 	}
 	if (range == 0)
 		return 0;                /* covers nothing: a discarded function */
-	if (range > MAX_FDE_RANGE || start + range < start) {
-		count(w->t, CFI_R_PC_RANGE);
-		return 0;
-	}
 	return run_fde(w, cie, c, start, start + range, e->end);
 }
 
@@ -368,6 +376,33 @@ int cfi_parse(struct cfi_table *t, const uint8_t *sec, size_t len, uint64_t sec_
 		else
 			rc = parse_fde(w, &e, &c, cie_off);
 		off = (size_t)(e.end - sec);
+	}
+	free(w);
+	return rc;
+}
+
+int cfi_fde_range(const uint8_t *sec, size_t len, uint64_t sec_vaddr, uint64_t fde_off,
+		  uint64_t *start, uint64_t *end)
+{
+	struct cfi_table scratch = { 0 };   /* counts only: CIEs emit no rows */
+	struct walk *w = calloc(1, sizeof(*w));
+	if (!w)
+		return -1;
+	*w = (struct walk){ .t = &scratch, .sec = sec, .len = len, .vaddr = sec_vaddr };
+	struct entry e;
+	struct cfi_cur c;
+	const struct cfi_cie *cie;
+	bool is_cie = true;
+	uint64_t cie_off, s = 0, range = 0;
+	int rc = -1;
+	if (fde_off < len && entry_at(w, (size_t)fde_off, &e) == 1) {
+		c = (struct cfi_cur){ .p = e.id_at, .end = e.end, .sec = sec, .sec_vaddr = sec_vaddr };
+		if (entry_id(w, &e, &c, &is_cie, &cie_off) && !is_cie &&
+		    fde_header(w, &c, cie_off, &cie, &s, &range) == CFI_R_NONE && range) {
+			*start = s;
+			*end = s + range;
+			rc = 0;
+		}
 	}
 	free(w);
 	return rc;

@@ -105,6 +105,12 @@ struct cfi_table {
 int cfi_parse(struct cfi_table *t, const uint8_t *sec, size_t len, uint64_t sec_vaddr,
 	      int is_debug_frame);
 
+/* The address range [*start, *end) of the FDE at section offset fde_off of an .eh_frame
+ * section (as the .eh_frame_hdr search table points to one), read as cfi_parse reads it.
+ * Returns 0, or -1 when no usable FDE (CIE, encodings, a non-empty range) is there. */
+int cfi_fde_range(const uint8_t *sec, size_t len, uint64_t sec_vaddr, uint64_t fde_off,
+		  uint64_t *start, uint64_t *end);
+
 /* Orders rows by pc, drops overlapping FDEs and rows repeating their predecessor, and puts END
  * rows at the end of every covered range. Afterwards rows are strictly increasing in pc and the
  * last row, if any, is END. Returns 0, or -1 on allocation failure (table unchanged). */

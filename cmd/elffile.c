@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cfi.h"
 #include "elffile.h"
 #include "util.h"
 
@@ -108,6 +109,7 @@ void elf_file_close(struct elf_file *ef)
 	if (ef->fd >= 0)
 		close(ef->fd);
 	free(ef->mem);
+	free(ef->fde_len);
 	free(ef);
 }
 
@@ -152,15 +154,19 @@ Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr
 
 /* .eh_frame_hdr: version 1, then encoded eh_frame_ptr and fde_count, then a table of
  * (initial location, FDE address) pairs sorted by location; GCC and lld write it as
- * 4-byte values relative to the header (DW_EH_PE_datarel | sdata4). */
+ * 4-byte values relative to the header (DW_EH_PE_datarel | sdata4). The FDE itself says
+ * where the function ends (read by the CFI parser). */
 int elf_file_func_start(struct elf_file *ef, uint64_t vaddr, uint64_t *start)
 {
 	if (!ef->ehhdr_state) {
-		/* Looked up once: the merge asks for function starts of many frames. */
+		/* Looked up once: the merge and the labels ask for function starts of many frames. */
 		Elf_Data *d = elf_file_section(ef, ".eh_frame_hdr", &ef->ehhdr_addr, NULL);
-		ef->ehhdr_state = d && d->d_size >= 12 ? 1 : -1;
+		Elf_Data *f = d ? elf_file_section(ef, ".eh_frame", &ef->ehframe_addr, NULL) : NULL;
+		ef->ehhdr_state = d && d->d_size >= 12 && f ? 1 : -1;
 		ef->ehhdr = ef->ehhdr_state > 0 ? d->d_buf : NULL;
 		ef->ehhdr_len = ef->ehhdr_state > 0 ? d->d_size : 0;
+		ef->ehframe = ef->ehhdr_state > 0 ? f->d_buf : NULL;
+		ef->ehframe_len = ef->ehhdr_state > 0 ? f->d_size : 0;
 	}
 	if (ef->ehhdr_state < 0)
 		return -1;
@@ -177,21 +183,33 @@ int elf_file_func_start(struct elf_file *ef, uint64_t vaddr, uint64_t *start)
 	if (count == 0 || count > (ef->ehhdr_len - table) / 8)
 		return -1;
 	size_t lo = 0, hi = count;
-	int64_t best = INT64_MIN;
-	while (lo < hi) {
+	while (lo < hi) {   /* lo: the first entry starting after vaddr */
 		size_t mid = lo + (hi - lo) / 2;
 		int32_t rel;
 		memcpy(&rel, p + table + 8 * mid, 4);
-		int64_t loc = (int64_t)hdr + rel;
-		if ((uint64_t)loc <= vaddr) {
-			best = loc;
+		if ((uint64_t)((int64_t)hdr + rel) <= vaddr)
 			lo = mid + 1;
-		} else {
+		else
 			hi = mid;
-		}
 	}
-	if (best == INT64_MIN)
+	if (lo == 0)
 		return -1;
-	*start = (uint64_t)best;
+	size_t i = lo - 1;
+	int32_t rel[2];
+	memcpy(rel, p + table + 8 * i, 8);
+	uint64_t loc = (uint64_t)((int64_t)hdr + rel[0]);
+	if (!ef->fde_len)
+		ef->fde_len = xcalloc(count, sizeof(*ef->fde_len));
+	if (!ef->fde_len[i]) {
+		uint64_t fde = (uint64_t)((int64_t)hdr + rel[1]), s, e;
+		int ok = fde >= ef->ehframe_addr &&
+			 cfi_fde_range(ef->ehframe, ef->ehframe_len, ef->ehframe_addr, fde - ef->ehframe_addr,
+				       &s, &e) == 0 &&
+			 s == loc && e - s < UINT32_MAX;   /* the table and its FDE agree */
+		ef->fde_len[i] = ok ? (uint32_t)(e - s) : UINT32_MAX;
+	}
+	if (ef->fde_len[i] == UINT32_MAX || vaddr - loc >= ef->fde_len[i])
+		return -1;   /* in a gap between functions */
+	*start = loc;
 	return 0;
 }

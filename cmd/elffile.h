@@ -18,11 +18,15 @@ struct elf_file {
 	char debuglink[256];
 	struct elf_seg seg[16];
 	int nseg;
-	/* .eh_frame_hdr, found on first use (0: not looked up, 1: present, -1: absent) */
+	/* .eh_frame_hdr and .eh_frame, found on first use (0: not looked up, 1: present,
+	 * -1: absent) */
 	int ehhdr_state;
-	const unsigned char *ehhdr;
-	size_t ehhdr_len;
-	uint64_t ehhdr_addr;
+	const unsigned char *ehhdr, *ehframe;
+	size_t ehhdr_len, ehframe_len;
+	uint64_t ehhdr_addr, ehframe_addr;
+	/* Length of the function of each search-table entry, read from its FDE on first use:
+	 * 0 not read yet, UINT32_MAX no usable FDE. */
+	uint32_t *fde_len;
 };
 
 /* Takes ownership of fd. Returns NULL (and closes fd) when it is not a usable ELF64 x86-64. */
@@ -32,7 +36,8 @@ struct elf_file *elf_file_open_mem(const void *buf, size_t len);
 void elf_file_close(struct elf_file *ef);
 /* File offset of a mapped address -> ELF virtual address; returns 0 on success. */
 int elf_file_off_to_vaddr(const struct elf_file *ef, uint64_t off, uint64_t *vaddr);
-/* Start of the function (FDE) covering vaddr, from the .eh_frame_hdr search table. */
+/* Start of the function covering vaddr: the initial location of the FDE whose range holds it,
+ * found through the .eh_frame_hdr search table. 0, or -1 when no FDE covers vaddr. */
 int elf_file_func_start(struct elf_file *ef, uint64_t vaddr, uint64_t *start);
 /* Section data by name (decompressed if needed); NULL when absent or unreadable. */
 Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr, int *type);

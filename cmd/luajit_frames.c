@@ -195,6 +195,21 @@ const char *lj_fast_name(const struct luajit_layout *l, int ffid, char *buf, siz
 	return s;
 }
 
+int lj_lua_builtin_name(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto,
+			char *out, size_t size)
+{
+	struct lj_proto p;
+	char chunk[LJ_IDENT_MAX];
+	if (!out || size == 0 || lj_proto_read(l, m, proto, &p) < 0 || p.firstline != -1 ||
+	    lj_gcstr(l, m, p.chunkname, chunk, sizeof chunk, NULL) <= 0)
+		return -1;
+	/* one this table does not know keeps the bare name its library registered it under */
+	if (!luajit_lua_builtin_name(chunk, out, size))
+		snprintf(out, size, "%s", chunk);
+	lj_label_sanitize(out);
+	return 0;
+}
+
 /* ---- Chunk names ---- */
 
 /* "@path": the path, or "..." and its tail when it does not fit (the end names the file). */

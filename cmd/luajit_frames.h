@@ -53,6 +53,12 @@ int lj_call_name(const struct luajit_layout *l, const struct lj_mem *m, uint64_t
 /* Name of built-in ffid as Lua knows it ("string.rep", "pairs") in buf, or NULL. */
 const char *lj_fast_name(const struct luajit_layout *l, int ffid, char *buf, size_t n);
 
+/* Name of a built-in LuaJIT implements in bytecode (LJLIB_LUA: table.remove, math.deg...)
+ * when proto is one (its firstline is -1), as Lua knows it, in out. 0, or -1 for any other
+ * proto. */
+int lj_lua_builtin_name(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto,
+			char *out, size_t size);
+
 /* Forgets every cached label (call when a target exits or its ctx is reused). */
 void lj_frames_cache_clear(void);
 /* Frees the cache; it is re-created on the next use. */

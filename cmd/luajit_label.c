@@ -53,6 +53,10 @@ static void lua_function_label(const struct luajit_runtime *rt, const struct lm_
 		sb_puts(out, "? ([unreadable]:0)");
 		return;
 	}
+	if (line < 0 && lj_lua_builtin_name(rt->lay, &m, f->ptr, name, sizeof(name)) == 0) {
+		sb_puts(out, name);  /* table.remove: named as the built-ins written in C are */
+		return;
+	}
 	if (called_name(rt, th, j, name, sizeof(name)))
 		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
 	if (lines && (f->aux & PC_MASK)) {

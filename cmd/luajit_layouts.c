@@ -1381,13 +1381,9 @@ static const struct { const char *from, *to; } ff_prefixes[] = {
 	{ "io_", "io." }, { "os_", "os." },
 };
 
-const char *luajit_ff_name(const struct luajit_layout *l, int32_t ffid, char *buf, size_t n)
+/* A built-in's C name ("table_insert") as Lua shows it ("table.insert") in buf, or NULL. */
+static const char *display_name(const char *raw, char *buf, size_t n)
 {
-	if (!l || !buf || n == 0 || ffid <= l->ff_c)
-		return NULL;
-	const char *raw = luajit_name_at(l->ff_names, l->ff_names_count, ffid);
-	if (!raw)
-		return NULL;
 	const char *to = "";
 	for (size_t i = 0; i < sizeof(ff_prefixes) / sizeof(ff_prefixes[0]); i++) {
 		size_t len = strlen(ff_prefixes[i].from);
@@ -1403,6 +1399,35 @@ const char *luajit_ff_name(const struct luajit_layout *l, int32_t ffid, char *bu
 	memcpy(buf, to, a);
 	memcpy(buf + a, raw, b + 1);
 	return buf;
+}
+
+const char *luajit_ff_name(const struct luajit_layout *l, int32_t ffid, char *buf, size_t n)
+{
+	if (!l || !buf || n == 0 || ffid <= l->ff_c)
+		return NULL;
+	const char *raw = luajit_name_at(l->ff_names, l->ff_names_count, ffid);
+	return raw ? display_name(raw, buf, n) : NULL;
+}
+
+/* Built-ins LuaJIT writes in Lua (LJLIB_LUA in lib_math.c, lib_string.c and lib_table.c: the
+ * same eight in upstream LuaJIT 2.1, OpenResty's and Tarantool's forks). lj_lib.c loads each
+ * as a Lua function whose proto has firstline -1 and the name without its library as chunk
+ * name; no two libraries share such a name. */
+static const char *const lua_builtins[] = {
+	"math_deg", "math_rad", "string_len", "table_foreachi", "table_foreach", "table_getn",
+	"table_remove", "table_move",
+};
+
+const char *luajit_lua_builtin_name(const char *chunk, char *buf, size_t n)
+{
+	if (!chunk || !buf || n == 0)
+		return NULL;
+	for (size_t i = 0; i < sizeof(lua_builtins) / sizeof(lua_builtins[0]); i++) {
+		const char *bare = strchr(lua_builtins[i], '_') + 1;
+		if (!strcmp(bare, chunk))
+			return display_name(lua_builtins[i], buf, n);
+	}
+	return NULL;
 }
 
 /* ---- detection from the file ---- */

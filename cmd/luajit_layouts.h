@@ -132,6 +132,9 @@ const char *luajit_fork_name(enum luajit_fork fork);
 const char *luajit_name_at(const char *list, int32_t count, int32_t i);
 /* Lua's name of built-in ffid ("string.rep", "file:write"), written to buf; NULL if none. */
 const char *luajit_ff_name(const struct luajit_layout *l, int32_t ffid, char *buf, size_t n);
+/* Lua's name ("table.remove") of the built-in LuaJIT implements in bytecode whose proto has
+ * chunk name chunk ("remove"), written to buf; NULL when chunk names none. */
+const char *luajit_lua_builtin_name(const char *chunk, char *buf, size_t n);
 
 /* What a LuaJIT binary says about itself. gc64 is 1, 0, or -1 when the file does not tell
  * (Tarantool's GC64 builds carry no marker; validate candidates in memory instead). */

@@ -60,6 +60,9 @@ static const char usage_text[] =
 	"                          process\n"
 	"      --lines             Lua frames show the line being executed, not where the\n"
 	"                          function is defined (splits a function by line)\n"
+	"      --addresses         a native frame without a symbol shows its own address\n"
+	"                          (FILE+0xADDR), not the start of its function from\n"
+	"                          .eh_frame (FILE+0xSTART: one box per function)\n"
 	"      --no-kernel         leave out kernel frames (--kernel: keep them, the\n"
 	"                          default)\n"
 	"\n"
@@ -94,7 +97,7 @@ static const char usage_text[] =
 	"See lua-flame(1).\n";
 
 enum { OPT_FORMAT = 256, OPT_THREADS, OPT_NO_KERNEL, OPT_KERNEL, OPT_STATS, OPT_MAX_STACKS, OPT_LINES,
-       OPT_PIDS, OPT_CHILDREN, OPT_BTF };
+       OPT_PIDS, OPT_CHILDREN, OPT_BTF, OPT_ADDRESSES };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -108,6 +111,7 @@ static const struct option long_opts[] = {
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
 	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "addresses", no_argument, NULL, OPT_ADDRESSES },
 	{ "pids", no_argument, NULL, OPT_PIDS },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "btf", required_argument, NULL, OPT_BTF },
@@ -214,6 +218,7 @@ static int parse_option(int c, char **argv, struct record_opts *o, const char **
 	case OPT_KERNEL: o->kernel = 1; return 0;
 	case OPT_STATS: o->stats = 1; return 0;
 	case OPT_LINES: o->lines = 1; return 0;
+	case OPT_ADDRESSES: o->addresses = 1; return 0;
 	case OPT_PIDS: o->pid_roots = 1; return 0;
 	case OPT_CHILDREN: o->children = 1; return 0;
 	case OPT_BTF: o->btf = optarg; return 0;

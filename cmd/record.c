@@ -308,6 +308,7 @@ static int session_run(struct session *s, struct record_opts *o, struct profile 
 		return rc;
 	double t0 = now_sec();
 	s->sc = (struct stack_ctx){ .prof = prof, .sym = symbolizer_new(), .lines = o->lines };
+	symbolizer_set_addresses(s->sc.sym, o->addresses);
 	s->tg.o = o;
 	s->tg.sc = &s->sc;
 	if (o->command && command_start(&s->cmd, o->command))

@@ -21,6 +21,7 @@ struct record_opts {
 	struct output outs[MAX_OUTPUTS];
 	int nouts;
 	int threads, kernel, stats, lines;
+	int addresses;     /* --addresses: unsymbolized native frames keep their own address */
 	int pid_roots;     /* --pids: root frame "comm-PID" instead of "comm" */
 	int children;      /* --children: follow descendants of the targets */
 	unsigned max_stacks;

@@ -1,6 +1,8 @@
 /* Turns native addresses of target processes into frame labels: the function symbol,
- * else `file+0xVADDR`, else `[unknown]`. ELF files are loaded once per (device, inode)
- * and shared by every process that maps them; each process keeps its mapping list. */
+ * else `file+0xSTART` (the start of the function from .eh_frame; `file+0xVADDR` with
+ * --addresses, or where no FDE covers the address), else `[unknown]`. ELF files are
+ * loaded once per (device, inode) and shared by every process that maps them; each
+ * process keeps its mapping list. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -32,11 +34,17 @@ struct symbolizer {
 	struct sym_file *files;
 	struct sym_proc *procs;
 	struct ksyms *ksyms;
+	int addresses;         /* label unsymbolized frames by their own address */
 };
 
 struct symbolizer *symbolizer_new(void)
 {
 	return xcalloc(1, sizeof(struct symbolizer));
+}
+
+void symbolizer_set_addresses(struct symbolizer *s, int on)
+{
+	s->addresses = on;
 }
 
 static void file_free(struct sym_file *f)
@@ -211,6 +219,11 @@ void symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_retur
 		sb_add(out, r.name, strcspn(r.name, ";"));
 		return;
 	}
+	/* One label per function, so that its samples share one box: the start of the FDE
+	 * covering the address (a return address's caller: a was moved back into the call). */
+	uint64_t start;
+	if (!s->addresses && r.f->ef && elf_file_func_start(r.f->ef, r.vaddr, &start) == 0)
+		r.vaddr = start;
 	base_name(r.m->path, out);
 	sb_printf(out, "+0x%" PRIx64, r.vaddr);
 }

@@ -1,6 +1,8 @@
 /* Turns native addresses of target processes into frame labels: the function symbol,
- * else `file+0xVADDR`, else `[unknown]`. ELF files are loaded once per (device, inode)
- * and shared by every process that maps them; each process keeps its mapping list. */
+ * else `file+0xSTART` (the start of the function from .eh_frame; `file+0xVADDR` with
+ * --addresses, or where no FDE covers the address), else `[unknown]`. ELF files are
+ * loaded once per (device, inode) and shared by every process that maps them; each
+ * process keeps its mapping list. */
 #ifndef LF_SYMBOLIZE_H
 #define LF_SYMBOLIZE_H
 #include <stdint.h>
@@ -12,6 +14,9 @@ struct symbolizer;
 
 struct symbolizer *symbolizer_new(void);
 void symbolizer_free(struct symbolizer *s);
+/* on: unsymbolized frames keep their own address (`--addresses`) instead of the start of
+ * the function holding them. */
+void symbolizer_set_addresses(struct symbolizer *s, int on);
 /* Registers a target (reads its maps now, while it is alive). */
 void symbolizer_add_pid(struct symbolizer *s, pid_t pid);
 /* Appends the label of a user address; is_return: addr is a return address, so look up

@@ -1,6 +1,7 @@
 /* libFuzzer target for the CFI parser (cmd/cfi.c). Input: one flags byte (bit 0: parse as
  * .debug_frame), eight bytes of section address (little-endian), then the section bytes.
- * Besides memory errors (ASan/UBSan) it aborts when a finished table breaks its contract. */
+ * Besides memory errors (ASan/UBSan) it aborts when a finished table breaks its contract, or
+ * when the FDE reader (cfi_fde_range) returns an empty or oversized range. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,5 +45,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (cfi_parse(&t, data + 9, size - 9, vaddr, data[0] & 1) == 0 && cfi_finish(&t) == 0)
 		check_table(&t);
 	cfi_free(&t);
+	/* The FDE reader behind function starts, at offsets an .eh_frame_hdr may point to. */
+	for (uint64_t off = 0; !(data[0] & 1) && off <= size - 9 && off < 1024; off += 4) {
+		uint64_t start, end;
+		if (cfi_fde_range(data + 9, size - 9, vaddr, off, &start, &end) == 0 &&
+		    (end <= start || end - start > (1ull << 32)))
+			abort();
+	}
 	return 0;
 }

@@ -2,7 +2,7 @@
 # LuaJIT, GC64 and not, with the JIT on and off, running a workload of known shape
 # (tests/lua/jit_shape.lua): a 50/30/20 split, trace frames attributed to the right Lua
 # functions, a coroutine under coroutine.resume, an FFI call, a C -> Lua callback, garbage
-# collection shown as [GC], recursion 200 deep.
+# collection shown as [GC], recursion 200 deep; and a built-in LuaJIT writes in Lua.
 . "$(dirname "$0")/../lib.sh"
 
 S=tests/lua/jit_shape.lua
@@ -70,4 +70,20 @@ run openresty-gc64-joff "openresty GC64" "" /usr/bin/luajit -joff
 run upstream-gc64 "upstream GC64" "$UP/usr/lib/x86_64-linux-gnu" "$UP/usr/bin/luajit"
 run upstream-nogc64 "upstream non-GC64" "" "$VMS/upstream-0/src/luajit"
 run openresty-nogc64-joff "openresty non-GC64" "" "$VMS/openresty-0/src/luajit" -joff
+
+# LuaJIT implements a few built-ins in bytecode (LJLIB_LUA in lib_table.c): table.remove is a
+# Lua function whose proto has firstline -1 and chunk name "remove". It is named as the
+# built-ins written in C are, whatever the caller calls it, never `? ([builtin:remove]:-1)`.
+# The interpreter runs it (-joff); a trace would inline it.
+bg_start /usr/bin/luajit -joff -e \
+	'local tremove = table.remove local t = {} for i = 1, 1e10 do t[#t + 1] = i; tremove(t) end'
+sleep 0.5
+F=$OUT/builtin.folded
+"$LF" -p "$LAST_PID" -d 3 -F 997 -o "$F" 2>"$OUT/builtin.err"
+kill "$LAST_PID"
+s=$(share "$F" ';lua_pcall;main chunk \(\(command line\):0\);table\.remove$')
+check "bytecode built-in: ${s}% of samples end in 'main chunk ((command line):0);table.remove' (>= 10%)" \
+	[ "$s" -ge 10 ]
+check "bytecode built-in: no [builtin:...] chunk and no negative line" \
+	sh -c "! grep -Eq '\\[builtin:|:-[0-9]+\\)' '$F'"
 finish

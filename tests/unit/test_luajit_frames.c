@@ -324,6 +324,44 @@ static void test_chunk_names(void)
 	CHECK_STR(small, "app/m");
 }
 
+/* Built-ins LuaJIT writes in Lua (firstline -1, the bare name as chunk) are named as Lua
+ * knows them; any other proto is none. */
+static void builtin_is(const struct luajit_layout *l, const char *chunk, int32_t first, const char *want)
+{
+	struct lj_mem m = mem();
+	char out[LJ_IDENT_MAX];
+	mk_prog(l);
+	struct spec s = prog_spec();
+	s.chunk = chunk;
+	s.firstline = first;
+	uint64_t pt = mk_proto(l, &s);
+	if (want) {
+		CHECK_INT(lj_lua_builtin_name(l, &m, pt, out, sizeof out), 0);
+		CHECK_STR(out, want);
+	} else {
+		CHECK_INT(lj_lua_builtin_name(l, &m, pt, out, sizeof out), -1);
+	}
+}
+
+static void test_lua_builtins(void)
+{
+	for (int i = 0; i < 2; i++) {
+		const struct luajit_layout *l = layouts[i];
+		fake_init();
+		builtin_is(l, "remove", -1, "table.remove");
+		builtin_is(l, "move", -1, "table.move");
+		builtin_is(l, "foreachi", -1, "table.foreachi");
+		builtin_is(l, "deg", -1, "math.deg");
+		builtin_is(l, "len", -1, "string.len");
+		builtin_is(l, "newfn", -1, "newfn");      /* a fork's own: the name it is registered by */
+		builtin_is(l, "remove", 0, NULL);          /* a main chunk called "remove" */
+		builtin_is(l, "@remove", 12, NULL);
+	}
+	char buf[8];
+	CHECK(luajit_lua_builtin_name("remove", buf, sizeof buf) == NULL);  /* does not fit */
+	CHECK(luajit_lua_builtin_name("table_remove", buf, sizeof buf) == NULL);
+}
+
 static void test_func_info(void)
 {
 	struct lj_mem m = mem();
@@ -587,6 +625,7 @@ int main(void)
 	RUN(test_names_nogc64);
 	RUN(test_lines);
 	RUN(test_chunk_names);
+	RUN(test_lua_builtins);
 	RUN(test_func_info);
 	RUN(test_huge_sizes);
 	RUN(test_unterminated);

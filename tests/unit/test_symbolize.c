@@ -1,12 +1,18 @@
 /* Unit tests for the ELF symbolizer: builds a small shared object with known functions
- * and checks that addresses inside them resolve to their names, and that maps lines parse. */
+ * and checks that addresses inside them resolve to their names, that function starts
+ * (the FDE covering an address) agree with `readelf --debug-dump=frames`, that frames
+ * without a symbol are labelled by their function's start, and that maps lines parse. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "check.h"
 #include "elffile.h"
 #include "elfsym.h"
 #include "proc.h"
+#include "symbolize.h"
 
 static const char *so = "tests/out/unit_syms.so";
 
@@ -69,6 +75,169 @@ static void rejects_non_elf(void)
 	CHECK(elf_file_open_mem(junk, sizeof(junk)) == NULL);
 }
 
+/* A stripped object whose static functions are known to the FDEs alone. ends_in_call ends
+ * in a call that does not return, so its return address is the first byte of after. */
+static const char *fs_so = "tests/out/unit_fstart.so";
+
+static void build_fstart_so(void)
+{
+	FILE *f = fopen("tests/out/unit_fstart.c", "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("#include <stdlib.h>\n"
+	      "static __attribute__((noinline)) int work(int x)\n"
+	      "{ int s = 0; for (int i = 0; i < x; i++) s += (i * x) ^ (s >> 3); return s; }\n"
+	      "static __attribute__((noinline, noreturn)) void ends_in_call(int x)\n"
+	      "{ if (work(x) == 42) exit(1); abort(); }\n"
+	      "static __attribute__((noinline)) int after(int x) { return work(x) + 1; }\n"
+	      "void *lf_funcs[] = { (void *)work, (void *)ends_in_call, (void *)after };\n", f);
+	fclose(f);
+	CHECK(system("cc -O2 -shared -fPIC -falign-functions=1 -fno-reorder-blocks-and-partition "
+		     "-fno-toplevel-reorder -o tests/out/unit_fstart.full.so tests/out/unit_fstart.c && "
+		     "strip -o tests/out/unit_fstart.so tests/out/unit_fstart.full.so") == 0);
+}
+
+/* Address of a symbol of the unstripped copy, as nm prints it. */
+static uint64_t fs_addr(const char *sym)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "nm tests/out/unit_fstart.full.so | awk '$3==\"%s\"{print $1}'", sym);
+	FILE *p = popen(cmd, "r");
+	unsigned long a = 0;
+	if (!p || fscanf(p, "%lx", &a) != 1)
+		a = 0;
+	if (p)
+		pclose(p);
+	return a;
+}
+
+struct fde_range { uint64_t start, end; };
+
+/* Every FDE's [start, end) as `readelf --debug-dump=frames` prints it ("pc=START..END"). */
+static size_t readelf_fdes(const char *path, struct fde_range **out)
+{
+	char cmd[512], line[512];
+	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames '%s' 2>/dev/null", path);
+	FILE *p = popen(cmd, "r");
+	size_t n = 0, cap = 0;
+	*out = NULL;
+	while (p && fgets(line, sizeof(line), p)) {
+		const char *pc = strstr(line, " FDE ") ? strstr(line, "pc=") : NULL;
+		uint64_t a, b;
+		if (!pc || sscanf(pc, "pc=%" SCNx64 "..%" SCNx64, &a, &b) != 2)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			*out = realloc(*out, cap * sizeof(**out));
+		}
+		(*out)[n++] = (struct fde_range){ a, b };
+	}
+	if (p)
+		pclose(p);
+	return n;
+}
+
+static int covered(const struct fde_range *v, size_t n, uint64_t a)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a >= v[i].start && a < v[i].end)
+			return 1;
+	return 0;
+}
+
+/* The start of the function covering start, middle and last byte of every FDE is the FDE's
+ * own start; the first byte after an FDE that no other FDE covers has none. */
+static void func_starts_match_readelf_in(const char *path)
+{
+	struct fde_range *v;
+	size_t n = readelf_fdes(path, &v), bad = 0, gaps = 0;
+	int fd = open(path, O_RDONLY);
+	struct elf_file *ef = fd >= 0 ? elf_file_open_fd(fd) : NULL;
+	CHECK(n > 0 && ef != NULL);
+	for (size_t i = 0; ef && i < n; i++) {
+		const struct fde_range *f = &v[i];
+		uint64_t probes[] = { f->start, f->start + (f->end - f->start) / 2, f->end - 1 }, s;
+		for (size_t k = 0; k < 3 && f->end > f->start; k++)
+			if (elf_file_func_start(ef, probes[k], &s) || s != f->start) {
+				if (bad++ < 5)
+					printf("  %s: %#" PRIx64 " in FDE %#" PRIx64 "..%#" PRIx64 " gave %#" PRIx64 "\n",
+					       path, probes[k], f->start, f->end, s);
+			}
+		if (!covered(v, n, f->end)) {
+			gaps++;
+			if (elf_file_func_start(ef, f->end, &s) == 0 && bad++ < 5)
+				printf("  %s: %#" PRIx64 " is in no FDE but gave %#" PRIx64 "\n", path, f->end, s);
+		}
+	}
+	printf("  %s: %zu FDEs, %zu gaps after one, %zu wrong\n", path, n, gaps, bad);
+	CHECK(bad == 0);
+	CHECK(gaps > 0);
+	elf_file_close(ef);
+	free(v);
+}
+
+static void func_starts_match_readelf(void)
+{
+	build_fstart_so();
+	func_starts_match_readelf_in(fs_so);
+	func_starts_match_readelf_in("/lib/x86_64-linux-gnu/libc.so.6");
+}
+
+/* Our own process maps the stripped object: its frames get FILE+0xSTART labels, a return
+ * address is looked up one byte back (in the caller, even when it is the next function's
+ * first byte), and --addresses keeps the address itself. */
+static void labels_name_the_function_start(void)
+{
+	uint64_t work = fs_addr("work"), eic = fs_addr("ends_in_call"), after = fs_addr("after");
+	CHECK(work && eic && after);
+	struct fde_range *v;
+	size_t n = readelf_fdes(fs_so, &v);
+	uint64_t eic_end = 0;
+	int after_fde = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].start == eic)
+			eic_end = v[i].end;
+		after_fde |= v[i].start == after;
+	}
+	free(v);
+	/* the layout this case is about: the noreturn call is ends_in_call's last instruction */
+	CHECK(eic_end == after && after_fde);
+	int fd = open(fs_so, O_RDONLY);
+	struct stat st;
+	CHECK(fd >= 0 && fstat(fd, &st) == 0);
+	if (fd < 0)
+		return;
+	uint8_t *base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	CHECK(base != MAP_FAILED);
+	if (base == MAP_FAILED)
+		return;
+	struct symbolizer *s = symbolizer_new();
+	symbolizer_add_pid(s, getpid());
+	struct sbuf b;
+	char want[64];
+	sb_init(&b);
+#define LABEL_IS(addr, is_return, start) do { sb_reset(&b); \
+	symbolize_user(s, getpid(), (uint64_t)(uintptr_t)base + (addr), is_return, &b); \
+	snprintf(want, sizeof(want), "unit_fstart.so+0x%" PRIx64, (uint64_t)(start)); \
+	CHECK_STR(b.s, want); } while (0)
+	LABEL_IS(work, 0, work);
+	LABEL_IS(work + 5, 0, work);
+	LABEL_IS(work + 5, 1, work);
+	LABEL_IS(after, 1, eic);      /* the return address of ends_in_call's call to abort */
+	LABEL_IS(after, 0, after);    /* the exact pc of a leaf frame */
+	LABEL_IS(after + 1, 1, after);
+	symbolizer_set_addresses(s, 1);
+	LABEL_IS(work + 5, 0, work + 5);
+	LABEL_IS(work + 5, 1, work + 4);
+	LABEL_IS(after, 1, after - 1);
+#undef LABEL_IS
+	sb_free(&b);
+	symbolizer_free(s);
+	munmap(base, (size_t)st.st_size);
+}
+
 static void parses_maps_lines(void)
 {
 	struct mapping m;
@@ -91,6 +260,8 @@ int main(void)
 {
 	RUN(resolves_known_functions);
 	RUN(rejects_non_elf);
+	RUN(func_starts_match_readelf);
+	RUN(labels_name_the_function_start);
 	RUN(parses_maps_lines);
 	CHECK_EXIT();
 }

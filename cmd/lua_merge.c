@@ -60,12 +60,14 @@ struct act { int thread, outer, inner, nat; };
 
 /* Splits thread t's frames (outermost first) into activations: one starts at each
  * function entered from C (the outermost frame, or a frame whose caller is a C
- * function). A C function called from Lua ends its caller's activation. */
+ * function). A C function called from Lua ends its caller's activation. In LuaJIT only
+ * the frames its VM marks as entered from C start one: pcall, xpcall and the other fast
+ * functions call Lua inside the interpreter, without a native frame of their own. */
 static int activations(const struct lm_thread *th, int t, struct act *a, int max)
 {
 	int n = 0;
 	for (int j = th->n - 1; j >= 0; j--) {
-		int from_c = j == th->n - 1 || th->f[j + 1].c || (th->f[j].aux & LF_LFLAG_CENTRY);
+		int from_c = j == th->n - 1 || (!th->lj && th->f[j + 1].c) || (th->f[j].aux & LF_LFLAG_CENTRY);
 		if (from_c && n < max)
 			a[n++] = (struct act){ t, j, j, -1 };
 		else if (n)

@@ -33,4 +33,17 @@ run lua5.4 lua5.4
 run lua5.1 lua5.1
 run luajit-joff luajit -joff
 run luajit luajit
+
+# The trace compiler entered from a function called through xpcall sits above that
+# function, which sits above xpcall: nothing of the compiler's below a Lua frame.
+bg_start luajit "$ROOT/tests/lua/jit_xpcall.lua"
+sleep 0.5
+"$LF" -q -p "$LAST_PID" -d 3 -F 499 -o "$OUT/jit.folded" >"$OUT/jit.log" 2>&1
+check "jit under xpcall: exit status 0" [ $? = 0 ]
+F=$OUT/jit.folded
+jc=$(count "$F" '\[JIT compiler\]')
+jc_ok=$(count "$F" ';main chunk \([^;]*jit_xpcall\.lua:0\);xpcall;[^;]+;\[JIT compiler\](;[^;(]*)*$')
+check "jit under xpcall: samples in the trace compiler ($jc)" [ "$jc" -ge 20 ]
+check "jit under xpcall: main chunk;xpcall;<function>;[JIT compiler] in >= 99% ($jc_ok of $jc)" \
+	[ $((jc_ok * 100)) -ge $((jc * 99)) ]
 finish

@@ -54,6 +54,8 @@ static const char usage_text[] =
 	"                          .pb.gz (pprof), .speedscope.json, .callgrind or\n"
 	"                          callgrind.out.*; '-' writes folded stacks to stdout\n"
 	"                          (default: perf.svg and perf.folded)\n"
+	"      --output-mode MODE  permissions of the files written, octal (default 0600:\n"
+	"                          only their owner reads them; 0644 for everyone)\n"
 	"      --format FMT        format of the next -o (folded, svg, pprof, speedscope,\n"
 	"                          callgrind), whatever its extension\n"
 	"      --threads           add a per-thread level 'threadname-TID' below the\n"
@@ -97,7 +99,7 @@ static const char usage_text[] =
 	"See lua-flame(1).\n";
 
 enum { OPT_FORMAT = 256, OPT_THREADS, OPT_NO_KERNEL, OPT_KERNEL, OPT_STATS, OPT_MAX_STACKS, OPT_LINES,
-       OPT_PIDS, OPT_CHILDREN, OPT_BTF, OPT_ADDRESSES };
+       OPT_PIDS, OPT_CHILDREN, OPT_BTF, OPT_ADDRESSES, OPT_OUTPUT_MODE };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -115,6 +117,7 @@ static const struct option long_opts[] = {
 	{ "pids", no_argument, NULL, OPT_PIDS },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "btf", required_argument, NULL, OPT_BTF },
+	{ "output-mode", required_argument, NULL, OPT_OUTPUT_MODE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -222,6 +225,14 @@ static int parse_option(int c, char **argv, struct record_opts *o, const char **
 	case OPT_PIDS: o->pid_roots = 1; return 0;
 	case OPT_CHILDREN: o->children = 1; return 0;
 	case OPT_BTF: o->btf = optarg; return 0;
+	case OPT_OUTPUT_MODE: {
+		char *end;
+		unsigned long m = strtoul(optarg, &end, 8);
+		if (!*optarg || *end || m > 0777)
+			return usage_error("invalid --output-mode '%s': expected octal permissions such as 0644", optarg);
+		o->out_mode = (unsigned)m;
+		return 0;
+	}
 	case OPT_MAX_STACKS:
 		if (parse_number(optarg, 64, 1 << 22, &v))
 			return usage_error("invalid --max-stacks '%s': expected 64 to 4194304", optarg);
@@ -295,7 +306,7 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "render"))
 		return render_main(argc - 2, argv + 2); /* it takes the arguments after "render" */
-	static struct record_opts o = { .hz = 99, .kernel = 1 };
+	static struct record_opts o = { .hz = 99, .kernel = 1, .out_mode = 0600 };
 	o.btf = getenv("LUA_FLAME_BTF"); /* --btf overrides it */
 	int dump = argc > 1 && !strcmp(argv[1], "dump");
 	if (dump || (argc > 1 && !strcmp(argv[1], "record"))) {

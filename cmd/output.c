@@ -1,6 +1,6 @@
 /* Writing the profile in each output format; the format follows the file extension.
- * Every file is written to a temporary name in the same directory and renamed, so a
- * reader never sees half a file. */
+ * Every file is written to an unpredictable temporary name in the same directory and
+ * renamed (render/outfile.c), so a reader never sees half a file and no link is followed. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 #include "out_formats.h"
 #include "flame.h"
 #include "output.h"
+#include "outfile.h"
 #include "util.h"
 
 static int ends_with(const char *s, const char *suffix)
@@ -61,25 +62,13 @@ const char *output_format_name(enum out_format f)
 	}
 }
 
-static void tmp_name(const char *path, char *buf, size_t size)
-{
-	snprintf(buf, size, "%s.tmp.%d", path, (int)getpid());
-}
-
 int output_check_writable(const char *path)
 {
-	if (!strcmp(path, "-"))
+	char err[4300];
+	if (!strcmp(path, "-") || !outfile_check(path, err, sizeof(err)))
 		return 0;
-	char tmp[4200];
-	tmp_name(path, tmp, sizeof(tmp));
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		warnx_lf("cannot write %s: %s; choose a writable place with -o DIR/FILE", path, strerror(errno));
-		return -1;
-	}
-	close(fd);
-	unlink(tmp);
-	return 0;
+	warnx_lf("%s", err);
+	return -1;
 }
 
 int write_folded(FILE *f, const struct profile *p)
@@ -123,26 +112,28 @@ static int write_format(FILE *f, enum out_format fmt, const struct profile *p)
 	}
 }
 
-int output_write(const struct output *o, const struct profile *p)
+int output_write(const struct output *o, const struct profile *p, unsigned mode)
 {
-	if (!strcmp(o->path, "-"))
-		return write_format(stdout, o->fmt, p) || fflush(stdout) ? -1 : 0;
-	char tmp[4200];
-	tmp_name(o->path, tmp, sizeof(tmp));
-	FILE *f = fopen(tmp, "we");
-	if (!f) {
-		warnx_lf("cannot write %s: %s", o->path, strerror(errno));
+	if (!strcmp(o->path, "-")) {
+		if (write_format(stdout, o->fmt, p) || fflush(stdout)) {
+			warnx_lf("writing the profile to standard output failed: %s", strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	struct outfile f;
+	char err[4300];
+	if (outfile_open(&f, o->path, (mode_t)mode, err, sizeof(err))) {
+		warnx_lf("%s", err);
 		return -1;
 	}
-	int err = write_format(f, o->fmt, p);
-	if (fclose(f) || err) {
+	if (write_format(f.f, o->fmt, p)) {
 		warnx_lf("writing %s failed: %s (disk full?)", o->path, strerror(errno));
-		unlink(tmp);
+		outfile_abort(&f);
 		return -1;
 	}
-	if (rename(tmp, o->path)) {
-		warnx_lf("cannot rename %s to %s: %s", tmp, o->path, strerror(errno));
-		unlink(tmp);
+	if (outfile_commit(&f, err, sizeof(err))) {
+		warnx_lf("%s", err);
 		return -1;
 	}
 	return 0;

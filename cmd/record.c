@@ -361,7 +361,7 @@ int record_run(struct record_opts *o)
 	if (!rc) {
 		int ok[MAX_OUTPUTS];
 		for (int i = 0; i < o->nouts; i++)
-			failed |= !(ok[i] = output_write(&o->outs[i], &prof) == 0);
+			failed |= !(ok[i] = output_write(&o->outs[i], &prof, o->out_mode) == 0);
 		memcpy(res.st, s.st, sizeof(s.st));
 		describe_lua(&s, &res);
 		status_summary(o, &prof, &res, ok);

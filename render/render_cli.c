@@ -5,8 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "flame.h"
+#include "outfile.h"
 
 #define WHO "lua-flame render"
 
@@ -189,34 +191,30 @@ static int read_input(struct flame *f, const char *path)
 }
 
 /* Writes to a temporary file beside OUT and renames it, so a failure leaves no half SVG. */
+/* Files get the permissions the umask allows, as any file a user's tool creates; the
+ * creation itself is safe in shared directories (outfile.c). */
 static int write_output(const struct flame *f, const struct flame_opts *o, const char *out)
 {
 	if (!strcmp(out, "-"))
-		return flame_write_svg(f, o, stdout) < 0 ? 1 : 0;
-	size_t n = strlen(out) + 32;
-	char *tmp = malloc(n);
-	if (!tmp)
+		return flame_write_svg(f, o, stdout) < 0 || fflush(stdout) ? 1 : 0;
+	mode_t mask = umask(0);
+	umask(mask);
+	struct outfile of;
+	char err[4300];
+	if (outfile_open(&of, out, 0666 & ~mask, err, sizeof(err))) {
+		fprintf(stderr, WHO ": %s; choose another place with -o\n", err);
 		return 1;
-	snprintf(tmp, n, "%s.tmp.%ld", out, (long)getpid());
-	FILE *fp = fopen(tmp, "wb");
-	int rc = 1;
-	if (!fp) {
-		fprintf(stderr, WHO ": cannot create %s: %s; choose another place with -o\n", out,
-			strerror(errno));
-	} else {
-		int w = flame_write_svg(f, o, fp);
-		int c = fclose(fp);
-		if (w < 0 || c != 0)
-			fprintf(stderr, WHO ": writing %s failed: %s\n", out, strerror(errno));
-		else if (rename(tmp, out) != 0)
-			fprintf(stderr, WHO ": cannot create %s: %s\n", out, strerror(errno));
-		else
-			rc = 0;
-		if (rc)
-			unlink(tmp);
 	}
-	free(tmp);
-	return rc;
+	if (flame_write_svg(f, o, of.f) < 0) {
+		fprintf(stderr, WHO ": writing %s failed: %s\n", out, strerror(errno));
+		outfile_abort(&of);
+		return 1;
+	}
+	if (outfile_commit(&of, err, sizeof(err))) {
+		fprintf(stderr, WHO ": %s\n", err);
+		return 1;
+	}
+	return 0;
 }
 
 int render_main(int argc, char **argv)

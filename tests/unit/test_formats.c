@@ -856,7 +856,7 @@ static int convert(int argc, char **argv)
 	if (read_folded(argv[2], &p))
 		return 1;
 	struct output o = { argv[3], output_format_for(argv[3], NULL) };
-	int rc = o.fmt == OUT_UNKNOWN || output_write(&o, &p);
+	int rc = o.fmt == OUT_UNKNOWN || output_write(&o, &p, 0644);
 	profile_free(&p);
 	return rc;
 }

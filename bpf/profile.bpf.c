@@ -176,7 +176,13 @@ static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, in
 	if (has_bpf_loop) {
 		lua_append(s, u);
 		lj_append(s, u);
+	} else if (bpf_map_lookup_elem(&lua_cfgs, &s->pid) || bpf_map_lookup_elem(&lj_cfgs, &s->pid)) {
+		stat_inc(LF_STAT_LUA_NO_LOOP);
 	}
+	if (u->lua_elided)
+		stat_inc(LF_STAT_LUA_ELIDED);
+	if (u->lua_depth)
+		stat_inc(LF_STAT_LUA_DEPTH);
 	s->nuser = u->n < LF_MAX_USTACK ? u->n : LF_MAX_USTACK;
 	count_stack(s);
 }
@@ -262,7 +268,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
 	if (!u)
 		return 0;
-	__builtin_memset(u, 0, sizeof(*u));
+	__builtin_memset(u, 0, __builtin_offsetof(struct lf_ustate, ring));
 	u->exact = 1;
 	s->nuser = 0;
 	if (user_regs(ctx, u)) {

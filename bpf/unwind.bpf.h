@@ -36,6 +36,13 @@ struct lf_ustate {
 	__u32 nlpos, nthreads;
 	struct lf_lpos lpos[LF_MAX_LPOS];
 	__u64 threads[LF_MAX_LTHREADS];
+	__u32 lua_elided, lua_depth; /* lua_States whose walk left frames out / lost the root */
+	/* Ring of the Lua walk: entries stored, next entry to emit. In the map value, not in
+	 * the walker's stack frame, so that the verifier does not follow them as constants. */
+	__u32 ring_n, ring_at;
+	/* Kept last and not cleared per sample: the outermost Lua frames of a deep walk, as a
+	 * ring, until the walk reaches the root (PUC: CallInfo addresses; LuaJIT: word pairs). */
+	__u64 ring[2 * LF_LUA_OUTER];
 };
 
 struct {

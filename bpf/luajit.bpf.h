@@ -19,11 +19,11 @@ struct lj_walk {
 static __always_inline int lj_read_link(const struct lj_walk *w, __u64 *func, __s64 *ftsz)
 {
 	if (w->c->gc64) {
-		__u64 f = 0, t = 0;
-		if (read_u64(w->base - 16, &f) || read_u64(w->base - 8, &t))
+		__u64 v[2]; /* one read: deep stacks follow thousands of links */
+		if (bpf_probe_read_user(v, sizeof(v), (const void *)(w->base - 16)))
 			return -1;
-		*func = f & ((1ULL << 47) - 1);
-		*ftsz = (__s64)t;
+		*func = v[0] & ((1ULL << 47) - 1);
+		*ftsz = (__s64)v[1];
 		return 0;
 	}
 	__u32 v[2];

@@ -47,7 +47,9 @@ struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
 	s->skel->rodata->per_thread = cfg->per_thread;
 	s->skel->rodata->want_kernel = cfg->kernel;
 	s->skel->rodata->want_lines = cfg->lines;
-	s->skel->rodata->has_bpf_loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) > 0;
+	/* LUA_FLAME_NO_BPF_LOOP runs the path of kernels before 5.17 on a newer one. */
+	s->skel->rodata->has_bpf_loop = !getenv("LUA_FLAME_NO_BPF_LOOP") &&
+					libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_loop, NULL) > 0;
 	uint64_t dev, ino;
 	if (proc_self_in_child_pidns() == 1 && proc_ns_self_pidns(&dev, &ino) == 0) {
 		s->skel->rodata->pidns_dev = dev;

@@ -11,6 +11,8 @@ struct lj_walk {
 	const struct lf_lj_cfg *c;
 	__u64 base, stack, pc;
 	__u32 frames;         /* frames found */
+	__u64 ins_pc;         /* the last return pc whose call instruction was read, and it */
+	__u32 ins;
 	__u32 inner, outer;   /* frames kept at the leaf end and at the root end */
 	__u32 nflush;         /* ring entries left to emit (u->ring_n, u->ring_at: the ring) */
 	__u8 flushing;
@@ -104,10 +106,13 @@ static long lj_step_cb(__u32 idx, void *data)
 	lj_put_frame(w, func, (w->pc & ((1ULL << 48) - 1)) | centry);
 	if ((typep & 3) == c->frame_lua) {
 		__u64 pc = c->gc64 ? (__u64)ftsz : (__u32)ftsz;
-		__u32 ins = 0;
-		if (bpf_probe_read_user(&ins, 4, (const void *)(pc - 4)))
-			return lj_walk_end(w);
-		w->base -= 8 * (1 + c->fr2 + ((ins >> 8) & 0xff));
+		/* A recursion returns to the same call over and over: read it once. */
+		if (pc != w->ins_pc) {
+			if (bpf_probe_read_user(&w->ins, 4, (const void *)(pc - 4)))
+				return lj_walk_end(w);
+			w->ins_pc = pc;
+		}
+		w->base -= 8 * (1 + c->fr2 + ((w->ins >> 8) & 0xff));
 		w->pc = pc;
 	} else {
 		w->base -= delta;

@@ -21,6 +21,9 @@
 #define LF_MAX_LUA       (LF_LUA_OUTER + LF_LUA_INNER)
 #define LF_LUA_WALK      4096 /* frames walked per lua_State to reach the outermost ones */
 #define LF_LUA_SHARE     32   /* frames set aside for each further lua_State of a sample */
+/* Without bpf_loop (kernels before 5.17) the walk is a loop the verifier unrolls: it keeps
+ * at most this many frames and walks no further. */
+#define LF_LUA_NOLOOP    24
 
 /* Word tags (see profile.h) of the Lua part of a stack record, which follows the native
  * frames: per lua_State an LTHREAD word, then its frames innermost first, two words each;

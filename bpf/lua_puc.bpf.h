@@ -13,6 +13,7 @@ struct lua_walk {
 	__u32 emitted, steps; /* a frame was emitted; CallInfos walked (the loop index, which
 			       * the verifier does not follow as a constant) */
 	__u32 inner, outer;  /* frames kept at the leaf end and at the root end */
+	__u32 limit;         /* CallInfos walked at most */
 	__u32 nflush;        /* ring entries left to emit (u->ring_n, u->ring_at: the ring) */
 	__u8 flushing;
 };
@@ -62,6 +63,17 @@ static __always_inline void lua_keep(const struct lf_ustate *u, __u32 threads_le
 	if (!*inner && keep)
 		*inner = 1;
 	*outer = keep - *inner;
+}
+
+/* Without bpf_loop, the walk's loop is unrolled by the verifier: it keeps the innermost
+ * frames it can, LF_LUA_NOLOOP at most, and goes no further. */
+static __always_inline void lua_keep_short(struct lf_ustate *u, __u32 *inner, __u32 *outer, __u32 *limit)
+{
+	__u32 keep = *inner + *outer;
+	*inner = keep < LF_LUA_NOLOOP ? keep : LF_LUA_NOLOOP;
+	*outer = 0;
+	*limit = *inner;
+	u->lua_short++;
 }
 
 /* Fields of the CallInfo copy; offsets come from the layout and are masked into the buffer. */
@@ -192,7 +204,7 @@ static long lua_step_cb(__u32 idx, void *data)
 	w->steps = idx;
 	if (!w->ci || w->ci == w->stop)
 		return lua_walk_end(w);
-	if (w->steps >= LF_LUA_WALK) {
+	if (w->steps >= w->limit) {
 		put_lua_marker(w->s, w->u, LF_TAG_LFUNC, 0);
 		return 1;
 	}
@@ -236,7 +248,16 @@ static __always_inline void lua_walk_thread(struct lf_stack *s, struct lf_ustate
 	lua_keep(u, threads_left, 1, &w.inner, &w.outer);
 	u->ring_n = 0;
 	put_word(s, u, tagged(LF_TAG_LTHREAD, L));
-	bpf_loop(LF_LUA_WALK + LF_LUA_OUTER + 2, lua_step_cb, &w, 0);
+	if (has_bpf_loop) {
+		w.limit = LF_LUA_WALK;
+		bpf_loop(LF_LUA_WALK + LF_LUA_OUTER + 2, lua_step_cb, &w, 0);
+		return;
+	}
+	/* Without bpf_loop: the innermost frames only, then the depth marker. */
+	lua_keep_short(u, &w.inner, &w.outer, &w.limit);
+	for (__u32 i = 0; i < LF_LUA_NOLOOP + 2; i++)
+		if (lua_step_cb(i, &w))
+			break;
 }
 
 /* After the native walk: the Lua frames of every lua_State seen, then where each ran. */

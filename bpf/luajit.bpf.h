@@ -14,6 +14,7 @@ struct lj_walk {
 	__u64 ins_pc;         /* the last return pc whose call instruction was read, and it */
 	__u32 ins;
 	__u32 inner, outer;   /* frames kept at the leaf end and at the root end */
+	__u32 limit;          /* links followed at most */
 	__u32 nflush;         /* ring entries left to emit (u->ring_n, u->ring_at: the ring) */
 	__u8 flushing;
 };
@@ -92,7 +93,7 @@ static long lj_step_cb(__u32 idx, void *data)
 	if (w->base <= w->stack + 8 * (1 + c->fr2) || (w->frames < w->inner && w->u->n >= LF_MAX_USTACK - 2) ||
 	    lj_read_link(w, &func, &ftsz) || !ftsz)
 		return lj_walk_end(w);
-	if (idx >= LF_LUA_WALK) {   /* the loop index: not followed as a constant by the verifier */
+	if (idx >= w->limit) {   /* the loop index: not followed as a constant by the verifier */
 		put_lua_marker(w->s, w->u, LF_TAG_LJFUNC, 0);
 		return 1;
 	}
@@ -133,7 +134,15 @@ static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate 
 	u->ring_n = 0;
 	put_word(s, u, tagged(LF_TAG_LTHREAD, L));
 	put_word(s, u, tagged(LF_TAG_LJSTATE, (__u32)vmstate));
-	bpf_loop(LF_LUA_WALK + LF_LUA_OUTER + 2, lj_step_cb, &w, 0);
+	if (has_bpf_loop) {
+		w.limit = LF_LUA_WALK;
+		bpf_loop(LF_LUA_WALK + LF_LUA_OUTER + 2, lj_step_cb, &w, 0);
+		return;
+	}
+	lua_keep_short(u, &w.inner, &w.outer, &w.limit);
+	for (__u32 i = 0; i < LF_LUA_NOLOOP + 2; i++)
+		if (lj_step_cb(i, &w))
+			break;
 }
 
 /* After the native walk: the frames of the running lua_State, then of the threads that

@@ -9,6 +9,7 @@
 #include "profile.h"
 /* The innermost Lua frame's pc only serves --lines; without it, one stack per call path. */
 const volatile bool want_lines = false;
+const volatile bool has_bpf_loop = false; /* kernel 5.17+: unwind in one call */
 
 #include "unwind.bpf.h"
 #include "lua_puc.bpf.h"
@@ -19,7 +20,6 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile bool per_thread = false;
 const volatile bool want_kernel = true;
 const volatile __u64 pidns_dev = 0, pidns_ino = 0; /* set when lua-flame is in a child PID namespace */
-const volatile bool has_bpf_loop = false; /* kernel 5.17+: unwind in one call */
 
 __u32 cur_gen = 0; /* written by user space to switch generations */
 
@@ -173,12 +173,10 @@ static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, in
 		s->flags |= LF_FLAG_COMPLETE;
 		stat_inc(LF_STAT_COMPLETE);
 	}
-	if (has_bpf_loop) {
-		lua_append(s, u);
-		lj_append(s, u);
-	} else if (bpf_map_lookup_elem(&lua_cfgs, &s->pid) || bpf_map_lookup_elem(&lj_cfgs, &s->pid)) {
+	lua_append(s, u);
+	lj_append(s, u);
+	if (u->lua_short)
 		stat_inc(LF_STAT_LUA_NO_LOOP);
-	}
 	if (u->lua_elided)
 		stat_inc(LF_STAT_LUA_ELIDED);
 	if (u->lua_depth)

@@ -37,6 +37,7 @@ struct lf_ustate {
 	struct lf_lpos lpos[LF_MAX_LPOS];
 	__u64 threads[LF_MAX_LTHREADS];
 	__u32 lua_elided, lua_depth; /* lua_States whose walk left frames out / lost the root */
+	__u32 lua_short;             /* lua_States walked without bpf_loop */
 	/* Ring of the Lua walk: entries stored, next entry to emit. In the map value, not in
 	 * the walker's stack frame, so that the verifier does not follow them as constants. */
 	__u32 ring_n, ring_at;

@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "lua.h"
 #include "stacks.h"
 #include "status.h"
 #include "util.h"
@@ -105,6 +106,9 @@ static void print_outputs(const struct record_opts *o, const int *ok)
 	}
 }
 
+#define LF_STR_(x) #x
+#define LF_STR(x) LF_STR_(x)
+
 static void print_stats(const uint64_t *st)
 {
 	struct sbuf b;
@@ -115,7 +119,7 @@ static void print_stats(const uint64_t *st)
 	static const struct { int stat; const char *what; } lua[] = {
 		{ LF_STAT_LUA_ELIDED, "Lua frames elided" },
 		{ LF_STAT_LUA_DEPTH, "Lua depth limit" },
-		{ LF_STAT_LUA_NO_LOOP, "Lua not walked (kernel without bpf_loop)" },
+		{ LF_STAT_LUA_NO_LOOP, "Lua stacks cut at " LF_STR(LF_LUA_NOLOOP) " frames (kernel without bpf_loop)" },
 	};
 	for (size_t i = 0; i < sizeof(lua) / sizeof(lua[0]); i++)
 		if (st[lua[i].stat])

@@ -56,19 +56,33 @@ run() {
 	check "$name: --stats counts the elided samples" grep -q "Lua frames elided [1-9]" "$OUT/$name.err"
 }
 
-# Kernels without bpf_loop (before 5.17), as LUA_FLAME_NO_BPF_LOOP makes this one behave:
-# native stacks only, complete, and --stats says the Lua stacks were not walked.
-cd "$ROOT" && bg_start lua5.4 "$S" 3000
-sleep 0.4
-F=$OUT/no-loop.folded
-LUA_FLAME_NO_BPF_LOOP=1 "$LF" -p "$LAST_PID" -d 2 -F 499 --stats -o "$F" 2>"$OUT/no-loop.err"
-kill "$LAST_PID"
-ns=$(sed -n 's/.*stats: samples \([0-9]*\),.*/\1/p' "$OUT/no-loop.err")
-nw=$(sed -n 's/.*Lua not walked (kernel without bpf_loop) \([0-9]*\).*/\1/p' "$OUT/no-loop.err")
-check "no bpf_loop: each of the ${ns:-0} samples counted as Lua not walked (${nw:-none})" \
-	sh -c "[ -n '$ns' ] && [ '$ns' -gt 100 ] && [ '$ns' = '$nw' ]"
-check "no bpf_loop: no Lua frames" [ "$(count "$F" "\\($S:|\\[lua:")" = 0 ]
-check "no bpf_loop: stacks reach _start ($(share "$F" '^lua5.4;_start;')%, >= 95%)" [ "$(share "$F" '^lua5.4;_start;')" -ge 95 ]
+# Kernels without bpf_loop (before 5.17), as LUA_FLAME_NO_BPF_LOOP makes this one behave: the
+# Lua walk keeps the innermost LF_LUA_NOLOOP frames and goes no further; --stats says so.
+NOLOOP=$(sed -n 's/^#define LF_LUA_NOLOOP *\([0-9]*\).*/\1/p' "$ROOT/bpf/lua.h")
+# no_loop NAME DEPTH: profiles lua5.4 deep.lua DEPTH that way.
+no_loop() {
+	cd "$ROOT" && bg_start lua5.4 "$S" "$2"
+	sleep 0.4
+	F=$OUT/$1.folded
+	LUA_FLAME_NO_BPF_LOOP=1 "$LF" -p "$LAST_PID" -d 3 -F 499 --stats -o "$F" 2>"$OUT/$1.err"
+	kill "$LAST_PID"
+	ns=$(sed -n 's/.*stats: samples \([0-9]*\),.*/\1/p' "$OUT/$1.err")
+	nw=$(sed -n "s/.*Lua stacks cut at $NOLOOP frames (kernel without bpf_loop) \\([0-9]*\\).*/\\1/p" "$OUT/$1.err")
+	check "$1: each of the ${ns:-0} samples counted as walked without bpf_loop (${nw:-none})" \
+		sh -c "[ -n '$ns' ] && [ '$ns' -gt 100 ] && [ '$ns' = '$nw' ]"
+}
+# 11 frames of rec: all the 14 Lua frames fit.
+no_loop no-loop-10 10
+pre=$(root_prefix "$F")
+rooted=$(starts "$F" "${pre}main chunk ($S:0)")
+check "no-loop-10: main chunk under $pre in $rooted% of samples (>= 97%)" [ "$rooted" -ge 97 ]
+expect_stack "no-loop-10: every frame of the recursion" "$F" ";lua_pcallk;$(L 'main chunk' 0);($(L rec 12);){11}$(L work 6)\$"
+# 3001 frames of rec: the innermost frames under the innermost lua_pcallk, and the marker.
+no_loop no-loop-3000 3000
+n=$(count "$F" ";lua_pcallk;\\[lua: depth limit\\];$(L '\?' 12);($(L rec 12);){$((NOLOOP - 2))}$(L work 6)\$")
+r=$(count "$F" "$(L rec 12)")
+check "no-loop-3000: $n of $r recursion samples keep the innermost $NOLOOP frames after [lua: depth limit] (>= 90%)" \
+	sh -c "[ $r -gt 0 ] && [ $((100 * n)) -ge $((90 * r)) ]"
 
 for D in 300 3000; do
 	run "lua5.4-$D" "$D" lua5.4

@@ -23,7 +23,7 @@
 #define LF_LUA_SHARE     32   /* frames set aside for each further lua_State of a sample */
 /* Without bpf_loop (kernels before 5.17) the walk is a loop the verifier unrolls: it keeps
  * at most this many frames and walks no further. */
-#define LF_LUA_NOLOOP    24
+#define LF_LUA_NOLOOP    16
 
 /* Word tags (see profile.h) of the Lua part of a stack record, which follows the native
  * frames: per lua_State an LTHREAD word, then its frames innermost first, two words each;

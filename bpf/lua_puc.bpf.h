@@ -166,7 +166,7 @@ static __always_inline void lua_jump_array(struct lua_walk *w)
 }
 
 /* The walk reached the base CallInfo: the ring holds the outermost frames, oldest entry
- * (innermost of them) at nring % outer once it has wrapped. */
+ * (innermost of them) at ring_n % outer once it has wrapped. */
 static __always_inline long lua_walk_end(struct lua_walk *w)
 {
 	__u32 n = w->u->ring_n, first = 0;

@@ -171,7 +171,8 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 	}
 	if (!base)
 		read_u64(L + c->L_base, &base); /* a plain pointer in every variant */
-	lj_walk_thread(s, u, c, L, base, pc, vmstate, 1 + u->nthreads);
+	/* cur_L is nearly always among the threads seen: the others share the room with it. */
+	lj_walk_thread(s, u, c, L, base, pc, vmstate, u->nthreads ? u->nthreads : 1);
 	/* Threads seen in the VM's C frames further out resumed this one: they wait in C. */
 	for (__u32 t = 0; t < LF_MAX_LTHREADS; t++) {
 		if (t >= u->nthreads)

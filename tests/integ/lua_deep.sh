@@ -21,10 +21,11 @@ starts() {
 		END { if (t == 0) print 0; else printf "%d\n", (100 * m / t) + 0.5 }' "$1"
 }
 
-# run NAME DEPTH CMD...: profiles deep.lua DEPTH run by CMD. The Lua frames at the bottom of the recursion, outermost first: the interpreter's C
-# function running the script (pmain; LuaJIT too, through lua_cpcall), the main chunk,
-# rec D+1 times, work. The outer end keeps pmain, the main chunk and OUTER-2 rec; the inner
-# end keeps work and INNER-1 rec, the outermost of which has no caller left to name it.
+# run NAME DEPTH CMD...: profiles deep.lua DEPTH run by CMD. At the bottom of the recursion
+# the Lua frames are, outermost first: the interpreter's C function running the script (pmain;
+# LuaJIT's too, through lua_cpcall), the main chunk, rec DEPTH+1 times, work: DEPTH+4 frames.
+# The outer end keeps pmain, the main chunk and OUTER-2 rec; the inner end keeps work and
+# INNER-1 rec, the outermost of which has no caller left to name it.
 run() {
 	name=$1 depth=$2; shift 2
 	cd "$ROOT" && bg_start "$@" "$S" "$depth"

@@ -11,7 +11,19 @@
 #define LF_MAX_GS        8   /* global states (VMs) per process */
 #define LF_MAX_LTHREADS  4   /* lua_States (coroutines) walked per sample */
 #define LF_MAX_LPOS      16  /* native frames where a running lua_State was seen */
-#define LF_MAX_LUA       128 /* Lua frames per lua_State */
+/* Lua frames kept per lua_State: the outermost LF_LUA_OUTER and the innermost LF_LUA_INNER,
+ * with one marker for those between. The root side gets the larger share: flame graphs
+ * aggregate from it. With the native frames (at most LF_MAX_NATIVE + 1 words) and the
+ * positions (LF_MAX_LPOS), one thread's share still fits LF_MAX_USTACK words whenever the
+ * native stack is under about 100 frames; beyond that, both ends shrink in proportion. */
+#define LF_LUA_OUTER     128
+#define LF_LUA_INNER     64
+#define LF_MAX_LUA       (LF_LUA_OUTER + LF_LUA_INNER)
+#define LF_LUA_WALK      4096 /* frames walked per lua_State to reach the outermost ones */
+#define LF_LUA_SHARE     32   /* frames set aside for each further lua_State of a sample */
+/* Without bpf_loop (kernels before 5.17) the walk is a loop the verifier unrolls: it keeps
+ * at most this many frames and walks no further. */
+#define LF_LUA_NOLOOP    16
 
 /* Word tags (see profile.h) of the Lua part of a stack record, which follows the native
  * frames: per lua_State an LTHREAD word, then its frames innermost first, two words each;
@@ -23,7 +35,9 @@
 
 #define LF_LFLAG_FRESH (1ULL << 63) /* the call started a new VM activation */
 #define LF_LFLAG_TAIL  (1ULL << 62) /* reached by a tail call */
-/* An LFUNC word with Proto 0 marks where a walk stopped at LF_MAX_LUA frames. */
+/* An LFUNC (LuaJIT: LJFUNC) word with address 0 is a marker. Its next word is the number of
+ * frames left out there, between the innermost and the outermost ones kept; 0 means the walk
+ * stopped at LF_LUA_WALK frames and the outer part is lost. */
 
 /* Layout flags (subset of cmd/lua_layouts.h's). */
 #define LF_LUA_CI_ARRAY  0x1 /* 5.1: CallInfo array, caller is ci - 1 */

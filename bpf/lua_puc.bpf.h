@@ -10,7 +10,15 @@ struct lua_walk {
 	struct lf_ustate *u;
 	const struct lf_lua_cfg *c;
 	__u64 L, ci, stop, next;
+	__u32 steps;         /* CallInfos walked (the loop index, which the verifier does not
+			      * follow as a constant) */
+	__u32 inner, outer;  /* frames kept at the leaf end and at the root end */
+	__u32 limit;         /* CallInfos walked at most */
+	__u32 nflush;        /* ring entries left to emit (u->ring_n, u->ring_at: the ring) */
 };
+
+_Static_assert((LF_LUA_OUTER & (LF_LUA_OUTER - 1)) == 0, "the ring index is masked");
+#define LF_RING_MASK (2 * LF_LUA_OUTER - 1)
 
 static __always_inline void put_word(struct lf_stack *s, struct lf_ustate *u, __u64 w)
 {
@@ -22,6 +30,49 @@ static __always_inline void put_word(struct lf_stack *s, struct lf_ustate *u, __
 static __always_inline __u64 tagged(__u64 tag, __u64 v)
 {
 	return (tag << LF_TAG_SHIFT) | (v & ((1ULL << LF_TAG_SHIFT) - 1));
+}
+
+/* Where frames are left out: a function word with address 0, then how many (0: the walk
+ * stopped at LF_LUA_WALK and the root side is lost). */
+static __always_inline void put_lua_marker(struct lf_stack *s, struct lf_ustate *u, __u64 tag, __u64 left_out)
+{
+	put_word(s, u, tagged(tag, 0));
+	put_word(s, u, left_out);
+	if (left_out)
+		u->lua_elided++;
+	else
+		u->lua_depth++;
+}
+
+/* Frames to keep for the first of threads_left lua_States still to walk (hdr words each
+ * besides frames and a marker): LF_MAX_LUA, or what the record's room allows once the
+ * positions and LF_LUA_SHARE frames for each further lua_State are set aside (most of
+ * those hold a few frames, or none). Split between the ends as LF_LUA_INNER:OUTER. */
+static __always_inline void lua_keep(const struct lf_ustate *u, __u32 threads_left, __u32 hdr,
+				     __u32 *inner, __u32 *outer)
+{
+	if (!threads_left)
+		threads_left = 1;
+	__s32 room = LF_MAX_USTACK - (__s32)u->n - (__s32)u->nlpos - (__s32)((hdr + 2) * threads_left) -
+		     (__s32)(2 * LF_LUA_SHARE * (threads_left - 1));
+	__u32 keep = room > 0 ? (__u32)room / 2 : 0;
+	if (keep > LF_MAX_LUA)
+		keep = LF_MAX_LUA;
+	*inner = keep * LF_LUA_INNER / LF_MAX_LUA;
+	if (!*inner && keep)
+		*inner = 1;
+	*outer = keep - *inner;
+}
+
+/* Without bpf_loop, the walk's loop is unrolled by the verifier: it keeps the innermost
+ * frames it can, LF_LUA_NOLOOP at most, and goes no further. */
+static __always_inline void lua_keep_short(struct lf_ustate *u, __u32 *inner, __u32 *outer, __u32 *limit)
+{
+	__u32 keep = *inner + *outer;
+	*inner = keep < LF_LUA_NOLOOP ? keep : LF_LUA_NOLOOP;
+	*outer = 0;
+	*limit = *inner;
+	u->lua_short++;
 }
 
 /* Fields of the CallInfo copy; offsets come from the layout and are masked into the buffer. */
@@ -90,41 +141,102 @@ static __always_inline void lua_emit_ci(struct lua_walk *w)
 	__u64 proto = 0;
 	if (read_u64(val + c->lcl_p, &proto))
 		return;
-	if (u->lsteps == 0 && !want_lines)
+	if (w->steps == 0 && !want_lines)
 		pc = 0;  /* the running function: its pc names nothing, only --lines uses it */
-	else if ((c->flags & LF_LUA_L_SAVEDPC) && u->lframes == 0)
+	else if ((c->flags & LF_LUA_L_SAVEDPC) && !w->u->walk_emitted)
 		read_u64(w->L + c->l_savedpc, &pc);
 	else
 		pc = ci_u64(u, c->ci_savedpc);
 	put_word(w->s, u, tagged(LF_TAG_LFUNC, proto));
 	put_word(w->s, u, (pc & ((1ULL << 48) - 1)) | flags);
-	u->lframes++;
+	w->u->walk_emitted = 1;
 }
 
+/* 5.1's CallInfos are an array: past the innermost frames, jump to the outermost ones. */
+static __always_inline void lua_jump_array(struct lua_walk *w)
+{
+	__u32 size = w->c->ci_sizeof;
+	__u64 left = size && w->ci > w->stop ? (w->ci - w->stop) / size : 0;
+	if (left > w->outer) {
+		put_lua_marker(w->s, w->u, LF_TAG_LFUNC, left - w->outer);
+		w->ci = w->stop + (__u64)w->outer * size;
+	}
+	w->inner = LF_LUA_WALK; /* what is left is emitted */
+}
+
+/* The walk reached the base CallInfo: the ring holds the outermost frames, oldest entry
+ * (innermost of them) at ring_n % outer once it has wrapped. */
+static __always_inline long lua_walk_end(struct lua_walk *w)
+{
+	__u32 n = w->u->ring_n, first = 0;
+	if (n > w->outer) {
+		put_lua_marker(w->s, w->u, LF_TAG_LFUNC, n - w->outer);
+		first = w->outer ? n % w->outer : 0;
+		n = w->outer;
+	}
+	w->u->ring_at = first;
+	w->nflush = n;
+	w->u->walk_flushing = 1;
+	return n == 0;
+}
+
+static long lua_flush_one(struct lua_walk *w)
+{
+	if (!w->nflush || w->u->n >= LF_MAX_USTACK - 2)
+		return 1;
+	struct lf_ustate *u = w->u;
+	w->ci = u->ring[u->ring_at & LF_RING_MASK];
+	u->ring_at = u->ring_at + 1 >= w->outer ? 0 : u->ring_at + 1;
+	w->nflush--;
+	lua_emit_ci(w);
+	return 0;
+}
+
+/* One CallInfo: emitted while in the innermost part, else remembered in the ring with only
+ * its link read. Then the flush of the ring, once the walk is over. */
 static long lua_step_cb(__u32 idx, void *data)
 {
 	struct lua_walk *w = data;
-	(void)idx;
-	if (!w->ci || w->ci == w->stop || w->u->n >= LF_MAX_USTACK - 2)
-		return 1;
-	lua_emit_ci(w);
-	w->u->lsteps++;
 	const struct lf_lua_cfg *c = w->c;
+	if (w->u->walk_flushing)
+		return lua_flush_one(w);
+	w->steps = idx;
+	if (!w->ci || w->ci == w->stop)
+		return lua_walk_end(w);
+	if (w->steps >= w->limit) {
+		put_lua_marker(w->s, w->u, LF_TAG_LFUNC, 0);
+		return 1;
+	}
+	if (w->steps == w->inner && (c->flags & LF_LUA_CI_ARRAY))
+		lua_jump_array(w);
+	if (w->steps < w->inner) {
+		if (w->u->n >= LF_MAX_USTACK - 2)
+			return 1;
+		lua_emit_ci(w);
+	} else {
+		struct lf_ustate *u = w->u;
+		if (w->outer)
+			u->ring[(u->ring_n % w->outer) & LF_RING_MASK] = w->ci;
+		u->ring_n++;
+		w->next = 0;
+		if (!(c->flags & LF_LUA_CI_ARRAY))
+			read_u64(w->ci + c->ci_previous, &w->next);
+	}
 	if (c->flags & LF_LUA_CI_ARRAY) {
 		w->ci -= c->ci_sizeof;
-		return w->ci < w->stop;
+		return w->ci < w->stop ? lua_walk_end(w) : 0;
 	}
 	w->ci = w->next; /* read with the CallInfo; 0 ends the walk */
 	return 0;
 }
 
-/* Appends an LTHREAD word and the frames of L, innermost first. */
+/* Appends an LTHREAD word and the frames of L, innermost first: all of them, or the
+ * innermost and the outermost ones with a marker between, or (deeper than LF_LUA_WALK)
+ * the innermost ones and a depth marker. threads_left counts this lua_State. */
 static __always_inline void lua_walk_thread(struct lf_stack *s, struct lf_ustate *u,
-					    const struct lf_lua_cfg *c, __u64 L)
+					    const struct lf_lua_cfg *c, __u64 L, __u32 threads_left)
 {
 	struct lua_walk w = { .s = s, .u = u, .c = c, .L = L };
-	u->lsteps = 0;
-	u->lframes = 0;
 	if (read_u64(L + c->l_ci, &w.ci))
 		return;
 	/* The base CallInfo stands for the C code that created the thread: not a frame. */
@@ -132,13 +244,22 @@ static __always_inline void lua_walk_thread(struct lf_stack *s, struct lf_ustate
 		read_u64(L + c->l_base_ci, &w.stop);
 	else
 		w.stop = L + c->l_base_ci;
+	lua_keep(u, threads_left, 1, &w.inner, &w.outer);
+	u->ring_n = 0;
+	u->walk_emitted = u->walk_flushing = 0;
 	put_word(s, u, tagged(LF_TAG_LTHREAD, L));
-	bpf_loop(LF_MAX_LUA, lua_step_cb, &w, 0);
-	int more = (c->flags & LF_LUA_CI_ARRAY) ? w.ci > w.stop : (w.ci && w.ci != w.stop);
-	if (more && u->lsteps >= LF_MAX_LUA) {
-		put_word(s, u, tagged(LF_TAG_LFUNC, 0));
-		put_word(s, u, 0);
+#ifndef LF_NO_BPF_LOOP
+	if (has_bpf_loop) {
+		w.limit = LF_LUA_WALK;
+		bpf_loop(LF_LUA_WALK + LF_LUA_OUTER + 2, lua_step_cb, &w, 0);
+		return;
 	}
+#endif
+	/* Without bpf_loop: the innermost frames only, then the depth marker. */
+	lua_keep_short(u, &w.inner, &w.outer, &w.limit);
+	for (__u32 i = 0; i < LF_LUA_NOLOOP + 2; i++)
+		if (lua_step_cb(i, &w))
+			break;
 }
 
 /* After the native walk: the Lua frames of every lua_State seen, then where each ran. */
@@ -151,7 +272,7 @@ static __always_inline void lua_append(struct lf_stack *s, struct lf_ustate *u)
 	for (__u32 t = 0; t < LF_MAX_LTHREADS; t++) {
 		if (t >= u->nthreads)
 			break;
-		lua_walk_thread(s, u, c, u->threads[t]);
+		lua_walk_thread(s, u, c, u->threads[t], u->nthreads - t);
 	}
 	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
 		if (i >= u->nlpos)

@@ -10,16 +10,22 @@ struct lj_walk {
 	struct lf_ustate *u;
 	const struct lf_lj_cfg *c;
 	__u64 base, stack, pc;
+	__u32 frames;         /* frames found */
+	__u64 ins_pc;         /* the last return pc whose call instruction was read, and it */
+	__u32 ins;
+	__u32 inner, outer;   /* frames kept at the leaf end and at the root end */
+	__u32 limit;          /* links followed at most */
+	__u32 nflush;         /* ring entries left to emit (u->ring_n, u->ring_at: the ring) */
 };
 
 static __always_inline int lj_read_link(const struct lj_walk *w, __u64 *func, __s64 *ftsz)
 {
 	if (w->c->gc64) {
-		__u64 f = 0, t = 0;
-		if (read_u64(w->base - 16, &f) || read_u64(w->base - 8, &t))
+		__u64 v[2]; /* one read: deep stacks follow thousands of links */
+		if (bpf_probe_read_user(v, sizeof(v), (const void *)(w->base - 16)))
 			return -1;
-		*func = f & ((1ULL << 47) - 1);
-		*ftsz = (__s64)t;
+		*func = v[0] & ((1ULL << 47) - 1);
+		*ftsz = (__s64)v[1];
 		return 0;
 	}
 	__u32 v[2];
@@ -30,16 +36,66 @@ static __always_inline int lj_read_link(const struct lj_walk *w, __u64 *func, __
 	return 0;
 }
 
+/* A frame: written out while in the innermost part, else kept in the ring of the outermost. */
+static __always_inline void lj_put_frame(struct lj_walk *w, __u64 func, __u64 aux)
+{
+	if (w->frames < w->inner) {
+		put_word(w->s, w->u, tagged(LF_TAG_LJFUNC, func));
+		put_word(w->s, w->u, aux);
+	} else {
+		struct lf_ustate *u = w->u;
+		__u32 i = w->outer ? 2 * (u->ring_n % w->outer) : 0;
+		u->ring[i & LF_RING_MASK] = tagged(LF_TAG_LJFUNC, func);
+		u->ring[(i + 1) & LF_RING_MASK] = aux;
+		u->ring_n++;
+	}
+	w->frames++;
+}
+
+/* The walk reached the bottom of the stack: the marker if frames were left out, then the
+ * ring from its oldest entry (the innermost of the outermost frames). */
+static __always_inline long lj_walk_end(struct lj_walk *w)
+{
+	__u32 n = w->u->ring_n, first = 0;
+	if (n > w->outer) {
+		put_lua_marker(w->s, w->u, LF_TAG_LJFUNC, n - w->outer);
+		first = w->outer ? n % w->outer : 0;
+		n = w->outer;
+	}
+	w->u->ring_at = first;
+	w->nflush = n;
+	w->u->walk_flushing = 1;
+	return n == 0;
+}
+
+static long lj_flush_one(struct lj_walk *w)
+{
+	if (!w->nflush)
+		return 1;
+	struct lf_ustate *u = w->u;
+	__u32 i = 2 * u->ring_at;
+	put_word(w->s, u, u->ring[i & LF_RING_MASK]);
+	put_word(w->s, u, u->ring[(i + 1) & LF_RING_MASK]);
+	u->ring_at = u->ring_at + 1 >= w->outer ? 0 : u->ring_at + 1;
+	w->nflush--;
+	return 0;
+}
+
 static long lj_step_cb(__u32 idx, void *data)
 {
 	struct lj_walk *w = data;
 	const struct lf_lj_cfg *c = w->c;
 	__u64 func = 0;
 	__s64 ftsz = 0;
-	(void)idx;
-	if (w->base <= w->stack + 8 * (1 + c->fr2) || w->u->n >= LF_MAX_USTACK - 2 ||
+	if (w->u->walk_flushing)
+		return lj_flush_one(w);
+	if (w->base <= w->stack + 8 * (1 + c->fr2) || (w->frames < w->inner && w->u->n >= LF_MAX_USTACK - 2) ||
 	    lj_read_link(w, &func, &ftsz) || !ftsz)
+		return lj_walk_end(w);
+	if (idx >= w->limit) {   /* the loop index: not followed as a constant by the verifier */
+		put_lua_marker(w->s, w->u, LF_TAG_LJFUNC, 0);
 		return 1;
+	}
 	__u32 typep = (__u32)ftsz & c->frame_typep;
 	__u64 delta = (__u64)ftsz & ~(__u64)7;
 	if (typep == c->frame_varg) {   /* the real frame of a vararg call sits above it */
@@ -47,14 +103,16 @@ static long lj_step_cb(__u32 idx, void *data)
 		return 0;
 	}
 	__u64 centry = (typep == c->frame_c || typep == c->frame_cp) ? LF_LFLAG_CENTRY : 0;
-	put_word(w->s, w->u, tagged(LF_TAG_LJFUNC, func));
-	put_word(w->s, w->u, (w->pc & ((1ULL << 48) - 1)) | centry);
+	lj_put_frame(w, func, (w->pc & ((1ULL << 48) - 1)) | centry);
 	if ((typep & 3) == c->frame_lua) {
 		__u64 pc = c->gc64 ? (__u64)ftsz : (__u32)ftsz;
-		__u32 ins = 0;
-		if (bpf_probe_read_user(&ins, 4, (const void *)(pc - 4)))
-			return 1;
-		w->base -= 8 * (1 + c->fr2 + ((ins >> 8) & 0xff));
+		/* A recursion returns to the same call over and over: read it once. */
+		if (pc != w->ins_pc) {
+			if (bpf_probe_read_user(&w->ins, 4, (const void *)(pc - 4)))
+				return lj_walk_end(w);
+			w->ins_pc = pc;
+		}
+		w->base -= 8 * (1 + c->fr2 + ((w->ins >> 8) & 0xff));
 		w->pc = pc;
 	} else {
 		w->base -= delta;
@@ -63,20 +121,30 @@ static long lj_step_cb(__u32 idx, void *data)
 	return 0;
 }
 
-/* Appends one lua_State's frames from base (innermost first), then a depth marker if the
- * walk stopped at its limit. */
+/* Appends one lua_State's frames from base, innermost first: all of them, or the innermost
+ * and the outermost ones with a marker between, or (deeper than LF_LUA_WALK) the innermost
+ * ones and a depth marker. threads_left counts this lua_State. */
 static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate *u, const struct lf_lj_cfg *c,
-					   __u64 L, __u64 base, __u64 pc, __s32 vmstate)
+					   __u64 L, __u64 base, __u64 pc, __s32 vmstate, __u32 threads_left)
 {
-	put_word(s, u, tagged(LF_TAG_LTHREAD, L));
-	put_word(s, u, tagged(LF_TAG_LJSTATE, (__u32)vmstate));
 	struct lj_walk w = { .s = s, .u = u, .c = c, .base = base, .stack = lj_ref(c, L + c->L_stack),
 			     .pc = want_lines ? pc : 0 };
-	long n = bpf_loop(LF_MAX_LUA, lj_step_cb, &w, 0);
-	if (n >= LF_MAX_LUA && w.base > w.stack + 8 * (1 + c->fr2)) {
-		put_word(s, u, tagged(LF_TAG_LJFUNC, 0));
-		put_word(s, u, 0);
+	lua_keep(u, threads_left, 2, &w.inner, &w.outer);
+	u->ring_n = 0;
+	u->walk_flushing = 0;
+	put_word(s, u, tagged(LF_TAG_LTHREAD, L));
+	put_word(s, u, tagged(LF_TAG_LJSTATE, (__u32)vmstate));
+#ifndef LF_NO_BPF_LOOP
+	if (has_bpf_loop) {
+		w.limit = LF_LUA_WALK;
+		bpf_loop(LF_LUA_WALK + LF_LUA_OUTER + 2, lj_step_cb, &w, 0);
+		return;
 	}
+#endif
+	lua_keep_short(u, &w.inner, &w.outer, &w.limit);
+	for (__u32 i = 0; i < LF_LUA_NOLOOP + 2; i++)
+		if (lj_step_cb(i, &w))
+			break;
 }
 
 /* After the native walk: the frames of the running lua_State, then of the threads that
@@ -105,7 +173,8 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 	}
 	if (!base)
 		read_u64(L + c->L_base, &base); /* a plain pointer in every variant */
-	lj_walk_thread(s, u, c, L, base, pc, vmstate);
+	/* cur_L is nearly always among the threads seen: the others share the room with it. */
+	lj_walk_thread(s, u, c, L, base, pc, vmstate, u->nthreads ? u->nthreads : 1);
 	/* Threads seen in the VM's C frames further out resumed this one: they wait in C. */
 	for (__u32 t = 0; t < LF_MAX_LTHREADS; t++) {
 		if (t >= u->nthreads)
@@ -113,7 +182,7 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 		__u64 Lt = u->threads[t];
 		__u64 b = 0;
 		if (Lt != L && read_u64(Lt + c->L_base, &b) == 0)
-			lj_walk_thread(s, u, c, Lt, b, 0, ~(__s32)c->vmst_c);
+			lj_walk_thread(s, u, c, Lt, b, 0, ~(__s32)c->vmst_c, u->nthreads - t);
 	}
 	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
 		if (i >= u->nlpos)

@@ -9,6 +9,8 @@
 #include "profile.h"
 /* The innermost Lua frame's pc only serves --lines; without it, one stack per call path. */
 const volatile bool want_lines = false;
+const volatile bool has_bpf_loop = false; /* kernel 5.17+: unwind in one call */
+const volatile bool has_task_pt_regs = false; /* kernel 5.15+: bpf_task_pt_regs */
 
 #include "unwind.bpf.h"
 #include "lua_puc.bpf.h"
@@ -19,8 +21,6 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile bool per_thread = false;
 const volatile bool want_kernel = true;
 const volatile __u64 pidns_dev = 0, pidns_ino = 0; /* set when lua-flame is in a child PID namespace */
-const volatile bool has_bpf_loop = false; /* kernel 5.17+: unwind in one call */
-const volatile bool has_task_pt_regs = false; /* kernel 5.15+: bpf_task_pt_regs */
 
 __u32 cur_gen = 0; /* written by user space to switch generations */
 
@@ -183,12 +183,14 @@ static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, in
 		s->flags |= LF_FLAG_COMPLETE;
 		stat_inc(LF_STAT_COMPLETE);
 	}
-#ifndef LF_NO_BPF_LOOP
-	if (has_bpf_loop) {
-		lua_append(s, u);
-		lj_append(s, u);
-	}
-#endif
+	lua_append(s, u);
+	lj_append(s, u);
+	if (u->lua_short)
+		stat_inc(LF_STAT_LUA_NO_LOOP);
+	if (u->lua_elided)
+		stat_inc(LF_STAT_LUA_ELIDED);
+	if (u->lua_depth)
+		stat_inc(LF_STAT_LUA_DEPTH);
 	s->nuser = u->n < LF_MAX_USTACK ? u->n : LF_MAX_USTACK;
 	count_stack(s);
 }
@@ -279,7 +281,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
 	if (!u)
 		return 0;
-	__builtin_memset(u, 0, sizeof(*u));
+	__builtin_memset(u, 0, __builtin_offsetof(struct lf_ustate, ring));
 	u->exact = 1;
 	s->nuser = 0;
 	if (user_regs(ctx, u)) {

@@ -64,7 +64,10 @@ enum lf_stat {
 	LF_STAT_USTACK_ERR,   /* user stack unreadable */
 	LF_STAT_COMPLETE,     /* user stack reached a thread root */
 	LF_STAT_MARK_BASE,    /* + lf_mark: samples whose stack ended with that marker */
-	LF_STAT_MAX = LF_STAT_MARK_BASE + LF_MARK_COUNT
+	LF_STAT_LUA_ELIDED = LF_STAT_MARK_BASE + LF_MARK_COUNT, /* Lua frames left out mid-stack */
+	LF_STAT_LUA_DEPTH,    /* Lua stack deeper than LF_LUA_WALK: root side lost */
+	LF_STAT_LUA_NO_LOOP,  /* Lua stacks walked without bpf_loop: LF_LUA_NOLOOP frames at most */
+	LF_STAT_MAX
 };
 
 #endif

@@ -32,11 +32,22 @@ struct lf_ustate {
 	__u8 ci_buf[LF_CI_BUF + 8];  /* the CallInfo being walked, read in one go */
 	__u8 tv_buf[24];             /* the TValue of its function */
 	__u32 checked;
-	__u32 lsteps, lframes; /* Lua walk counters: in the map value, unknown to the verifier */
 	__u32 l_reg_hint;        /* from lf_lua_cfg, 0xff when unknown */
 	__u32 nlpos, nthreads;
 	struct lf_lpos lpos[LF_MAX_LPOS];
 	__u64 threads[LF_MAX_LTHREADS];
+	__u32 lua_elided, lua_depth; /* lua_States whose walk left frames out / lost the root */
+	__u32 lua_short;             /* lua_States walked without bpf_loop */
+	/* Ring of the Lua walk: entries stored, next entry to emit. In the map value, not in
+	 * the walker's stack frame, so that the verifier does not follow them as constants. */
+	__u32 ring_n, ring_at;
+	/* Flags of the lua_State being walked (a frame was emitted; the ring is being emitted),
+	 * here for the same reason: verifiers before 6.7 check a bpf_loop callback once, from
+	 * the caller's state, and would take a flag on the caller's stack for the constant 0. */
+	__u32 walk_emitted, walk_flushing;
+	/* Kept last and not cleared per sample: the outermost Lua frames of a deep walk, as a
+	 * ring, until the walk reaches the root (PUC: CallInfo addresses; LuaJIT: word pairs). */
+	__u64 ring[2 * LF_LUA_OUTER];
 };
 
 struct {

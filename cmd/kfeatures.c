@@ -66,6 +66,6 @@ void kf_describe(char *buf, unsigned size)
 	}
 	snprintf(buf, size, "this kernel: bpf_loop %s; stack map %s",
 		 kf_bpf_loop() ? "yes (Lua and native stacks in one call)"
-			       : "no, before 5.17 (native stacks by tail calls, up to 192 frames; no Lua frames)",
+			       : "no, before 5.17 (native stacks by tail calls; the innermost 16 Lua frames of a stack)",
 		 kf_nonprealloc_maps() ? "allocated on demand" : "preallocated (before 6.1: its full size from the start)");
 }

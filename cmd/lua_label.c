@@ -49,10 +49,6 @@ void lua_frame_label(const struct lua_runtime *rt, struct symbolizer *sym, const
 		     int j, int lines, struct sbuf *out)
 {
 	const struct lm_lua *f = &th->f[j];
-	if (!f->c && !f->ptr) {
-		sb_puts(out, "[lua: depth limit]");
-		return;
-	}
 	if (!f->c) {
 		lua_function_label(rt, th, j, lines, out);
 		return;

@@ -41,6 +41,7 @@ void lm_decode(const __u64 *w, int n, struct lm_stack *s)
 		} else if ((t == LF_TAG_LFUNC || t == LF_TAG_LCFUNC || t == LF_TAG_LJFUNC) && i + 1 < n) {
 			if (th && th->n < LF_MAX_LUA + 1)
 				th->f[th->n++] = (struct lm_lua){ .c = t == LF_TAG_LCFUNC, .lj = t == LF_TAG_LJFUNC,
+								   .marker = t != LF_TAG_LCFUNC && !low(w[i]),
 								   .ptr = low(w[i]), .aux = w[i + 1] };
 			i++;
 		} else if (t == LF_TAG_LJSTATE && th) {
@@ -170,7 +171,7 @@ int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct
 		const struct act *a = &acts[k];
 		int b = next_entry(s, c, ops->is_api_entry, ctx);
 		const struct lm_lua *first = &s->th[a->thread].f[a->outer];
-		if (k == na - 1 && !first->c && !first->ptr)
+		if (k == na - 1 && first->marker && !first->aux)
 			b = innermost_entry(s, c, ops->is_api_entry, ctx); /* truncated: the outer part is lost */
 		/* Without an entry (a coroutine resumed by the VM itself) the Lua frames come first
 		 * and the native frames below wait for the end. */

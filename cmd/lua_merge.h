@@ -12,11 +12,12 @@ struct lm_lua {
 	int c;            /* a C function: ptr = lua_CFunction (0 for a LuaJIT built-in) */
 	int lj;           /* LuaJIT frame: ptr = GCfunc until resolved, then proto or C function */
 	int ffid;         /* LuaJIT built-in number */
+	int marker;       /* not a frame: aux frames left out here, or (aux 0) the root side lost */
 	uint64_t ptr, aux;
 };
 struct lm_thread {
 	uint64_t L;
-	struct lm_lua f[LF_MAX_LUA + 1];  /* innermost first, + a depth marker */
+	struct lm_lua f[LF_MAX_LUA + 1];  /* innermost first, + a marker */
 	int n;
 	int lj;             /* LuaJIT thread: vmstate is valid */
 	int32_t vmstate;    /* LuaJIT: trace number (>= 0) or ~state */

@@ -75,10 +75,7 @@ void luajit_frame_label(const struct luajit_runtime *rt, struct symbolizer *sym,
 	const struct lm_lua *f = &th->f[j];
 	char name[128];
 	if (!f->c) {
-		if (!f->ptr)
-			sb_puts(out, "[lua: depth limit]");
-		else
-			lua_function_label(rt, th, j, lines, out);
+		lua_function_label(rt, th, j, lines, out);
 		return;
 	}
 	const char *sname = f->ptr ? symbolize_name(sym, rt->pid, f->ptr) : NULL;

@@ -113,6 +113,16 @@ static void native_label(struct stack_ctx *c, pid_t pid, const struct lm_native 
 	symbolize_user(c->sym, pid, n->addr, n->tag != LF_TAG_EXACT, out);
 }
 
+/* Where Lua frames were left out: between the innermost and the outermost ones kept, or
+ * beyond the walk's reach, losing the root side. */
+static void lua_marker_label(const struct lm_lua *f, struct sbuf *out)
+{
+	if (f->aux)
+		sb_printf(out, "[lua: %llu frames elided]", (unsigned long long)(f->aux & ((1ULL << 48) - 1)));
+	else
+		sb_puts(out, "[lua: depth limit]");
+}
+
 /* Native and Lua frames interleaved; returns 0, or -1 when there is no Lua part. */
 static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
 {
@@ -120,7 +130,7 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 	if (!t || (!t->lua && !t->lj))
 		return -1;
 	static struct lm_stack ls;
-	static struct lm_out mo[LF_MAX_NATIVE + LF_MAX_LTHREADS * LF_MAX_LUA];
+	static struct lm_out mo[LF_MAX_NATIVE + LF_MAX_LTHREADS * (LF_MAX_LUA + 1)];
 	int nu = st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK;
 	lm_decode(st->user, nu, &ls);
 	if (!ls.nth)
@@ -138,6 +148,8 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 		sb_puts(out, ";");
 		if (mo[i].kind == LM_NATIVE)
 			native_label(c, (pid_t)st->pid, &ls.nat[mo[i].a], out);
+		else if (ls.th[mo[i].a].f[mo[i].b].marker)
+			lua_marker_label(&ls.th[mo[i].a].f[mo[i].b], out);
 		else if (t->lj)
 			luajit_frame_label(t->lj, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
 		else

@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "lua.h"
 #include "stacks.h"
 #include "status.h"
 #include "util.h"
@@ -105,6 +106,9 @@ static void print_outputs(const struct record_opts *o, const int *ok)
 	}
 }
 
+#define LF_STR_(x) #x
+#define LF_STR(x) LF_STR_(x)
+
 static void print_stats(const uint64_t *st)
 {
 	struct sbuf b;
@@ -112,6 +116,14 @@ static void print_stats(const uint64_t *st)
 	for (int m = 1; m < LF_MARK_COUNT; m++)
 		if (st[LF_STAT_MARK_BASE + m])
 			sb_printf(&b, ", %s %llu", stacks_mark_name((unsigned)m), (unsigned long long)st[LF_STAT_MARK_BASE + m]);
+	static const struct { int stat; const char *what; } lua[] = {
+		{ LF_STAT_LUA_ELIDED, "Lua frames elided" },
+		{ LF_STAT_LUA_DEPTH, "Lua depth limit" },
+		{ LF_STAT_LUA_NO_LOOP, "Lua stacks cut at " LF_STR(LF_LUA_NOLOOP) " frames (kernel without bpf_loop)" },
+	};
+	for (size_t i = 0; i < sizeof(lua) / sizeof(lua[0]); i++)
+		if (st[lua[i].stat])
+			sb_printf(&b, ", %s %llu", lua[i].what, (unsigned long long)st[lua[i].stat]);
 	warnx_lf("stats: samples %llu, complete stacks %llu, lost (map full) %llu, kernel stack errors "
 		 "%llu%s", (unsigned long long)st[LF_STAT_SAMPLES], (unsigned long long)st[LF_STAT_COMPLETE],
 		 (unsigned long long)st[LF_STAT_LOST_MAPFULL], (unsigned long long)st[LF_STAT_KSTACK_ERR],

@@ -4,7 +4,8 @@
 # lua5.4 workload and on nginx+Lua under wrk at 99 and 999 Hz. Prints a table with goals.
 # Needs root, gcc, bpftool, jq, lua5.4, luajit, nginx with libnginx-mod-http-lua, wrk and curl.
 # Knobs: PARTS (any of "bpf cpu nginx", default all), RUNS (BPF runs per case, 3), SECS (seconds
-# measured per BPF run, 5), LUA_DEPTHS ("20 128"), JIT_DEPTHS ("20"), NATIVE_DEPTHS ("2 20"),
+# measured per BPF run, 5), LUA_DEPTHS ("20 128"; past 192 frames the middle of the stack is
+# elided, e.g. 3000), JIT_DEPTHS ("20"), NATIVE_DEPTHS ("2 20"),
 # ROUNDS (alternated throughput rounds, 3), CPU_SECS (length of the CPU-bound workload, 5),
 # WRK_SECS (10), LF (binary to measure), KEEP=1 keeps the work directory.
 set -u

@@ -1,0 +1,149 @@
+/* Merge of native and Lua frames around the markers of deep Lua stacks: frames left out
+ * between the innermost and outermost kept ones ([lua: N frames elided]) must leave the
+ * outermost frames under the host's API call, and a stack cut at the walk's depth limit
+ * must hang its innermost frames under the innermost API call. */
+#include "check.h"
+#include "lua_merge.h"
+
+/* Fake process: functions start on 0x100 boundaries; 0x3000 is lua_pcallk, 0x4000 the host
+ * C function (pmain) that Lua calls and that calls lua_pcallk again. */
+enum { LEAF = 0x1010, VM = 0x2020, PCALL = 0x3030, PMAIN = 0x4040, MAIN = 0x5050, START = 0x6060 };
+#define W(tag, v) (((__u64)(tag) << LF_TAG_SHIFT) | (v))
+
+static int same_function(void *ctx, uint64_t addr, uint64_t func) { (void)ctx; return (addr & ~0xffULL) == func; }
+static int is_api_entry(void *ctx, uint64_t addr) { (void)ctx; return (addr & ~0xffULL) == 0x3000; }
+static uint64_t func_start(void *ctx, uint64_t addr) { (void)ctx; return addr & ~0xffULL; }
+static const struct lm_ops ops = { NULL, same_function, is_api_entry, func_start };
+
+/* Native frames leaf first: the VM running the Lua code, lua_pcallk called by pmain, pmain
+ * run by lua_pcallk, called by main. */
+static int natives(__u64 *w)
+{
+	static const __u64 nat[] = { W(LF_TAG_EXACT, LEAF), VM, PCALL, PMAIN, PCALL, MAIN, START };
+	for (int i = 0; i < 7; i++)
+		w[i] = nat[i];
+	return 7;
+}
+
+static int lua_frame(__u64 *w, int tag, __u64 ptr, __u64 aux)
+{
+	w[0] = W(tag, ptr);
+	w[1] = aux;
+	return 2;
+}
+
+/* Renders the merge as a string: N<index> for native frames, L<ptr> for Lua frames, [E<n>]
+ * and [D] for the markers. */
+static void render(const struct lm_stack *s, const struct lm_out *o, int n, char *buf, size_t size)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (int i = 0; i < n && at < size; i++) {
+		const struct lm_lua *f = o[i].kind == LM_LUA ? &s->th[o[i].a].f[o[i].b] : NULL;
+		if (!f)
+			at += (size_t)snprintf(buf + at, size - at, "N%d ", o[i].a);
+		else if (f->marker && f->aux)
+			at += (size_t)snprintf(buf + at, size - at, "[E%llu] ", (unsigned long long)f->aux);
+		else if (f->marker)
+			at += (size_t)snprintf(buf + at, size - at, "[D] ");
+		else
+			at += (size_t)snprintf(buf + at, size - at, "L%llx ", (unsigned long long)f->ptr);
+	}
+}
+
+static void elided_keeps_root(void)
+{
+	__u64 w[64];
+	int n = natives(w);
+	w[n++] = W(LF_TAG_LTHREAD, 0x7000);
+	/* innermost first: work, rec, rec, 2873 left out, rec, rec, main chunk, pmain (C) */
+	n += lua_frame(w + n, LF_TAG_LFUNC, 0xa1, 0);
+	n += lua_frame(w + n, LF_TAG_LFUNC, 0xa2, 0x111);
+	n += lua_frame(w + n, LF_TAG_LFUNC, 0xa2, 0x111);
+	n += lua_frame(w + n, LF_TAG_LFUNC, 0, 2873);
+	n += lua_frame(w + n, LF_TAG_LFUNC, 0xa2, 0x111);
+	n += lua_frame(w + n, LF_TAG_LFUNC, 0xa2, 0x111);
+	n += lua_frame(w + n, LF_TAG_LFUNC, 0xa3, 0x222);
+	n += lua_frame(w + n, LF_TAG_LCFUNC, 0x4000, 0);
+	w[n++] = W(LF_TAG_LPOS, 0); /* thread 0 running at the leaf */
+	static struct lm_stack s;
+	struct lm_out o[64];
+	lm_decode(w, n, &s);
+	CHECK_INT(s.nnat, 7);
+	CHECK_INT(s.nth, 1);
+	CHECK_INT(s.th[0].n, 8);
+	CHECK(s.th[0].f[3].marker && s.th[0].f[3].aux == 2873);
+	CHECK(!s.th[0].f[0].marker && !s.th[0].f[7].marker);
+	char buf[256];
+	render(&s, o, lm_merge(&s, o, 64, &ops), buf, sizeof(buf));
+	CHECK_STR(buf, "N6 N5 N4 L4000 N2 La3 La2 La2 [E2873] La2 La2 La1 ");
+}
+
+static void depth_limit_hangs_under_innermost_entry(void)
+{
+	__u64 w[64];
+	int n = natives(w);
+	w[n++] = W(LF_TAG_LTHREAD, 0x7000);
+	n += lua_frame(w + n, LF_TAG_LFUNC, 0xa1, 0);
+	n += lua_frame(w + n, LF_TAG_LFUNC, 0xa2, 0x111);
+	n += lua_frame(w + n, LF_TAG_LFUNC, 0, 0); /* the root side lost */
+	w[n++] = W(LF_TAG_LPOS, 0);
+	static struct lm_stack s;
+	struct lm_out o[64];
+	lm_decode(w, n, &s);
+	CHECK(s.th[0].f[2].marker && s.th[0].f[2].aux == 0);
+	char buf[256];
+	render(&s, o, lm_merge(&s, o, 64, &ops), buf, sizeof(buf));
+	CHECK_STR(buf, "N6 N5 N4 N3 N2 [D] La2 La1 ");
+}
+
+/* The frames left out called pcall twice; the outer pcall is kept. The part inside the
+ * marker starts at it, and is entered through the outer pcall's lua_pcallk, not the
+ * innermost one: that one belongs to the frames left out. */
+static void elided_after_c_function(void)
+{
+	static const __u64 nat[] = { W(LF_TAG_EXACT, LEAF), VM, PCALL, 0x9010, VM, PCALL, 0x9010, VM, PCALL,
+				     PMAIN, PCALL, MAIN, START };
+	__u64 w[64];
+	int n = 0;
+	for (; n < 13; n++)
+		w[n] = nat[n];
+	w[n++] = W(LF_TAG_LTHREAD, 0x7000);
+	n += lua_frame(w + n, LF_TAG_LFUNC, 0xa1, 0);
+	n += lua_frame(w + n, LF_TAG_LFUNC, 0, 500);
+	n += lua_frame(w + n, LF_TAG_LCFUNC, 0x9000, 0); /* pcall */
+	n += lua_frame(w + n, LF_TAG_LFUNC, 0xa3, 0x222);
+	n += lua_frame(w + n, LF_TAG_LCFUNC, 0x4000, 0);
+	w[n++] = W(LF_TAG_LPOS, 0);
+	static struct lm_stack s;
+	struct lm_out o[64];
+	lm_decode(w, n, &s);
+	char buf[256];
+	render(&s, o, lm_merge(&s, o, 64, &ops), buf, sizeof(buf));
+	CHECK_STR(buf, "N12 N11 N10 L4000 N8 La3 L9000 N5 [E500] La1 ");
+}
+
+static void luajit_marker(void)
+{
+	__u64 w[64];
+	int n = natives(w);
+	w[n++] = W(LF_TAG_LTHREAD, 0x7000);
+	w[n++] = W(LF_TAG_LJSTATE, (__u32)~0u);
+	n += lua_frame(w + n, LF_TAG_LJFUNC, 0xb1, 0);
+	n += lua_frame(w + n, LF_TAG_LJFUNC, 0, 40);
+	n += lua_frame(w + n, LF_TAG_LJFUNC, 0xb2, LF_LFLAG_CENTRY);
+	static struct lm_stack s;
+	lm_decode(w, n, &s);
+	CHECK_INT(s.th[0].n, 3);
+	CHECK(s.th[0].f[1].marker && s.th[0].f[1].lj && s.th[0].f[1].aux == 40);
+	CHECK(!s.th[0].f[0].marker && !s.th[0].f[2].marker);
+}
+
+int main(void)
+{
+	RUN(elided_keeps_root);
+	RUN(depth_limit_hangs_under_innermost_entry);
+	RUN(elided_after_c_function);
+	RUN(luajit_marker);
+	CHECK_EXIT();
+}

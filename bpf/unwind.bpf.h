@@ -196,7 +196,14 @@ static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *
 	__u64 cfa;
 	switch (r->kind) {
 	case LF_RULE_NORMAL:
-		cfa = (r->flags & LF_RULE_CFA_RBP ? u->bp : u->sp) + (__s64)r->cfa_off;
+		cfa = r->flags & LF_RULE_CFA_RBP ? u->bp : u->sp;
+		if (r->cfa_saved) {
+			__u32 k = r->cfa_saved - 1u;
+			if (k >= LF_NSAVED)
+				return LF_MARK_INVALID;
+			cfa = u->regs[k];
+		}
+		cfa += (__s64)r->cfa_off;
 		break;
 	case LF_RULE_PLT:
 		cfa = u->sp + 8 + ((__s64)(u->ip & 15) >= (__s64)r->cfa_off ? 8 : 0);

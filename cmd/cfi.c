@@ -445,6 +445,40 @@ int cfi_finish(struct cfi_table *t)
 	return 0;
 }
 
+/* Inserts row at index i of a finished table. */
+static int insert_row(struct cfi_table *t, size_t i, const struct cfi_row *row)
+{
+	struct cfi_row *rows = realloc(t->rows, (t->n + 1) * sizeof(*rows));
+	if (!rows)
+		return -1;
+	memmove(rows + i + 1, rows + i, (t->n - i) * sizeof(*rows));
+	rows[i] = *row;
+	t->rows = rows;
+	t->n++;
+	t->cap = t->n;
+	return 0;
+}
+
+int cfi_mark_entry(struct cfi_table *t, uint64_t entry)
+{
+	const struct cfi_row *at = cfi_lookup(t, entry);
+	if (!entry || (at && at->kind != CFI_ROW_END))
+		return 0;                    /* no entry, or described by an FDE */
+	size_t i = at ? (size_t)(at - t->rows) + 1 : 0; /* first row after entry */
+	uint64_t end = i < t->n && t->rows[i].pc - entry < CFI_ENTRY_SPAN ? t->rows[i].pc
+									 : entry + CFI_ENTRY_SPAN;
+	struct cfi_row stop = { .pc = entry, .kind = CFI_ROW_STOP };
+	struct cfi_row gap = { .pc = end, .kind = CFI_ROW_END };
+	if (i == t->n || t->rows[i].pc != end) /* the rest up to the next FDE stays a gap */
+		if (insert_row(t, i, &gap))
+			return -1;
+	if (at && at->pc == entry) {         /* an END exactly at entry becomes the STOP */
+		t->rows[i - 1] = stop;
+		return 0;
+	}
+	return insert_row(t, i, &stop);
+}
+
 const struct cfi_row *cfi_lookup(const struct cfi_table *t, uint64_t pc)
 {
 	size_t lo = 0, hi = t->n;

@@ -237,11 +237,20 @@ int targets_check_alive(struct targets *s)
 	return 2;
 }
 
-void targets_add_command(struct targets *s, pid_t pid)
+void targets_add_command(struct targets *s, pid_t pid, int sample_now)
 {
-	sampler_add_target(s->smp, pid);
+	if (sample_now)
+		sampler_add_target(s->smp, pid);
 	stacks_add_target(s->sc, pid);
 	targets_new(s, pid, TARGET_COMMAND, now_sec());
+}
+
+void targets_command_mapped(struct targets *s, pid_t pid)
+{
+	ut_add_pid(s->ut, pid);
+	ut_sync(s->ut);
+	sampler_add_target(s->smp, pid); /* from its first instruction, with its tables */
+	targets_name(s, pid);
 }
 
 void targets_command_running(struct targets *s, pid_t pid, double now)

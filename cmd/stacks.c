@@ -101,8 +101,18 @@ static uint64_t func_start(void *ctx, uint64_t frame_addr)
 	return symbolize_func_start(m->sym, m->pid, frame_addr - 1, &start) == 0 ? start : 0;
 }
 
+/* Frames of a deep native stack left out between its innermost and outermost ones. */
+static void elided_label(uint64_t count, struct sbuf *out)
+{
+	sb_printf(out, "[native: %llu frame%s elided]", (unsigned long long)count, count == 1 ? "" : "s");
+}
+
 static void native_label(struct stack_ctx *c, pid_t pid, const struct lm_native *n, struct sbuf *out)
 {
+	if (n->tag == LF_TAG_ELIDED) {
+		elided_label(n->addr & 0xffffffffu, out);
+		return;
+	}
 	if (n->tag == LF_TAG_LJTRACE) {
 		if (n->addr == 0xffffff)
 			sb_puts(out, "[jit code]");
@@ -167,6 +177,8 @@ void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *ou
 		sb_puts(out, ";");
 		if (tag == LF_TAG_MARK)
 			mark_label((__u32)w, out);
+		else if (tag == LF_TAG_ELIDED)
+			elided_label((__u32)w, out);
 		else if (tag == LF_TAG_LJTRACE)
 			native_label(c, (pid_t)st->pid, &(struct lm_native){ addr, LF_TAG_LJTRACE }, out);
 		else

@@ -165,8 +165,13 @@ static uint32_t add_file(struct unwind_tables *t, struct elf_file *ef, uint64_t 
 	memset(&ct, 0, sizeof(ct));
 	parse_section(&ct, ef, ".eh_frame", 0);
 	parse_section(&ct, ef, ".debug_frame", 1);
-	if (cfi_finish(&ct) == 0 && (!interp || cfi_mark_entry(&ct, ef->entry) == 0))
+	if (cfi_finish(&ct) == 0 && (!interp || cfi_mark_entry(&ct, ef->entry) == 0)) {
+		uint64_t text_addr = 0;
+		Elf_Data *text = elf_file_section(ef, ".text", &text_addr, NULL);
+		if (text && text->d_buf)
+			cfi_fill_padding(&ct, text->d_buf, text->d_size, text_addr);
 		add_rows(t, &ct, &t->finfo[f->index]);
+	}
 	else
 		t->finfo[f->index] = (struct lf_file){ 0, 0 };
 	cfi_free(&ct);

@@ -417,6 +417,38 @@ static void test_mark_entry(void)
 	cfi_free(&t);
 }
 
+/* NOP padding between two FDEs takes the next function's entry rules (glibc's __memcpy_chk
+ * falls through it into memmove); int3 padding, or anything else, stays a gap. */
+static void test_fill_padding(void)
+{
+	struct buf b = { .n = 0 };
+	size_t cie = std_cie(&b);
+	const uint8_t in[] = { 0x41, 0x0e, 16 };
+	eh_fde(&b, cie, 0x1000, 0x9, in, sizeof(in));
+	eh_fde(&b, cie, 0x1010, 0x10, in, sizeof(in));
+	eh_fde(&b, cie, 0x1030, 0x10, in, sizeof(in));
+	eh_fde(&b, cie, 0x1050, 0x10, in, sizeof(in));
+	struct cfi_table t = parse(&b, 0, 0);
+	uint8_t text[0x60];
+	memset(text, 0xcc, sizeof(text));
+	/* 0x1009..0x1010: nopl 0x0(%rax); 0x1020..0x1030: data16 cs nopw 0x0(%rax,%rax,1),
+	 * xchg %ax,%ax, nopl (%rax); 0x1040..0x1050: int3 */
+	const uint8_t nop7[] = { 0x0f, 0x1f, 0x80, 0, 0, 0, 0 };
+	memcpy(text + 0x9, nop7, sizeof(nop7));
+	const uint8_t mix[] = { 0x66, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0, 0x66, 0x90,
+				0x0f, 0x1f, 0x00 };
+	memcpy(text + 0x20, mix, sizeof(mix));
+	CHECK_INT(cfi_fill_padding(&t, text, sizeof(text), 0x1000), 2);
+	NORMAL(&t, 0x1009, RSP, 8);
+	NORMAL(&t, 0x100f, RSP, 8);
+	NORMAL(&t, 0x1011, RSP, 16);
+	NORMAL(&t, 0x1020, RSP, 8);
+	NORMAL(&t, 0x102f, RSP, 8);
+	KIND(&t, 0x1040, CFI_ROW_END, -1);
+	KIND(&t, 0x1060, CFI_ROW_END, -1);
+	cfi_free(&t);
+}
+
 /* GNU ld's .plt expressions with each threshold ld uses, a different base offset, and near
  * misses that must not be taken for them. */
 static void test_plt_expressions(void)
@@ -1360,6 +1392,7 @@ int main(int argc, char **argv)
 	RUN(test_cfa_rules);
 	RUN(test_cfa_in_callee_saved);
 	RUN(test_mark_entry);
+	RUN(test_fill_padding);
 	RUN(test_plt_expressions);
 	RUN(test_advance_forms);
 	RUN(test_advance_past_end);

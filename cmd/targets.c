@@ -207,6 +207,10 @@ void targets_attach(struct targets *s)
 		pid_t pid = s->t[i].pid;
 		if (s->t[i].kind == TARGET_COMMAND)
 			continue; /* added before, its Lua is looked for after exec */
+		/* Maps again: libraries loaded while the BPF program was being loaded (which can
+		 * take seconds) must not start as unmapped code; known files are not re-read. */
+		ut_add_pid(s->ut, pid);
+		ut_sync(s->ut);
 		sampler_add_target(s->smp, pid);
 		stacks_add_target(s->sc, pid);
 		targets_name(s, pid);

@@ -123,6 +123,27 @@ static void native_label(struct stack_ctx *c, pid_t pid, const struct lm_native 
 	symbolize_user(c->sym, pid, n->addr, n->tag != LF_TAG_EXACT, out);
 }
 
+/* The merge leaves out the VM's own native frames; the marker of left-out native frames
+ * must stay all the same, before the first native frame of the leaf side. Returns n. */
+static int keep_elided(const struct lm_stack *ls, struct lm_out *mo, int n)
+{
+	int x = -1, at = n;
+	for (int i = 0; i < ls->nnat; i++)
+		if (ls->nat[i].tag == LF_TAG_ELIDED)
+			x = i;
+	for (int i = 0; x >= 0 && i < n; i++) {
+		if (mo[i].kind == LM_NATIVE && mo[i].a == x)
+			return n;
+		if (mo[i].kind == LM_NATIVE && mo[i].a < x && at == n)
+			at = i;
+	}
+	if (x < 0)
+		return n;
+	memmove(mo + at + 1, mo + at, (size_t)(n - at) * sizeof(*mo));
+	mo[at] = (struct lm_out){ LM_NATIVE, x, 0 };
+	return n + 1;
+}
+
 /* Native and Lua frames interleaved; returns 0, or -1 when there is no Lua part. */
 static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
 {
@@ -139,7 +160,8 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 	if (t->lj)
 		luajit_resolve(t->lj, &ls);
 	struct lm_ops ops = { &mc, same_function, is_api_entry, func_start };
-	int n = lm_merge(&ls, mo, (int)(sizeof(mo) / sizeof(mo[0])), &ops);
+	int max = (int)(sizeof(mo) / sizeof(mo[0]));
+	int n = keep_elided(&ls, mo, lm_merge(&ls, mo, max - 1, &ops));
 	if (ls.mark) {
 		sb_puts(out, ";");
 		mark_label(ls.mark, out);

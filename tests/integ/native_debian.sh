@@ -44,10 +44,12 @@ done
 port=$(free_port)
 # JIT traces need the LuaJIT-aware unwinder; here the interpreter path is judged.
 if start_nginx "$OUT/nginx" "$port" "$ROOT/tests/lua" 'init_by_lua_block { jit.off() }'; then
-	wrk -t1 -c8 -d6s "http://127.0.0.1:$port/" >"$OUT/wrk.out" 2>&1 &
+	# wrk outlasts the recording however long lua-flame takes to start
+	wrk -t1 -c8 -d120s "http://127.0.0.1:$port/" >"$OUT/wrk.out" 2>&1 &
 	WRK=$!
 	sleep 1
 	"$LF" -p "$TARGET_PID" -d 3 -o "$OUT/nginx.folded" 2>"$OUT/nginx.err"
+	kill "$WRK"
 	wait "$WRK"
 	c=$(complete nginx)
 	check "nginx under wrk: ${c}% of stacks complete" [ "${c:-0}" -ge 99 ]
@@ -61,7 +63,6 @@ fi
 kill "$NGINX_MASTER" "$TARGET_PID" 2>/dev/null
 port=$(free_port)
 if start_nginx "$OUT/nginx-jit" "$port" "$ROOT/tests/lua"; then
-	# wrk outlasts the recording however long lua-flame takes to start
 	wrk -t1 -c8 -d120s "http://127.0.0.1:$port/" >"$OUT/wrk-jit.out" 2>&1 &
 	WRK=$!
 	sleep 1

@@ -104,6 +104,10 @@ void command_follow_loader(struct command *c, void (*mapped)(void *), void *ctx)
 			continue;
 		int sig = WSTOPSIG(st), event = (st >> 16) & 0xff;
 		int go = execd ? PTRACE_SYSCALL : PTRACE_CONT;
+		if (stops == MAX_STOPS - 1) {
+			let_go(&h, 0); /* far too long for a loader: let it run untraced */
+			return;
+		}
 		if (event == PTRACE_EVENT_EXEC) {
 			execd = 1;
 			mapped(ctx);
@@ -121,8 +125,8 @@ void command_follow_loader(struct command *c, void (*mapped)(void *), void *ctx)
 			mapped(ctx);
 			let_go(&h, 0);
 			return;
-		} else if (event == PTRACE_EVENT_STOP || stops == MAX_STOPS - 1) {
-			let_go(&h, 0); /* stopped by a signal (not ours to hold), or too long */
+		} else if (event == PTRACE_EVENT_STOP) {
+			let_go(&h, 0); /* stopped by a signal: not ours to hold */
 			return;
 		}
 		if (ptrace(go, c->pid, 0, (void *)(long)sig))

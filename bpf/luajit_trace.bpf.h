@@ -102,7 +102,7 @@ static __always_inline int step_lj_trace(struct lf_ustate *u, struct lf_stack *s
 	__s32 vmstate = 0;
 	bpf_probe_read_user(&vmstate, 4, (const void *)(c->g + c->g_vmstate));
 	__u32 traceno = vmstate >= 0 ? (__u32)vmstate : 0xffffff;
-	s->user[(u->n - 1) & (LF_MAX_USTACK - 1)] = ((__u64)LF_TAG_LJTRACE << LF_TAG_SHIFT) | traceno;
+	s->user[u->cur & (LF_MAX_USTACK - 1)] = ((__u64)LF_TAG_LJTRACE << LF_TAG_SHIFT) | traceno;
 	return step_lj_cframe(u, c);
 }
 

@@ -172,6 +172,7 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_
 
 static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, int rc)
 {
+	fold_deep(s, u);
 	if (rc > 0) {
 		__u32 i = u->n;
 		if (i > LF_MAX_NATIVE)
@@ -235,7 +236,7 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 #ifndef LF_NO_BPF_LOOP
 	if (has_bpf_loop) {
 		struct step_ctx c = { u, s, p, 0 };
-		bpf_loop(LF_MAX_NATIVE, step_cb, &c, 0);
+		bpf_loop(LF_MAX_WALK, step_cb, &c, 0);
 		rc = c.rc ? c.rc : LF_MARK_TRUNCATED;
 	} else
 #endif
@@ -281,7 +282,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
 	if (!u)
 		return 0;
-	__builtin_memset(u, 0, __builtin_offsetof(struct lf_ustate, ring));
+	__builtin_memset(u, 0, __builtin_offsetof(struct lf_ustate, ring)); /* the rings are written before read */
 	u->exact = 1;
 	s->nuser = 0;
 	if (user_regs(ctx, u)) {

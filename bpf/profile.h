@@ -10,7 +10,13 @@
 
 #define LF_MAX_KSTACK 64   /* kernel frames kept per sample */
 #define LF_MAX_USTACK 512  /* user words per sample: native frames and runtime frames */
-#define LF_MAX_NATIVE 192  /* native frames per sample */
+#define LF_MAX_NATIVE 192  /* native words per sample: frames, and an elision marker */
+/* A stack deeper than LF_MAX_NATIVE keeps its innermost and outermost frames, with one
+ * LF_TAG_ELIDED word between them saying how many were left out; flame graphs aggregate
+ * from the root, so the root side must survive. */
+#define LF_NATIVE_OUTER 64 /* outermost frames kept (a power of two: a ring while walking) */
+#define LF_NATIVE_INNER (LF_MAX_NATIVE - LF_NATIVE_OUTER - 1) /* innermost frames kept */
+#define LF_MAX_WALK 2048   /* native frames walked per sample (with bpf_loop) */
 
 /* User words are leaf first. A plain word is a native address (user addresses fit in
  * 47 bits); a tagged word carries its kind in the top byte. */
@@ -19,6 +25,7 @@
 #define LF_TAG_NATIVE 0x00 /* return address: the call is at addr-1 */
 #define LF_TAG_EXACT  0x01 /* exact pc: leaf, or the frame a signal interrupted */
 #define LF_TAG_FP     0x02 /* return address found by frame pointer in code without tables */
+#define LF_TAG_ELIDED 0x03 /* low 32 bits: native frames left out between inner and outer */
 #define LF_TAG_MARK   0xfe /* low 32 bits: an lf_mark reason; ends the user stack */
 
 enum lf_mark {

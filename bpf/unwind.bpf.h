@@ -17,7 +17,8 @@ struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
 struct lf_ustate {
 	__u64 ip, sp, bp;
 	__u64 regs[LF_NSAVED]; /* rbx, r12..r15 as recovered for the current frame */
-	__u32 n;      /* words written to the stack record */
+	__u32 n;      /* frames walked; words in the stack record once the walk is done */
+	__u32 cur;    /* word of the current frame (nat_slot of n - 1) */
 	__u8 exact;   /* ip is exact, not a return address */
 	__u8 done;
 	__u16 tails;
@@ -48,7 +49,15 @@ struct lf_ustate {
 	/* Kept last and not cleared per sample: the outermost Lua frames of a deep walk, as a
 	 * ring, until the walk reaches the root (PUC: CallInfo addresses; LuaJIT: word pairs). */
 	__u64 ring[2 * LF_LUA_OUTER];
+	__u64 native_ring[LF_NATIVE_OUTER]; /* outermost native frames in order, while folding a deep stack */
 };
+
+/* Word of the d-th frame walked: the innermost frames in place, then a ring holding the
+ * last LF_NATIVE_OUTER frames walked, which are the outermost once the walk ends. */
+static __always_inline __u32 nat_slot(__u32 d)
+{
+	return d < LF_NATIVE_INNER ? d : LF_NATIVE_INNER + ((d - LF_NATIVE_INNER) & (LF_NATIVE_OUTER - 1));
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -208,7 +217,14 @@ static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *
 	__u64 cfa;
 	switch (r->kind) {
 	case LF_RULE_NORMAL:
-		cfa = (r->flags & LF_RULE_CFA_RBP ? u->bp : u->sp) + (__s64)r->cfa_off;
+		cfa = r->flags & LF_RULE_CFA_RBP ? u->bp : u->sp;
+		if (r->cfa_saved) {
+			__u32 k = r->cfa_saved - 1u;
+			if (k >= LF_NSAVED)
+				return LF_MARK_INVALID;
+			cfa = u->regs[k];
+		}
+		cfa += (__s64)r->cfa_off;
 		break;
 	case LF_RULE_PLT:
 		cfa = u->sp + 8 + ((__s64)(u->ip & 15) >= (__s64)r->cfa_off ? 8 : 0);
@@ -365,10 +381,11 @@ static __always_inline int find_rule_cached(struct lf_ustate *u, __u32 file, __u
  * thread root was reached, or an lf_mark. */
 static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, const struct lf_proc *p)
 {
-	if (u->n >= LF_MAX_NATIVE)
+	if (u->n >= LF_MAX_WALK)
 		return LF_MARK_TRUNCATED;
 	__u64 tag = u->exact ? LF_TAG_EXACT : LF_TAG_NATIVE;
-	s->user[u->n & (LF_MAX_USTACK - 1)] = u->ip | (tag << LF_TAG_SHIFT);
+	u->cur = nat_slot(u->n);
+	s->user[u->cur & (LF_MAX_USTACK - 1)] = u->ip | (tag << LF_TAG_SHIFT);
 	u->n++;
 	int mi = find_map_cached(u, s->pid, u->ip);
 	if (mi < 0 || mi >= LF_MAX_PROC_MAPS) {
@@ -381,7 +398,7 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	u->m_end = m->end;
 	u->m_idx = (__u32)mi;
 	if (m->file == LF_FILE_JIT) {
-		s->user[(u->n - 1) & (LF_MAX_USTACK - 1)] = u->ip | ((__u64)LF_TAG_FP << LF_TAG_SHIFT);
+		s->user[u->cur & (LF_MAX_USTACK - 1)] = u->ip | ((__u64)LF_TAG_FP << LF_TAG_SHIFT);
 		if (u->lj) {
 			__u32 pid = s->pid;
 			const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
@@ -410,14 +427,14 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	 * CIE. Reading code bytes costs a user read, so only frames without a usable rule pay. */
 	if ((!r || r->kind == LF_RULE_END) && !u->exact && is_sigreturn(u->ip)) {
 		/* The handler "returns" to the trampoline's first byte: not a call site. */
-		s->user[(u->n - 1) & (LF_MAX_USTACK - 1)] = u->ip | ((__u64)LF_TAG_EXACT << LF_TAG_SHIFT);
+		s->user[u->cur & (LF_MAX_USTACK - 1)] = u->ip | ((__u64)LF_TAG_EXACT << LF_TAG_SHIFT);
 		return step_signal(u);
 	}
 	if (!r)
 		return LF_MARK_NO_TABLE;
 	if (r->flags & LF_RULE_SIGNAL) {
 		if (!u->exact) /* as above: the handler's return address, not a call site */
-			s->user[(u->n - 1) & (LF_MAX_USTACK - 1)] = u->ip | ((__u64)LF_TAG_EXACT << LF_TAG_SHIFT);
+			s->user[u->cur & (LF_MAX_USTACK - 1)] = u->ip | ((__u64)LF_TAG_EXACT << LF_TAG_SHIFT);
 		return step_signal(u);
 	}
 	__u64 leaf_sp = u->exact && u->n == 1 ? u->sp : 0, bp_before = u->bp;
@@ -442,6 +459,32 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 		u->ip = ra;
 	}
 	return rc;
+}
+
+/* After the walk: a stack deeper than the record keeps its innermost frames, then an
+ * LF_TAG_ELIDED word, then its outermost frames in order; Lua positions follow their frames
+ * (one in the left-out part goes to the marker). u->n becomes the number of words. */
+static __always_inline void fold_deep(struct lf_stack *s, struct lf_ustate *u)
+{
+	__u32 n = u->n;
+	if (n <= LF_NATIVE_INNER + LF_NATIVE_OUTER)
+		return;
+	__u32 first = n - LF_NATIVE_OUTER; /* the outermost frames are first..n-1, all in the ring */
+	for (__u32 i = 0; i < LF_NATIVE_OUTER; i++)
+		u->native_ring[i] = s->user[LF_NATIVE_INNER + ((first + i - LF_NATIVE_INNER) & (LF_NATIVE_OUTER - 1))];
+	s->user[LF_NATIVE_INNER] = ((__u64)LF_TAG_ELIDED << LF_TAG_SHIFT) | (n - LF_NATIVE_INNER - LF_NATIVE_OUTER);
+	for (__u32 i = 0; i < LF_NATIVE_OUTER; i++)
+		s->user[LF_NATIVE_INNER + 1 + i] = u->native_ring[i];
+	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
+		if (i >= u->nlpos)
+			break;
+		__u32 f = u->lpos[i].frame;
+		if (f >= first)
+			u->lpos[i].frame = LF_NATIVE_INNER + 1 + (f - first);
+		else if (f >= LF_NATIVE_INNER)
+			u->lpos[i].frame = LF_NATIVE_INNER;
+	}
+	u->n = LF_NATIVE_INNER + 1 + LF_NATIVE_OUTER;
 }
 
 #endif

@@ -12,7 +12,7 @@
 #define LF_MAX_RULES     65536
 
 enum lf_rule_kind {
-	LF_RULE_NORMAL,  /* CFA = (rsp|rbp) + cfa_off; RA at CFA-8; rbp unchanged or at CFA+rbp_off */
+	LF_RULE_NORMAL,  /* CFA = (rsp|rbp|saved reg) + cfa_off; RA at CFA-8; rbp unchanged or at CFA+rbp_off */
 	LF_RULE_PLT,     /* PLT stub: CFA = rsp + 8 + ((rip & 15) >= cfa_off ? 8 : 0) */
 	LF_RULE_END,     /* no unwind information for this pc */
 	LF_RULE_STOP,    /* outermost frame of a thread */
@@ -31,7 +31,8 @@ struct lf_rule {
 	__u8 kind;
 	__u8 flags;
 	__s8 saved[LF_NSAVED]; /* slot at CFA + 8 * saved[i], 0 = unchanged */
-	__u8 pad[3];
+	__u8 cfa_saved;        /* 1 + i: CFA based on saved register i (rbx, r12..r15), 0: rsp/rbp */
+	__u8 pad[2];
 };
 
 /* One row: rule for [pc, next row's pc) of a file, pc as an ELF virtual address. */

@@ -480,6 +480,84 @@ int cfi_finish(struct cfi_table *t)
 	return 0;
 }
 
+/* Inserts row at index i of a finished table. */
+static int insert_row(struct cfi_table *t, size_t i, const struct cfi_row *row)
+{
+	struct cfi_row *rows = realloc(t->rows, (t->n + 1) * sizeof(*rows));
+	if (!rows)
+		return -1;
+	memmove(rows + i + 1, rows + i, (t->n - i) * sizeof(*rows));
+	rows[i] = *row;
+	t->rows = rows;
+	t->n++;
+	t->cap = t->n;
+	return 0;
+}
+
+int cfi_mark_entry(struct cfi_table *t, uint64_t entry)
+{
+	const struct cfi_row *at = cfi_lookup(t, entry);
+	if (!entry || (at && at->kind != CFI_ROW_END))
+		return 0;                    /* no entry, or described by an FDE */
+	size_t i = at ? (size_t)(at - t->rows) + 1 : 0; /* first row after entry */
+	uint64_t end = i < t->n && t->rows[i].pc - entry < CFI_ENTRY_SPAN ? t->rows[i].pc
+									 : entry + CFI_ENTRY_SPAN;
+	struct cfi_row stop = { .pc = entry, .kind = CFI_ROW_STOP };
+	struct cfi_row gap = { .pc = end, .kind = CFI_ROW_END };
+	if (i == t->n || t->rows[i].pc != end) /* the rest up to the next FDE stays a gap */
+		if (insert_row(t, i, &gap))
+			return -1;
+	if (at && at->pc == entry) {         /* an END exactly at entry becomes the STOP */
+		t->rows[i - 1] = stop;
+		return 0;
+	}
+	return insert_row(t, i, &stop);
+}
+
+/* Length of the x86-64 NOP at p (0x90, or 0f 1f /0 with any operand, after 66/2e prefixes),
+ * 0 when it is something else. */
+static size_t nop_len(const uint8_t *p, size_t n)
+{
+	size_t i = 0;
+	while (i < n && i < 14 && (p[i] == 0x66 || p[i] == 0x2e))
+		i++;
+	if (i < n && p[i] == 0x90)
+		return i + 1;
+	if (i + 2 >= n || p[i] != 0x0f || p[i + 1] != 0x1f || ((p[i + 2] >> 3) & 7) != 0)
+		return 0;
+	uint8_t mod = p[i + 2] >> 6, rm = p[i + 2] & 7;
+	size_t len = i + 3 + (mod != 3 && rm == 4);                     /* SIB byte */
+	len += mod == 1 ? 1 : mod == 2 || (mod == 0 && rm == 5) ? 4 : 0; /* displacement */
+	return len <= n ? len : 0;
+}
+
+static bool all_nops(const uint8_t *p, size_t n)
+{
+	for (size_t k; n; p += k, n -= k)
+		if (!(k = nop_len(p, n)))
+			return false;
+	return true;
+}
+
+size_t cfi_fill_padding(struct cfi_table *t, const uint8_t *text, size_t len, uint64_t text_addr)
+{
+	size_t filled = 0;
+	for (size_t i = 0; i + 1 < t->n; i++) {
+		struct cfi_row *gap = &t->rows[i], *next = &t->rows[i + 1];
+		uint64_t n = next->pc - gap->pc;
+		if (gap->kind != CFI_ROW_END || n > CFI_MAX_PADDING || next->kind != CFI_ROW_NORMAL ||
+		    gap->pc < text_addr || gap->pc - text_addr > len || n > len - (gap->pc - text_addr))
+			continue;
+		if (!all_nops(text + (gap->pc - text_addr), (size_t)n))
+			continue;
+		uint64_t pc = gap->pc;
+		*gap = *next;
+		gap->pc = pc;
+		filled++;
+	}
+	return filled;
+}
+
 const struct cfi_row *cfi_lookup(const struct cfi_table *t, uint64_t pc)
 {
 	size_t lo = 0, hi = t->n;

@@ -8,7 +8,9 @@
 
 /* What the unwinder does for a PC in [row.pc, next row.pc).
  * NORMAL: CFA = (cfa_reg) + cfa_off; return address at CFA-8; caller's rsp = CFA; rbp per rbp_rule
- *         (an rbp declared undefined counts as unchanged: there is nothing to restore).
+ *         (an rbp declared undefined counts as unchanged: there is nothing to restore). cfa_reg
+ *         is rsp, rbp, or a callee-saved register the unwinder recovers in every frame (rbx,
+ *         r12..r15): ld.so's lazy-binding trampolines realign the stack and keep the CFA in rbx.
  * PLT1..PLT4: a GNU ld .plt stub, described by the CFA expression
  *           CFA = rsp + 8 + ((rip & 15) >= plt_at ? 8 : 0)
  *         i.e. one more word on the stack once the entry's `push $index` has run. The kinds
@@ -29,7 +31,8 @@ enum cfi_kind {
 	CFI_ROW_PLT3, CFI_ROW_PLT4,
 };
 
-enum { CFI_REG_RSP, CFI_REG_RBP };           /* cfa_reg */
+/* cfa_reg; RBX..R15 are in the order of CFI_SAVED_* (CFI_REG_RBX + CFI_SAVED_x) */
+enum { CFI_REG_RSP, CFI_REG_RBP, CFI_REG_RBX, CFI_REG_R12, CFI_REG_R13, CFI_REG_R14, CFI_REG_R15 };
 enum { CFI_RBP_SAME, CFI_RBP_OFFSET };       /* rbp_rule: unchanged, or saved at CFA + rbp_off */
 
 /* Why a row is INVALID (row reasons) or why an entry was skipped (entry reasons).
@@ -37,7 +40,7 @@ enum { CFI_RBP_SAME, CFI_RBP_OFFSET };       /* rbp_rule: unchanged, or saved at
 enum cfi_reason {
 	CFI_R_NONE,
 	/* row reasons */
-	CFI_R_CFA_REG,        /* CFA based on a register other than rsp/rbp */
+	CFI_R_CFA_REG,        /* CFA based on a register other than rsp, rbp, rbx, r12..r15 */
 	CFI_R_CFA_EXPR,       /* DW_CFA_def_cfa_expression other than the PLT ones */
 	CFI_R_RA_RULE,        /* return address not at CFA-8 */
 	CFI_R_RBP_RULE,       /* rbp in a register, or given by an expression / val_* rule */
@@ -71,7 +74,7 @@ struct cfi_row {
 		int16_t rbp_off;  /* rbp_rule OFFSET: rbp saved at CFA + rbp_off (negative) */
 		int16_t plt_at;   /* kinds PLT1..PLT4: see above */
 	};
-	uint8_t kind : 3, cfa_reg : 1, rbp_rule : 1, signal : 1;
+	uint8_t kind : 3, cfa_reg : 3, rbp_rule : 1, signal : 1;
 	uint8_t reason;       /* enum cfi_reason, for INVALID rows */
 	int8_t saved[CFI_NSAVED];
 };
@@ -115,6 +118,21 @@ int cfi_fde_range(const uint8_t *sec, size_t len, uint64_t sec_vaddr, uint64_t f
  * rows at the end of every covered range. Afterwards rows are strictly increasing in pc and the
  * last row, if any, is END. Returns 0, or -1 on allocation failure (table unchanged). */
 int cfi_finish(struct cfi_table *t);
+
+/* Marks a program's entry point as the outermost frame when no FDE covers it: the dynamic
+ * loader's _start is hand-written assembly without CFI, and a thread stopped in it (or in
+ * _dl_start, _dl_init called from it) has no caller. The STOP rows run from entry to the next
+ * described code, at most CFI_ENTRY_SPAN bytes. Returns 0, or -1 on allocation failure. */
+#define CFI_ENTRY_SPAN 256
+int cfi_mark_entry(struct cfi_table *t, uint64_t entry);
+
+/* Gives alignment padding between two FDEs the rules of the function after it when the
+ * padding is nothing but NOPs: hand-written assembly falls through it (glibc's
+ * __memcpy_chk_* checks the size, then runs on through the padding into memmove), so a
+ * thread can stop in it with the next function's entry state. text holds the bytes at
+ * text_addr. Returns how many gaps were filled. */
+#define CFI_MAX_PADDING 64
+size_t cfi_fill_padding(struct cfi_table *t, const uint8_t *text, size_t len, uint64_t text_addr);
 
 /* Row covering pc in a finished table, or NULL before the first row. */
 const struct cfi_row *cfi_lookup(const struct cfi_table *t, uint64_t pc);

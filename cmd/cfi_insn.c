@@ -68,6 +68,19 @@ static bool invalid(struct cfi_row *row, uint8_t reason)
 	return false;
 }
 
+/* CFI_REG_* of a DWARF register the CFA may be based on, or -1. */
+static int cfa_reg_of(uint64_t reg)
+{
+	switch (reg) {
+	case DW_RSP: return CFI_REG_RSP;
+	case DW_RBP: return CFI_REG_RBP;
+	case DW_RBX: return CFI_REG_RBX;
+	case DW_R12: case DW_R12 + 1: case DW_R12 + 2: case DW_R15:
+		return CFI_REG_R12 + (int)(reg - DW_R12);
+	default: return -1;
+	}
+}
+
 /* The fill functions return false once the row is INVALID. */
 static bool fill_cfa(struct cfi_row *row, const struct cfi_state *s)
 {
@@ -79,12 +92,12 @@ static bool fill_cfa(struct cfi_row *row, const struct cfi_state *s)
 		row->plt_at = s->plt_at;
 		return true;
 	case CFA_REGOFF:
-		if (s->cfa_reg != DW_RSP && s->cfa_reg != DW_RBP)
+		if (cfa_reg_of(s->cfa_reg) < 0)
 			return invalid(row, CFI_R_CFA_REG);
 		if (!fits(s->cfa_off, INT32_MIN, INT32_MAX))
 			return invalid(row, CFI_R_RANGE);
 		row->kind = CFI_ROW_NORMAL;
-		row->cfa_reg = s->cfa_reg == DW_RSP ? CFI_REG_RSP : CFI_REG_RBP;
+		row->cfa_reg = (uint8_t)cfa_reg_of(s->cfa_reg);
 		row->cfa_off = (int32_t)s->cfa_off;
 		return true;
 	default:

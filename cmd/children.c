@@ -166,15 +166,18 @@ int command_start(struct command *c, char **argv)
 	close(ex[1]);
 	c->go_fd = go[1];
 	c->exec_fd = ex[0];
+	command_seize(c); /* without ptrace, tables come after exec: a few samples unwind late */
 	return 0;
 }
 
-int command_release(struct command *c, const char *name)
+int command_release(struct command *c, const char *name, void (*mapped)(void *), void *ctx)
 {
 	ssize_t n = write(c->go_fd, "g", 1);
 	close(c->go_fd);
 	c->go_fd = -1;
 	int e = 0;
+	if (n == 1 && c->traced)
+		command_follow_loader(c, mapped, ctx);
 	if (n == 1) {
 		/* EOF here means exec succeeded (the pipe is close-on-exec). */
 		while ((n = read(c->exec_fd, &e, sizeof(e))) < 0 && errno == EINTR)
@@ -192,8 +195,8 @@ int command_release(struct command *c, const char *name)
 
 int command_wait(struct command *c)
 {
-	int st;
-	while (waitpid(c->pid, &st, 0) < 0)
+	int st = c->status;
+	while (!c->ended && waitpid(c->pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return 1;
 	if (WIFSIGNALED(st))

@@ -74,6 +74,7 @@ static struct elf_file *finish_open(struct elf_file *ef)
 		return NULL;
 	}
 	ef->type = eh.e_type;
+	ef->entry = eh.e_entry;
 	read_segments(ef);
 	read_build_id(ef);
 	read_debuglink(ef);

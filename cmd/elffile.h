@@ -14,6 +14,7 @@ struct elf_file {
 	Elf *elf;
 	void *mem;       /* owned copy for in-memory images */
 	int type;        /* ET_EXEC, ET_DYN */
+	uint64_t entry;  /* e_entry: where the kernel starts a program (the loader's, for ld.so) */
 	char build_id[41];
 	char debuglink[256];
 	struct elf_seg seg[16];

@@ -26,7 +26,8 @@ void lm_decode(const __u64 *w, int n, struct lm_stack *s)
 			i++;
 			break;
 		}
-		if (t != LF_TAG_NATIVE && t != LF_TAG_EXACT && t != LF_TAG_FP && t != LF_TAG_LJTRACE)
+		if (t != LF_TAG_NATIVE && t != LF_TAG_EXACT && t != LF_TAG_FP && t != LF_TAG_LJTRACE &&
+		    t != LF_TAG_ELIDED)
 			break;
 		if (s->nnat < LF_MAX_NATIVE)
 			s->nat[s->nnat++] = (struct lm_native){ low(w[i]), t };

@@ -7,7 +7,7 @@
 #include "lua.h"
 #include "profile.h"
 
-struct lm_native { uint64_t addr; int tag; };      /* tag: LF_TAG_NATIVE, _EXACT, _FP */
+struct lm_native { uint64_t addr; int tag; };      /* tag: LF_TAG_NATIVE, _EXACT, _FP, _ELIDED */
 struct lm_lua {
 	int c;            /* a C function: ptr = lua_CFunction (0 for a LuaJIT built-in) */
 	int lj;           /* LuaJIT frame: ptr = GCfunc until resolved, then proto or C function */

@@ -157,6 +157,20 @@ ssize_t proc_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return n;
 }
 
+int proc_auxv(pid_t pid, uint64_t type, uint64_t *val)
+{
+	char path[64];
+	uint64_t v[2 * 64]; /* the kernel writes a few dozen pairs */
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	ssize_t n = read_file(path, (char *)v, sizeof(v));
+	for (ssize_t i = 0; i + 1 < n / 8 && v[i]; i += 2)
+		if (v[i] == type) {
+			*val = v[i + 1];
+			return 0;
+		}
+	return -1;
+}
+
 /* The file at the target's path must be the one mapped: a file replaced since would give
  * wrong tables and names. Only the inode is compared: overlay filesystems (container images)
  * report another device through the path than /proc/PID/maps does. */

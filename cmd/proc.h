@@ -33,6 +33,8 @@ int proc_parse_maps_line(const char *line, struct mapping *m);
 /* Opens a mapped file through the target's own view: map_files works for deleted and
  * replaced files, root/ for files inside another mount namespace. */
 int proc_open_mapped(pid_t pid, const struct mapping *m);
+/* Value of auxiliary vector entry `type` (AT_BASE, AT_ENTRY...) of pid; 0 when found. */
+int proc_auxv(pid_t pid, uint64_t type, uint64_t *val);
 /* Reads target memory; returns bytes read or -1. */
 ssize_t proc_read_mem(pid_t pid, uint64_t addr, void *buf, size_t len);
 #endif

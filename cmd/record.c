@@ -228,10 +228,17 @@ static int open_sampler(struct session *s)
 
 
 
-/* The command was held before exec; it runs once sampling is on. */
+static void command_mapped(void *ctx)
+{
+	struct session *s = ctx;
+	targets_command_mapped(&s->tg, s->cmd.pid);
+}
+
+/* The command was held before exec; it runs once sampling is on, and when it is traced,
+ * its code runs only once the tables cover it. */
 static int start_command(struct session *s)
 {
-	if (command_release(&s->cmd, s->o->command[0]))
+	if (command_release(&s->cmd, s->o->command[0], command_mapped, s))
 		return 2;
 	targets_command_running(&s->tg, s->cmd.pid, now_sec());
 	return 0;
@@ -245,7 +252,7 @@ static int session_record(struct session *s, double t0)
 	if (rc)
 		return rc;
 	if (s->o->command)
-		targets_add_command(&s->tg, s->cmd.pid);
+		targets_add_command(&s->tg, s->cmd.pid, !s->cmd.traced);
 	targets_attach(&s->tg);
 	install_signals();
 	if ((rc = sampler_attach(s->smp, s->o->hz)))

@@ -101,8 +101,18 @@ static uint64_t func_start(void *ctx, uint64_t frame_addr)
 	return symbolize_func_start(m->sym, m->pid, frame_addr - 1, &start) == 0 ? start : 0;
 }
 
+/* Frames of a deep native stack left out between its innermost and outermost ones. */
+static void elided_label(uint64_t count, struct sbuf *out)
+{
+	sb_printf(out, "[native: %llu frame%s elided]", (unsigned long long)count, count == 1 ? "" : "s");
+}
+
 static void native_label(struct stack_ctx *c, pid_t pid, const struct lm_native *n, struct sbuf *out)
 {
+	if (n->tag == LF_TAG_ELIDED) {
+		elided_label(n->addr & 0xffffffffu, out);
+		return;
+	}
 	if (n->tag == LF_TAG_LJTRACE) {
 		if (n->addr == 0xffffff)
 			sb_puts(out, "[jit code]");
@@ -123,6 +133,27 @@ static void lua_marker_label(const struct lm_lua *f, struct sbuf *out)
 		sb_puts(out, "[lua: depth limit]");
 }
 
+/* The merge leaves out the VM's own native frames; the marker of left-out native frames
+ * must stay all the same, before the first native frame of the leaf side. Returns n. */
+static int keep_elided(const struct lm_stack *ls, struct lm_out *mo, int n)
+{
+	int x = -1, at = n;
+	for (int i = 0; i < ls->nnat; i++)
+		if (ls->nat[i].tag == LF_TAG_ELIDED)
+			x = i;
+	for (int i = 0; x >= 0 && i < n; i++) {
+		if (mo[i].kind == LM_NATIVE && mo[i].a == x)
+			return n;
+		if (mo[i].kind == LM_NATIVE && mo[i].a < x && at == n)
+			at = i;
+	}
+	if (x < 0)
+		return n;
+	memmove(mo + at + 1, mo + at, (size_t)(n - at) * sizeof(*mo));
+	mo[at] = (struct lm_out){ LM_NATIVE, x, 0 };
+	return n + 1;
+}
+
 /* Native and Lua frames interleaved; returns 0, or -1 when there is no Lua part. */
 static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
 {
@@ -139,7 +170,8 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 	if (t->lj)
 		luajit_resolve(t->lj, &ls);
 	struct lm_ops ops = { &mc, same_function, is_api_entry, func_start };
-	int n = lm_merge(&ls, mo, (int)(sizeof(mo) / sizeof(mo[0])), &ops);
+	int max = (int)(sizeof(mo) / sizeof(mo[0]));
+	int n = keep_elided(&ls, mo, lm_merge(&ls, mo, max - 1, &ops));
 	if (ls.mark) {
 		sb_puts(out, ";");
 		mark_label(ls.mark, out);
@@ -180,6 +212,8 @@ static void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct s
 		sb_puts(out, ";");
 		if (tag == LF_TAG_MARK)
 			mark_label((__u32)w, out);
+		else if (tag == LF_TAG_ELIDED)
+			elided_label((__u32)w, out);
 		else if (tag == LF_TAG_LJTRACE)
 			native_label(c, (pid_t)st->pid, &(struct lm_native){ addr, LF_TAG_LJTRACE }, out);
 		else

@@ -231,6 +231,10 @@ void targets_attach(struct targets *s)
 		pid_t pid = s->t[i].pid;
 		if (s->t[i].kind == TARGET_COMMAND)
 			continue; /* added before, its Lua is looked for after exec */
+		/* Maps again: libraries loaded while the BPF program was being loaded (which can
+		 * take seconds) must not start as unmapped code; known files are not re-read. */
+		ut_add_pid(s->ut, pid);
+		ut_sync(s->ut);
 		sampler_add_target(s->smp, pid);
 		stacks_add_target(s->sc, pid);
 		targets_name(s, pid);
@@ -261,11 +265,20 @@ int targets_check_alive(struct targets *s)
 	return 2;
 }
 
-void targets_add_command(struct targets *s, pid_t pid)
+void targets_add_command(struct targets *s, pid_t pid, int sample_now)
 {
-	sampler_add_target(s->smp, pid);
+	if (sample_now)
+		sampler_add_target(s->smp, pid);
 	stacks_add_target(s->sc, pid);
 	targets_new(s, pid, TARGET_COMMAND, now_sec());
+}
+
+void targets_command_mapped(struct targets *s, pid_t pid)
+{
+	ut_add_pid(s->ut, pid);
+	ut_sync(s->ut);
+	sampler_add_target(s->smp, pid); /* from its first instruction, with its tables */
+	targets_name(s, pid);
 }
 
 void targets_command_running(struct targets *s, pid_t pid, double now)

@@ -44,8 +44,12 @@ struct target *targets_new(struct targets *s, pid_t pid, enum target_kind kind, 
 void targets_add_children(struct targets *s);
 /* Starts sampling and Lua attach for the targets there at the start (not the command). */
 void targets_attach(struct targets *s);
-/* The command, held before exec: sampled from its first instruction. */
-void targets_add_command(struct targets *s, pid_t pid);
+/* The command, held before exec: sampled from its first instruction (sample_now: from
+ * now on; else from targets_command_mapped at its exec). */
+void targets_add_command(struct targets *s, pid_t pid, int sample_now);
+/* The command, stopped at its exec or in its loader, has mapped code: tables for it, and
+ * sampling from then on. */
+void targets_command_mapped(struct targets *s, pid_t pid);
 /* The command has run exec: its tables, name and Lua now. */
 void targets_command_running(struct targets *s, pid_t pid, double now);
 /* 2 with a message when every target given with -p died during start-up, else 0. */

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -104,12 +105,14 @@ static struct lf_rule rule_of(const struct cfi_row *c)
 	}
 	if (c->cfa_reg == CFI_REG_RBP)
 		r.flags |= LF_RULE_CFA_RBP;
+	else if (c->cfa_reg >= CFI_REG_RBX)
+		r.cfa_saved = (__u8)(1 + c->cfa_reg - CFI_REG_RBX);
 	if (c->rbp_rule == CFI_RBP_OFFSET)
 		r.flags |= LF_RULE_RBP_SAVED;
 	if (c->signal)
 		r.flags |= LF_RULE_SIGNAL;
 	if (r.kind != LF_RULE_NORMAL)
-		r.cfa_off = r.rbp_off = 0, r.flags &= LF_RULE_SIGNAL;
+		r.cfa_off = r.rbp_off = 0, r.cfa_saved = 0, r.flags &= LF_RULE_SIGNAL;
 	if (r.kind == LF_RULE_PLT)
 		r.cfa_off = c->plt_at; /* the threshold of the stub's CFA expression */
 	if (r.kind == LF_RULE_NORMAL)
@@ -142,8 +145,10 @@ static void add_rows(struct unwind_tables *t, struct cfi_table *ct, struct lf_fi
 	fi->row_count = (uint32_t)(t->nrows - fi->row_start);
 }
 
-/* Builds rows for one ELF image and registers it; returns its index. */
-static uint32_t add_file(struct unwind_tables *t, struct elf_file *ef, uint64_t dev, uint64_t inode)
+/* Builds rows for one ELF image and registers it; returns its index. interp: the image is
+ * a process's dynamic loader, whose entry point is where its first thread starts. */
+static uint32_t add_file(struct unwind_tables *t, struct elf_file *ef, uint64_t dev, uint64_t inode,
+			 int interp)
 {
 	struct ut_file *f = xcalloc(1, sizeof(*f));
 	f->dev = dev;
@@ -160,8 +165,13 @@ static uint32_t add_file(struct unwind_tables *t, struct elf_file *ef, uint64_t 
 	memset(&ct, 0, sizeof(ct));
 	parse_section(&ct, ef, ".eh_frame", 0);
 	parse_section(&ct, ef, ".debug_frame", 1);
-	if (cfi_finish(&ct) == 0)
+	if (cfi_finish(&ct) == 0 && (!interp || cfi_mark_entry(&ct, ef->entry) == 0)) {
+		uint64_t text_addr = 0;
+		Elf_Data *text = elf_file_section(ef, ".text", &text_addr, NULL);
+		if (text && text->d_buf)
+			cfi_fill_padding(&ct, text->d_buf, text->d_size, text_addr);
 		add_rows(t, &ct, &t->finfo[f->index]);
+	}
 	else
 		t->finfo[f->index] = (struct lf_file){ 0, 0 };
 	cfi_free(&ct);
@@ -191,7 +201,7 @@ static int bias_of(const struct ut_file *f, const struct mapping *m, uint64_t *b
 	return -1;
 }
 
-static struct ut_file *file_for(struct unwind_tables *t, pid_t pid, const struct mapping *m)
+static struct ut_file *file_for(struct unwind_tables *t, pid_t pid, const struct mapping *m, int interp)
 {
 	struct ut_file *f = find_file(t, m->dev, m->inode, NULL);
 	if (f)
@@ -200,7 +210,7 @@ static struct ut_file *file_for(struct unwind_tables *t, pid_t pid, const struct
 	struct elf_file *ef = fd >= 0 ? elf_file_open_fd(fd) : NULL;
 	if (!ef)
 		return NULL;
-	add_file(t, ef, m->dev, m->inode);
+	add_file(t, ef, m->dev, m->inode, interp);
 	elf_file_close(ef);
 	return t->files;
 }
@@ -220,14 +230,16 @@ static struct ut_file *vdso_for(struct unwind_tables *t, pid_t pid, const struct
 		return NULL;
 	struct ut_file *f = find_file(t, 0, 0, ef->build_id);
 	if (!f) {
-		add_file(t, ef, 0, 0);
+		add_file(t, ef, 0, 0, 0);
 		f = t->files;
 	}
 	elf_file_close(ef);
 	return f;
 }
 
-static void map_entry(struct unwind_tables *t, pid_t pid, const struct mapping *m, struct lf_map_ent *e)
+/* at_base: where the process's dynamic loader is loaded (AT_BASE), 0 if none. */
+static void map_entry(struct unwind_tables *t, pid_t pid, const struct mapping *m, uint64_t at_base,
+		      struct lf_map_ent *e)
 {
 	e->start = m->start;
 	e->end = m->end;
@@ -238,7 +250,7 @@ static void map_entry(struct unwind_tables *t, pid_t pid, const struct mapping *
 	}
 	struct ut_file *f = NULL;
 	if (m->path[0] == '/')
-		f = file_for(t, pid, m);
+		f = file_for(t, pid, m, at_base && m->start - m->pgoff == at_base);
 	else if (!strcmp(m->path, "[vdso]"))
 		f = vdso_for(t, pid, m);
 	uint64_t bias;
@@ -254,10 +266,13 @@ static void map_entry(struct unwind_tables *t, pid_t pid, const struct mapping *
 
 static void ut_build_proc(struct unwind_tables *t, pid_t pid, const struct proc_maps *pm, struct lf_proc *out)
 {
+	uint64_t at_base = 0;
 	memset(out, 0, sizeof(*out));
+	if (proc_auxv(pid, AT_BASE, &at_base))
+		at_base = 0;
 	for (size_t i = 0; i < pm->n && out->n < LF_MAX_PROC_MAPS; i++)
 		if (pm->m[i].exec)
-			map_entry(t, pid, &pm->m[i], &out->m[out->n++]);
+			map_entry(t, pid, &pm->m[i], at_base, &out->m[out->n++]);
 }
 
 int ut_add_pid(struct unwind_tables *t, pid_t pid)

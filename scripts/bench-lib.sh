@@ -21,11 +21,14 @@ wait_sampling() {
 # accounted to its caller, so unwind_user usually shows none), run_cnt of on_sample,
 # and the target samples counted in on_sample's stats map.
 bpf_counters() {
-	ids=$(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u | tr '\n' ' ')
+	# The programs are found through the maps lua-flame holds: once attached, a program is
+	# held by its perf events and links, not necessarily by a descriptor of its own.
+	ids=$(grep -h '^map_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u | tr '\n' ' ')
 	[ -n "$ids" ] || return 1
 	bpftool -j prog show | jq -r --arg ids "$ids" '
 		($ids | split(" ") | map(select(. != "") | tonumber)) as $mine
-		| [.[] | select((.id as $i | $mine | index($i)) and (.name == "on_sample" or .name == "unwind_user"))]
+		| [.[] | select(((.map_ids // []) | any(. as $m | $mine | index($m))) and
+				(.name == "on_sample" or .name == "unwind_user"))]
 		| "\(map(.run_time_ns // 0) | add) \(map(select(.name == "on_sample") | .run_cnt // 0) | add)",
 		  (map(select(.name == "on_sample") | .map_ids[]) | map(tostring) | join(" "))' >"$W/prog" ||
 		return 1

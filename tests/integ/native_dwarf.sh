@@ -35,8 +35,27 @@ expect deep "${ROOTS}deep_main;${recs}spin\$" 95
 check "deep: more than 150 frames in one stack" \
 	awk -F';' '{ if (NF > 155) found = 1 } END { exit !found }' "$OUT/deep.folded"
 
+# Deeper than the record: the outermost 64 frames (the root side, where flame graphs
+# aggregate) and the innermost 127 stay, with the exact count of those left out between:
+# _start..main, deep_main, 1001 recurse and spin are 1007 frames, 816 of them left out.
+profile deeper deep 1000
+outer=$(printf 'recurse;%.0s' $(seq 59)); inner=$(printf 'recurse;%.0s' $(seq 126))
+expect deeper "${ROOTS}deep_main;${outer}\\[native: 816 frames elided\\];${inner}spin\$" 95
+check "deeper: no other elision count" \
+	sh -c "! grep -o '\\[native: [0-9]* frames elided\\]' '$OUT/deeper.folded' | grep -qv ': 816 '"
+
 profile plt plt
 expect plt "${ROOTS}plt_main;lib_work;lib_leaf\$" 95
+
+# With LD_BIND_NOT every call goes through ld.so's lazy-binding trampoline, whose CFA is
+# kept in rbx while it realigns the stack for xsave: it must unwind like any frame.
+# (_dl_runtime_resolve_fxsave, _xsave or _xsavec, as the CPU has it)
+bg_start env LD_BIND_NOT=1 "$OUT/unwind" resolve
+sleep 0.3
+"$LF" -p "$LAST_PID" -F 999 -d 3 --stats -o "$OUT/resolve.folded" 2>"$OUT/resolve.err"
+kill "$LAST_PID" 2>/dev/null
+expect resolve "${ROOTS}resolve_main;_dl_runtime_resolve_[a-z]+(;|\$)" 90
+expect resolve "${ROOTS}resolve_main;_dl_runtime_resolve_[a-z]+;_dl_fixup;" 5
 
 profile signal signal
 expect signal "${ROOTS}signal_main;raise;[^;]*;__restore_rt;handler;in_handler;spin\$" 90
@@ -52,7 +71,7 @@ profile threads threads
 expect threads '^unwind;clone3;start_thread;thread_a;chain_a1;chain_a2;spin$' 40
 expect threads '^unwind;clone3;start_thread;thread_b;chain_b1;chain_b2;spin$' 40
 
-for f in deep plt signal vdso threads; do
+for f in deep deeper plt resolve signal vdso threads; do
 	c=$(sed -n 's/.* \([0-9.]*\)% complete.*/\1/p' "$OUT/$f.err")
 	check "$f: at least 99% of stacks complete ($c%)" awk -v c="$c" 'BEGIN { exit !(c >= 99) }'
 done

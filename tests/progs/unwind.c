@@ -1,7 +1,8 @@
 /* Target for the native unwinder tests, built -O2 -fomit-frame-pointer. Each mode burns
  * CPU in a known call chain: deep recursion, a call through the PLT into a shared
- * library, a loop inside a signal handler, clock_gettime through the vdso, a library
- * loaded with dlopen after start, and two threads with different chains. */
+ * library (bound once, or resolved on every call), a loop inside a signal handler,
+ * clock_gettime through the vdso, a library loaded with dlopen after start, and two
+ * threads with different chains. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 void lib_work(unsigned long n);
+void lib_leaf(unsigned long n);
 static volatile unsigned long sink;
 
 #define KEEP() __asm__ volatile("" ::: "memory")
@@ -45,6 +47,16 @@ __attribute__((noinline)) static void plt_main(void)
 {
 	for (;;) {
 		lib_work(10000000);
+		KEEP();
+	}
+}
+
+/* Run with LD_BIND_NOT=1, every call resolves its PLT slot again: the time goes to the
+ * loader's lazy-binding trampoline, which keeps its CFA in rbx. */
+__attribute__((noinline)) static void resolve_main(void)
+{
+	for (;;) {
+		lib_leaf(1);
 		KEEP();
 	}
 }
@@ -120,6 +132,8 @@ int main(int argc, char **argv)
 		deep_main(argc > 2 ? atoi(argv[2]) : 120);
 	else if (!strcmp(mode, "plt"))
 		plt_main();
+	else if (!strcmp(mode, "resolve"))
+		resolve_main();
 	else if (!strcmp(mode, "signal"))
 		signal_main();
 	else if (!strcmp(mode, "vdso"))
@@ -128,6 +142,6 @@ int main(int argc, char **argv)
 		dlopen_main(argv[2]);
 	else if (!strcmp(mode, "threads"))
 		threads_main();
-	fprintf(stderr, "usage: unwind deep [N] | plt | signal | vdso | dlopen LIB | threads\n");
+	fprintf(stderr, "usage: unwind deep [N] | plt | resolve | signal | vdso | dlopen LIB | threads\n");
 	return 2;
 }

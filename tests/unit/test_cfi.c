@@ -357,6 +357,98 @@ static void test_cfa_rules(void)
 	cfi_free(&t);
 }
 
+/* ld.so's lazy-binding trampoline (_dl_runtime_resolve_xsavec): push rbx, keep the CFA in
+ * rbx while rsp is realigned for xsavec, then back to rsp. r12..r15 work the same way;
+ * other registers (r10, DRAP in gcc's stack realignment) stay unsupported. */
+static void test_cfa_in_callee_saved(void)
+{
+	struct buf b = { .n = 0 };
+	size_t cie = std_cie(&b);
+	const uint8_t in[] = {
+		0x41, 0x0e, 16,                     /* +1 push %rbx: rsp+16 */
+		0x83, 2,                            /* rbx at cfa-16 */
+		0x43, 0x0d, 3,                      /* +4 mov %rsp,%rbx: cfa rbx+16 */
+		0x48, 0x0c, 12, 24,                 /* +12 r12+24 */
+		0x41, 0x0c, 15, 8,                  /* +13 r15+8 */
+		0x41, 0x0c, 10, 8,                  /* +14 r10+8: unsupported */
+		0x41, 0x0c, 7, 16,                  /* +15 back to rsp+16 */
+	};
+	eh_fde(&b, cie, 0x1000, 0x20, in, sizeof(in));
+	struct cfi_table t = parse(&b, 0, 0);
+	NORMAL(&t, 0x1001, RSP, 16);
+	NORMAL(&t, 0x1004, CFI_REG_RBX, 16);
+	CHECK_INT(cfi_lookup(&t, 0x1004)->saved[CFI_SAVED_RBX], -2);
+	NORMAL(&t, 0x100c, CFI_REG_R12, 24);
+	NORMAL(&t, 0x100d, CFI_REG_R15, 8);
+	KIND(&t, 0x100e, CFI_ROW_INVALID, CFI_R_CFA_REG);
+	NORMAL(&t, 0x100f, RSP, 16);
+	CHECK(well_formed(&t));
+	cfi_free(&t);
+}
+
+/* The loader's entry point without an FDE becomes a STOP range up to the next FDE; an entry
+ * an FDE covers keeps its rows. */
+static void test_mark_entry(void)
+{
+	struct buf b = { .n = 0 };
+	size_t cie = std_cie(&b);
+	const uint8_t in[] = { 0x41, 0x0e, 16 };
+	eh_fde(&b, cie, 0x1000, 0x10, in, sizeof(in));
+	eh_fde(&b, cie, 0x1040, 0x10, in, sizeof(in));
+	eh_fde(&b, cie, 0x1400, 0x10, in, sizeof(in));
+	struct cfi_table t = parse(&b, 0, 0);
+	size_t n = t.n;
+	CHECK_INT(cfi_mark_entry(&t, 0x1001), 0);          /* covered: nothing changes */
+	CHECK_INT(t.n, n);
+	CHECK_INT(cfi_mark_entry(&t, 0x1010), 0);          /* right where an FDE ends */
+	KIND(&t, 0x1010, CFI_ROW_STOP, -1);
+	KIND(&t, 0x103f, CFI_ROW_STOP, -1);
+	NORMAL(&t, 0x1041, RSP, 16);
+	CHECK_INT(cfi_mark_entry(&t, 0x1060), 0);          /* in a long gap: at most the span */
+	KIND(&t, 0x1060, CFI_ROW_STOP, -1);
+	KIND(&t, 0x1060 + CFI_ENTRY_SPAN - 1, CFI_ROW_STOP, -1);
+	KIND(&t, 0x1060 + CFI_ENTRY_SPAN, CFI_ROW_END, -1);
+	NORMAL(&t, 0x1401, RSP, 16);
+	CHECK_INT(cfi_mark_entry(&t, 0xf00), 0);           /* before every FDE */
+	KIND(&t, 0xf00, CFI_ROW_STOP, -1);
+	KIND(&t, 0xfff, CFI_ROW_STOP, -1);
+	NORMAL(&t, 0x1000, RSP, 8);
+	CHECK(well_formed(&t));
+	cfi_free(&t);
+}
+
+/* NOP padding between two FDEs takes the next function's entry rules (glibc's __memcpy_chk
+ * falls through it into memmove); int3 padding, or anything else, stays a gap. */
+static void test_fill_padding(void)
+{
+	struct buf b = { .n = 0 };
+	size_t cie = std_cie(&b);
+	const uint8_t in[] = { 0x41, 0x0e, 16 };
+	eh_fde(&b, cie, 0x1000, 0x9, in, sizeof(in));
+	eh_fde(&b, cie, 0x1010, 0x10, in, sizeof(in));
+	eh_fde(&b, cie, 0x1030, 0x10, in, sizeof(in));
+	eh_fde(&b, cie, 0x1050, 0x10, in, sizeof(in));
+	struct cfi_table t = parse(&b, 0, 0);
+	uint8_t text[0x60];
+	memset(text, 0xcc, sizeof(text));
+	/* 0x1009..0x1010: nopl 0x0(%rax); 0x1020..0x1030: data16 cs nopw 0x0(%rax,%rax,1),
+	 * xchg %ax,%ax, nopl (%rax); 0x1040..0x1050: int3 */
+	const uint8_t nop7[] = { 0x0f, 0x1f, 0x80, 0, 0, 0, 0 };
+	memcpy(text + 0x9, nop7, sizeof(nop7));
+	const uint8_t mix[] = { 0x66, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0, 0x66, 0x90,
+				0x0f, 0x1f, 0x00 };
+	memcpy(text + 0x20, mix, sizeof(mix));
+	CHECK_INT(cfi_fill_padding(&t, text, sizeof(text), 0x1000), 2);
+	NORMAL(&t, 0x1009, RSP, 8);
+	NORMAL(&t, 0x100f, RSP, 8);
+	NORMAL(&t, 0x1011, RSP, 16);
+	NORMAL(&t, 0x1020, RSP, 8);
+	NORMAL(&t, 0x102f, RSP, 8);
+	KIND(&t, 0x1040, CFI_ROW_END, -1);
+	KIND(&t, 0x1060, CFI_ROW_END, -1);
+	cfi_free(&t);
+}
+
 /* GNU ld's .plt expressions with each threshold ld uses, a different base offset, and near
  * misses that must not be taken for them. */
 static void test_plt_expressions(void)
@@ -916,16 +1008,15 @@ struct want {
 
 static int parse_reg_off(const char *s, int *reg, int *off)
 {
-	if (!strncmp(s, "rsp", 3))
-		*reg = CFI_REG_RSP;
-	else if (!strncmp(s, "rbp", 3))
-		*reg = CFI_REG_RBP;
-	else
-		return 0;
-	if (s[3] != '+' && s[3] != '-')
-		return 0;
-	*off = (int)strtol(s + 3, NULL, 10);
-	return 1;
+	static const char *const names[] = { "rsp", "rbp", "rbx", "r12", "r13", "r14", "r15" };
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++) {
+		if (strncmp(s, names[i], 3) || (s[3] != '+' && s[3] != '-'))
+			continue;
+		*reg = CFI_REG_RSP + i; /* same order as the CFI_REG_* values */
+		*off = (int)strtol(s + 3, NULL, 10);
+		return 1;
+	}
+	return 0;
 }
 
 /* Mirrors the row semantics of cfi.h from readelf's CFA / rbp / ra cells. */
@@ -1299,6 +1390,9 @@ int main(int argc, char **argv)
 	RUN(test_ra_rules);
 	RUN(test_rbp_rules);
 	RUN(test_cfa_rules);
+	RUN(test_cfa_in_callee_saved);
+	RUN(test_mark_entry);
+	RUN(test_fill_padding);
 	RUN(test_plt_expressions);
 	RUN(test_advance_forms);
 	RUN(test_advance_past_end);

@@ -1,0 +1,135 @@
+/* Holds the command lua-flame starts under ptrace from its exec to its program's entry
+ * point, calling back each time executable code was mapped (the program and its loader at
+ * exec, each library the loader maps), so that unwind tables cover the code before it runs:
+ * no sample of the command finds its process or a library unknown. Detaches at the entry. */
+#include <errno.h>
+#include <elf.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+
+#include "children.h"
+#include "proc.h"
+
+#define MAX_STOPS 100000 /* a loader makes a few hundred system calls */
+
+struct hold {
+	pid_t pid;
+	uint64_t entry;  /* where the breakpoint is, 0 when none */
+	long word;       /* the instruction word it replaced */
+};
+
+int command_seize(struct command *c)
+{
+	c->traced = ptrace(PTRACE_SEIZE, c->pid, 0,
+			   (void *)(long)(PTRACE_O_TRACEEXEC | PTRACE_O_TRACESYSGOOD)) == 0;
+	return c->traced ? 0 : -1;
+}
+
+/* Restores the instruction under the breakpoint and lets the process run on untraced. */
+static void let_go(struct hold *h, int sig)
+{
+	if (h->entry)
+		ptrace(PTRACE_POKETEXT, h->pid, (void *)h->entry, (void *)h->word);
+	h->entry = 0;
+	ptrace(PTRACE_DETACH, h->pid, 0, (void *)(long)sig);
+}
+
+/* An int3 on the program's entry point: the loader is done once it gets there. Without a
+ * loader (a static program) everything is mapped already: returns -1. */
+static int break_at_entry(struct hold *h)
+{
+	uint64_t base = 0, entry = 0;
+	if (proc_auxv(h->pid, AT_BASE, &base) || !base || proc_auxv(h->pid, AT_ENTRY, &entry) || !entry)
+		return -1;
+	errno = 0;
+	long w = ptrace(PTRACE_PEEKTEXT, h->pid, (void *)entry, 0);
+	if (errno)
+		return -1;
+	long patched = (long)(((unsigned long)w & ~0xffUL) | 0xcc);
+	if (ptrace(PTRACE_POKETEXT, h->pid, (void *)entry, (void *)patched))
+		return -1;
+	h->entry = entry;
+	h->word = w;
+	return 0;
+}
+
+/* At a system-call stop: whether a call that made memory executable just returned. */
+static int mapped_code(pid_t pid)
+{
+	struct user_regs_struct r;
+	if (ptrace(PTRACE_GETREGS, pid, 0, &r))
+		return 0;
+	if (r.rax == (unsigned long long)-ENOSYS)
+		return 0; /* entry to the call, not its return */
+	if (r.orig_rax != SYS_mmap && r.orig_rax != SYS_mprotect)
+		return 0;
+	return (r.rdx & PROT_EXEC) && r.rax < (unsigned long long)-4095;
+}
+
+/* At a SIGTRAP: whether it is the breakpoint; then the process is put back on the entry. */
+static int at_entry(struct hold *h)
+{
+	struct user_regs_struct r;
+	if (!h->entry || ptrace(PTRACE_GETREGS, h->pid, 0, &r) || r.rip != h->entry + 1)
+		return 0;
+	ptrace(PTRACE_POKETEXT, h->pid, (void *)h->entry, (void *)h->word);
+	r.rip = h->entry;
+	ptrace(PTRACE_SETREGS, h->pid, 0, &r);
+	h->entry = 0;
+	return 1;
+}
+
+void command_follow_loader(struct command *c, void (*mapped)(void *), void *ctx)
+{
+	struct hold h = { .pid = c->pid };
+	int execd = 0;
+	for (int stops = 0; stops < MAX_STOPS; stops++) {
+		int st;
+		if (waitpid(c->pid, &st, __WALL) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			c->ended = 1; /* exec failed, or the program ended in its loader */
+			c->status = st;
+			return;
+		}
+		if (!WIFSTOPPED(st))
+			continue;
+		int sig = WSTOPSIG(st), event = (st >> 16) & 0xff;
+		int go = execd ? PTRACE_SYSCALL : PTRACE_CONT;
+		if (stops == MAX_STOPS - 1) {
+			let_go(&h, 0); /* far too long for a loader: let it run untraced */
+			return;
+		}
+		if (event == PTRACE_EVENT_EXEC) {
+			execd = 1;
+			mapped(ctx);
+			if (break_at_entry(&h)) {
+				let_go(&h, 0);
+				return;
+			}
+			go = PTRACE_SYSCALL;
+			sig = 0;
+		} else if (sig == (SIGTRAP | 0x80)) {
+			if (mapped_code(c->pid))
+				mapped(ctx);
+			sig = 0;
+		} else if (sig == SIGTRAP && at_entry(&h)) {
+			mapped(ctx);
+			let_go(&h, 0);
+			return;
+		} else if (event == PTRACE_EVENT_STOP) {
+			let_go(&h, 0); /* stopped by a signal: not ours to hold */
+			return;
+		}
+		if (ptrace(go, c->pid, 0, (void *)(long)sig))
+			return;
+	}
+}

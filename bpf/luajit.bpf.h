@@ -1,9 +1,11 @@
 /* LuaJIT in the kernel: steps native unwinding out of JIT-compiled trace code onto the
  * interpreter's C frame, and walks the running lua_State's frames (interpreter, trace or
- * C call) from raw memory, appending one GCfunc and pc per frame to the stack record. */
+ * C call) from raw memory, appending one function (a Lua function's GCproto and fingerprint,
+ * else the GCfunc) and pc per frame to the stack record. */
 #ifndef LF_LUAJIT_BPF_H
 #define LF_LUAJIT_BPF_H
 #include "lua.h"
+#include "lua_fp.bpf.h"
 
 struct lj_walk {
 	struct lf_stack *s;
@@ -30,6 +32,35 @@ static __always_inline int lj_read_link(const struct lj_walk *w, __u64 *func, __
 	return 0;
 }
 
+/* Appends a frame: a Lua function as its GCproto with the proto's fingerprint, anything
+ * else (or a GCfunc that cannot be read) as the GCfunc, for user space to look at. */
+static __always_inline void lj_put_func(struct lj_walk *w, __u64 func, __u64 pcword)
+{
+	const struct lf_lj_cfg *c = w->c;
+	struct lf_ustate *u = w->u;
+	if (u->memo_key != func || !func) {
+		__u32 n = c->fn_pc + 8;
+		__u64 ptr = func, pc = 0;
+		__u32 fp = 0;
+		if (func && n <= LF_FP_BUF && !bpf_probe_read_user(u->fp_sbuf, n, (const void *)func) &&
+		    u->fp_sbuf[c->fn_gct & (LF_FP_BUF - 1)] == c->gct_func &&
+		    u->fp_sbuf[c->fn_ffid & (LF_FP_BUF - 1)] == c->ff_lua) {
+			pc = lf_ld64(u->fp_sbuf, c->fn_pc);
+			if (!c->gc64)
+				pc &= 0xffffffffULL;
+			if (pc > c->pt_size)
+				fp = lf_take_fp(u, &c->fp, pc - c->pt_size);
+			if (fp)
+				ptr = pc - c->pt_size;
+		}
+		u->memo_key = func;
+		u->memo_ptr = ptr;
+		u->memo_fp = fp;
+	}
+	put_word(w->s, u, tagged(LF_TAG_LJFUNC, u->memo_ptr) | lf_fp_hi(u->memo_fp));
+	put_word(w->s, u, pcword | lf_fp_lo(u->memo_fp));
+}
+
 static long lj_step_cb(__u32 idx, void *data)
 {
 	struct lj_walk *w = data;
@@ -47,8 +78,7 @@ static long lj_step_cb(__u32 idx, void *data)
 		return 0;
 	}
 	__u64 centry = (typep == c->frame_c || typep == c->frame_cp) ? LF_LFLAG_CENTRY : 0;
-	put_word(w->s, w->u, tagged(LF_TAG_LJFUNC, func));
-	put_word(w->s, w->u, (w->pc & ((1ULL << 48) - 1)) | centry);
+	lj_put_func(w, func, (w->pc & LF_ADDR_MASK) | centry);
 	if ((typep & 3) == c->frame_lua) {
 		__u64 pc = c->gc64 ? (__u64)ftsz : (__u32)ftsz;
 		__u32 ins = 0;

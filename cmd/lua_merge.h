@@ -7,12 +7,17 @@
 #include "lua.h"
 #include "profile.h"
 
+/* The label of a Lua function that could not be named: freed, or its process gone, before its
+ * name was read (never another function's name in its place). */
+#define LF_LABEL_GONE "[lua: function gone]"
+
 struct lm_native { uint64_t addr; int tag; };      /* tag: LF_TAG_NATIVE, _EXACT, _FP */
 struct lm_lua {
 	int c;            /* a C function: ptr = lua_CFunction (0 for a LuaJIT built-in) */
 	int lj;           /* LuaJIT frame: ptr = GCfunc until resolved, then proto or C function */
 	int ffid;         /* LuaJIT built-in number */
-	uint64_t ptr, aux;
+	uint64_t ptr, aux;  /* aux: pc | LF_LFLAG_* */
+	uint32_t fp;      /* fingerprint of a Lua function's Proto at sample time, 0 if none */
 };
 struct lm_thread {
 	uint64_t L;

@@ -1,0 +1,36 @@
+/* Fingerprints of Lua functions taken at sample time (see lf_fingerprint in lua.h): one read
+ * of the Proto's span and one of its chunk name's header, skipped when the previous frame of
+ * the sample ran the same function (recursion). */
+#ifndef LF_LUA_FP_BPF_H
+#define LF_LUA_FP_BPF_H
+#include "lua.h"
+
+/* The fingerprint of the Proto (GCproto) at proto, or 0 when it cannot be read. */
+static __always_inline __u32 lf_take_fp(struct lf_ustate *u, const struct lf_fp_cfg *c, __u64 proto)
+{
+	__u32 len = c->span_len;
+	if (!len || len > LF_FP_BUF || !proto)
+		return 0;
+	if (bpf_probe_read_user(u->fp_pbuf, len, (const void *)(proto + c->span_lo)))
+		return 0;
+	__u64 src = lf_ld64(u->fp_pbuf, c->source);
+	if (c->source_ref == 4)
+		src &= 0xffffffffULL;
+	if (!src)
+		__builtin_memset(u->fp_sbuf, 0, 32);
+	else if (bpf_probe_read_user(u->fp_sbuf, 32, (const void *)src))
+		return 0;
+	return lf_fingerprint(c, proto, u->fp_pbuf, u->fp_sbuf);
+}
+
+/* PUC Lua: the fingerprint of proto, from the memo when the last frame had the same one. */
+static __always_inline __u32 lf_proto_fp(struct lf_ustate *u, const struct lf_fp_cfg *c, __u64 proto)
+{
+	if (u->memo_key != proto || !proto) {
+		u->memo_key = proto;
+		u->memo_ptr = proto;
+		u->memo_fp = lf_take_fp(u, c, proto);
+	}
+	return u->memo_fp;
+}
+#endif

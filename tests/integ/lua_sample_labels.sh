@@ -1,0 +1,75 @@
+#!/bin/sh
+# A Lua frame is labelled with what ran when the sample was taken: 24 chunks loaded, run and
+# dropped in turn (tests/lua/chunks.lua, each may reuse the memory of the last) keep their own
+# names and shares, on Debian's lua5.4 and on LuaJIT with the JIT on and off; and a process
+# that exits while hot (tests/lua/exit_hot.lua) has its last samples named. Each chunk runs
+# 100 ms of CPU (60 ms shows the same, but with counts that vary more on a busy machine).
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT" || exit 1
+
+C=tests/lua/chunks.lua
+X=tests/lua/exit_hot.lua
+N=24
+MS=100
+J='(_\[j\])?'   # the frame may run in a compiled trace
+
+# bad_lua FILE: samples with a Lua function frame that is unnamed, unreadable, or gone (every
+# function of these scripts has a name).
+bad_lua() { count "$1" '\[lua: function gone\]|\[unreadable\]|;\? \('; }
+
+# chunks NAME CMD...: profiles CMD running the chunks (started once lua-flame samples) and
+# checks the stack of every chunk and its share.
+chunks() {
+	name=$1; shift
+	F=$OUT/$name.folded
+	rm -f "$OUT/go"; mkfifo "$OUT/go"
+	exec 3<>"$OUT/go"   # read-write: opening it does not wait for the other end
+	"$@" "$C" "$N" "$MS" wait <"$OUT/go" &   # (bg_start would give it /dev/null for stdin)
+	tp=$!
+	PIDS_TO_KILL="$PIDS_TO_KILL $tp"
+	"$LF" -p "$tp" -F 999 -o "$F" 2>"$OUT/$name.err" &
+	lp=$!
+	for _ in $(seq 100); do grep -q 'profiling PID' "$OUT/$name.err" && break; sleep 0.1; done
+	echo go >&3
+	exec 3>&-
+	wait "$lp"
+	# each chunk's function under the chunk's main function, under the script's main chunk
+	: >"$OUT/$name.counts"
+	for i in $(seq "$N"); do
+		count "$F" ";main chunk \\($C:0\\);chunk \\(chunk$i:0\\)$J;spin \\(chunk$i:2\\)$J(;|\$)" >>"$OUT/$name.counts"
+	done
+	all=$(count "$F" '\(chunk[0-9]+:')
+	sum=$(awk '{ s += $1 } END { print s + 0 }' "$OUT/$name.counts")
+	check "$name: every sample in a chunk has the exact stack ($sum of $all)" [ "$sum" = "$all" ]
+	# MS ms of CPU each at 999 Hz: about MS samples, the same for every chunk
+	off=$(awk -v n="$N" -v ms="$MS" '{ c[NR] = $1; s += $1 } END { m = s / n; bad = ""
+		for (i = 1; i <= n; i++) if (c[i] < 0.8 * m || c[i] > 1.2 * m) bad = bad " " i ":" c[i]
+		if (m < 0.8 * ms || m > 1.2 * ms) bad = bad " mean:" m
+		print bad }' "$OUT/$name.counts")
+	check "$name: $N chunks within 20% of their share ($(tr '\n' ' ' <"$OUT/$name.counts"))" [ -z "$off" ]
+	b=$(bad_lua "$F")
+	check "$name: no Lua frame unnamed or gone ($b samples)" [ "$b" = 0 ]
+	check "$name: the summary counts no unnamed frame" sh -c "! grep -q 'function gone' '$OUT/$name.err'"
+}
+
+# exits NAME CMD...: profiles the script that exits from inside late() and checks its end.
+exits() {
+	name=$1; shift
+	F=$OUT/$name.folded
+	"$LF" -F 999 -o "$F" -- "$@" "$X" 0.4 2>"$OUT/$name.err"
+	late=$(count "$F" ";main chunk \\($X:0\\);late \\($X:12\\)$J(;|\$)")
+	early=$(count "$F" ";main chunk \\($X:0\\);early \\($X:6\\)$J(;|\$)")
+	# 0.4 s of CPU at 999 Hz in each: about 400 samples
+	check "$name: the function running at exit keeps its samples ($late, early $early; 320-480)" \
+		sh -c "[ $late -ge 320 ] && [ $late -le 480 ]"
+	b=$(bad_lua "$F")
+	check "$name: no Lua frame unnamed or gone ($b samples)" [ "$b" = 0 ]
+}
+
+chunks "lua5.4 chunks" lua5.4
+chunks "luajit chunks" luajit -jon
+chunks "luajit -joff chunks" luajit -joff
+exits "lua5.4 exit while hot" lua5.4
+exits "luajit exit while hot" luajit -jon
+exits "luajit -joff exit while hot" luajit -joff
+finish

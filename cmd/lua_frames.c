@@ -271,6 +271,26 @@ static int proto_line(const struct lua_layout *l, const struct lua_mem *m, const
 
 /* ---- Fingerprints ---- */
 
+void lua_fp_cfg(const struct lua_layout *l, struct lf_fp_cfg *f)
+{
+	memset(f, 0, sizeof *f);
+	lf_fp_span(f, l->p_code, l->p_source, l->p_linedefined, l->p_sizecode);
+	f->source_ref = 8;
+	f->str_tt = l->gch_tt;
+	f->str_hash = 12;  /* unsigned int hash after CommonHeader and its bytes, in every version */
+	if (l->ts_shrlen != LUA_OFF_NONE) {
+		f->str_len = l->ts_shrlen;
+		f->str_len_size = 1;
+	} else {
+		f->str_len = l->ts_len;
+		f->str_len_size = 8;
+	}
+	f->str_lnglen = l->ts_lnglen != LUA_OFF_NONE ? l->ts_lnglen : l->ts_len;
+	f->str_tag_long = l->gctag_lngstr != l->gctag_shrstr ? (uint8_t)l->gctag_lngstr : 0;
+	if (f->str_len + 8 > 32 || f->str_lnglen + 8 > 32 || f->str_tt >= 32)
+		f->span_len = 0;  /* the header read is 32 bytes */
+}
+
 static int rd_lua(const void *m, uint64_t a, void *b, size_t n)
 {
 	return lua_rd(m, a, b, n);

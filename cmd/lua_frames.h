@@ -49,7 +49,9 @@ int lua_proto_line_fp(const struct lua_layout *l, const struct lua_mem *m, uint6
 int lua_call_name_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t caller_proto,
 		     uint32_t caller_fp, uint64_t caller_savedpc, char *out, size_t out_size);
 
-/* The fingerprint the BPF walker would take of proto now (lua.h), or 0 when unreadable. */
+/* Where the fingerprinted Proto fields are in layout l, for the BPF walker. */
+void lua_fp_cfg(const struct lua_layout *l, struct lf_fp_cfg *f);
+/* The fingerprint the BPF walker would take of proto now, or 0 when unreadable. */
 uint32_t lua_proto_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto);
 
 /* Forgets every cached label (call when a target's ctx is reused). */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "elffile.h"
-#include "lua_fp.h"
+#include "lua_frames.h"
 #include "lua_runtime.h"
 #include "proc.h"
 #include "proc_scan.h"

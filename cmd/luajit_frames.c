@@ -329,6 +329,22 @@ static struct label_entry *remember(const struct lj_mem *m, uint64_t proto, int6
 	return label_cache_put(&cache, (uint64_t)(uintptr_t)m->ctx, proto, pos, kind, fp);
 }
 
+void lj_fp_cfg(const struct luajit_layout *l, struct lf_fp_cfg *f)
+{
+	memset(f, 0, sizeof *f);
+	/* the bytecode follows the GCproto header: its address is covered by the proto's */
+	lf_fp_span(f, 0xffff, (uint16_t)l->pt_chunkname, (uint16_t)l->pt_firstline, (uint16_t)l->pt_sizebc);
+	f->source_ref = (uint8_t)l->gcref_size;
+	f->str_tt = (uint16_t)l->str_gct;
+	f->str_hash = (uint16_t)(l->str_len - 4);  /* every variant: MSize/StrHash hash; MSize len */
+	f->str_len = (uint16_t)l->str_len;
+	f->str_len_size = 4;
+	f->str_lnglen = 0xffff;
+	f->str_tag_long = 0;  /* LuaJIT hashes every string when it creates it */
+	if (l->str_len < 4 || l->str_len + 8 > 32 || l->str_gct >= 32)
+		f->span_len = 0;
+}
+
 static int rd_lj(const void *m, uint64_t a, void *b, size_t n)
 {
 	return lj_rd(m, a, b, n);

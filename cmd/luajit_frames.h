@@ -65,7 +65,9 @@ int lj_call_name_fp(const struct luajit_layout *l, const struct lj_mem *m, uint6
 /* Name of built-in ffid as Lua knows it ("string.rep", "pairs") in buf, or NULL. */
 const char *lj_fast_name(const struct luajit_layout *l, int ffid, char *buf, size_t n);
 
-/* The fingerprint the BPF walker would take of proto now (lua.h), or 0 when unreadable. */
+/* Where the fingerprinted GCproto fields are in layout l, for the BPF walker. */
+void lj_fp_cfg(const struct luajit_layout *l, struct lf_fp_cfg *f);
+/* The fingerprint the BPF walker would take of proto now, or 0 when unreadable. */
 uint32_t lj_proto_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto);
 
 /* Forgets every cached label (call when a target's ctx is reused). */

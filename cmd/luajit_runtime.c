@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "elffile.h"
-#include "lua_fp.h"
+#include "luajit_frames.h"
 #include "luajit_runtime.h"
 #include "proc.h"
 #include "proc_scan.h"

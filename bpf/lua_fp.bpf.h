@@ -1,4 +1,4 @@
-/* Fingerprints of Lua functions taken at sample time (see lf_fingerprint in lua.h): one read
+/* Fingerprints of Lua functions taken at sample time (fingerprint.h): one read
  * of the Proto's span and one of its chunk name's header, skipped when the previous frame of
  * the sample ran the same function (recursion). */
 #ifndef LF_LUA_FP_BPF_H

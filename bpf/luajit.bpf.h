@@ -32,17 +32,19 @@ static __always_inline int lj_read_link(const struct lj_walk *w, __u64 *func, __
 	return 0;
 }
 
-/* Appends a frame: a Lua function as its GCproto with the proto's fingerprint, anything
- * else (or a GCfunc that cannot be read) as the GCfunc, for user space to look at. */
-static __always_inline void lj_put_func(struct lj_walk *w, __u64 func, __u64 pcword)
+/* A frame's function word and its pc word (*aux): a Lua function becomes its GCproto with the
+ * proto's fingerprint in the bits the address and the pc leave free; anything else (or a
+ * GCfunc that cannot be read) stays the GCfunc, for user space to look at. */
+static __always_inline void lj_frame_fp(struct lj_walk *w, __u64 *func, __u64 *aux)
 {
 	const struct lf_lj_cfg *c = w->c;
 	struct lf_ustate *u = w->u;
-	if (u->memo_key != func || !func) {
+	__u64 fn = *func;
+	if (u->memo_key != fn || !fn) {
 		__u32 n = c->fn_pc + 8;
-		__u64 ptr = func, pc = 0;
+		__u64 ptr = fn, pc = 0;
 		__u32 fp = 0;
-		if (func && n <= LF_FP_BUF && !bpf_probe_read_user(u->fp_sbuf, n, (const void *)func) &&
+		if (fn && n <= LF_FP_BUF && !bpf_probe_read_user(u->fp_sbuf, n, (const void *)fn) &&
 		    u->fp_sbuf[c->fn_gct & (LF_FP_BUF - 1)] == c->gct_func &&
 		    u->fp_sbuf[c->fn_ffid & (LF_FP_BUF - 1)] == c->ff_lua) {
 			pc = lf_ld64(u->fp_sbuf, c->fn_pc);
@@ -53,12 +55,12 @@ static __always_inline void lj_put_func(struct lj_walk *w, __u64 func, __u64 pcw
 			if (fp)
 				ptr = pc - c->pt_size;
 		}
-		u->memo_key = func;
+		u->memo_key = fn;
 		u->memo_ptr = ptr;
 		u->memo_fp = fp;
 	}
-	put_word(w->s, u, tagged(LF_TAG_LJFUNC, u->memo_ptr) | lf_fp_hi(u->memo_fp));
-	put_word(w->s, u, pcword | lf_fp_lo(u->memo_fp));
+	*func = u->memo_ptr | lf_fp_hi(u->memo_fp);
+	*aux |= lf_fp_lo(u->memo_fp);
 }
 
 static long lj_step_cb(__u32 idx, void *data)
@@ -78,7 +80,10 @@ static long lj_step_cb(__u32 idx, void *data)
 		return 0;
 	}
 	__u64 centry = (typep == c->frame_c || typep == c->frame_cp) ? LF_LFLAG_CENTRY : 0;
-	lj_put_func(w, func, (w->pc & LF_ADDR_MASK) | centry);
+	__u64 aux = (w->pc & LF_ADDR_MASK) | centry;
+	lj_frame_fp(w, &func, &aux);
+	put_word(w->s, w->u, tagged(LF_TAG_LJFUNC, func));
+	put_word(w->s, w->u, aux);
 	if ((typep & 3) == c->frame_lua) {
 		__u64 pc = c->gc64 ? (__u64)ftsz : (__u32)ftsz;
 		__u32 ins = 0;

@@ -21,7 +21,7 @@ static int called_name(const struct lua_runtime *rt, const struct lm_thread *th,
 	if (j + 1 >= th->n || th->f[j + 1].c || (f->aux & LF_LFLAG_TAIL))
 		return -1;
 	const struct lm_lua *caller = &th->f[j + 1];
-	return lua_call_name_fp(rt->lay, &m, caller->ptr, caller->fp, caller->aux & PC_MASK, out, n);
+	return lua_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & PC_MASK, out, n);
 }
 
 static void lua_function_label(const struct lua_runtime *rt, const struct lm_thread *th, int j, int lines,
@@ -31,14 +31,14 @@ static void lua_function_label(const struct lua_runtime *rt, const struct lm_thr
 	const struct lm_lua *f = &th->f[j];
 	char chunk[LUA_CHUNK_MAX], name[LUA_IDENT_MAX];
 	int line = -1;
-	if (lua_proto_info_fp(rt->lay, &m, f->ptr, f->fp, chunk, sizeof(chunk), &line)) {
+	if (lua_proto_info_fp(rt->lay, &m, lm_addr(f), lm_fp(f), chunk, sizeof(chunk), &line)) {
 		sb_puts(out, LF_LABEL_GONE);
 		return;
 	}
 	if (called_name(rt, th, j, name, sizeof(name)))
 		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
 	if (lines) {
-		int cur = lua_proto_line_fp(rt->lay, &m, f->ptr, f->fp, f->aux & PC_MASK);
+		int cur = lua_proto_line_fp(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & PC_MASK);
 		if (cur >= 0)
 			line = cur;
 	}

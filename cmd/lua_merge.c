@@ -39,12 +39,9 @@ void lm_decode(const __u64 *w, int n, struct lm_stack *s)
 			if (th)
 				th->L = low(w[i]);
 		} else if ((t == LF_TAG_LFUNC || t == LF_TAG_LCFUNC || t == LF_TAG_LJFUNC) && i + 1 < n) {
-			/* the fingerprint's bits leave address, pc and flags apart */
 			if (th && th->n < LF_MAX_LUA + 1)
 				th->f[th->n++] = (struct lm_lua){ .c = t == LF_TAG_LCFUNC, .lj = t == LF_TAG_LJFUNC,
-								   .ptr = w[i] & LF_ADDR_MASK,
-								   .aux = w[i + 1] & (LF_ADDR_MASK | 7ULL << 61),
-								   .fp = t == LF_TAG_LCFUNC ? 0 : lf_fp_of(w[i], w[i + 1]) };
+								   .ptr = low(w[i]), .aux = w[i + 1] };
 			i++;
 		} else if (t == LF_TAG_LJSTATE && th) {
 			th->lj = 1;

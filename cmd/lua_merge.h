@@ -16,9 +16,20 @@ struct lm_lua {
 	int c;            /* a C function: ptr = lua_CFunction (0 for a LuaJIT built-in) */
 	int lj;           /* LuaJIT frame: ptr = GCfunc until resolved, then proto or C function */
 	int ffid;         /* LuaJIT built-in number */
-	uint64_t ptr, aux;  /* aux: pc | LF_LFLAG_* */
-	uint32_t fp;      /* fingerprint of a Lua function's Proto at sample time, 0 if none */
+	uint64_t ptr, aux;
 };
+/* A Lua function frame's words also carry the fingerprint of its Proto at sample time
+ * (fingerprint.h): the Proto's address without it, and the fingerprint (0: none taken). */
+static inline uint64_t lm_addr(const struct lm_lua *f)
+{
+	return f->ptr & LF_ADDR_MASK;
+}
+
+static inline uint32_t lm_fp(const struct lm_lua *f)
+{
+	return f->c ? 0 : lf_fp_of(f->ptr, f->aux);
+}
+
 struct lm_thread {
 	uint64_t L;
 	struct lm_lua f[LF_MAX_LUA + 1];  /* innermost first, + a depth marker */

@@ -24,9 +24,11 @@ static enum lj_fn_kind func_info(const struct luajit_runtime *rt, uint64_t fn, u
 	struct lj_mem m = { read_target, (void *)(intptr_t)rt->pid };
 	struct fn_seen *e = &fn_seen[(fn >> 4 ^ (uint64_t)rt->pid * 0x9e3779b1u) % FN_SEEN];
 	enum lj_fn_kind k = lj_func_info(rt->lay, &m, fn, p, ffid);
+	uint8_t probe;
 	if (k != LJ_FN_BAD && k != LJ_FN_LUA) {
 		*e = (struct fn_seen){ rt->pid, fn, *p, *ffid, k };
-	} else if (k == LJ_FN_BAD && e->fn == fn && e->pid == rt->pid && proc_read_mem(rt->pid, fn, p, 1) < 0) {
+	} else if (k == LJ_FN_BAD && e->fn == fn && e->pid == rt->pid &&
+		   proc_read_mem(rt->pid, fn, &probe, 1) < 0) {
 		*p = e->p;  /* unreadable: the process is gone */
 		*ffid = e->ffid;
 		k = e->k;
@@ -41,7 +43,7 @@ void luajit_resolve(const struct luajit_runtime *rt, struct lm_stack *st)
 			struct lm_lua *f = &st->th[t].f[j];
 			uint64_t p = 0;
 			int ffid = 0;
-			if (!f->lj || !f->ptr || f->fp)
+			if (!f->lj || !f->ptr || lm_fp(f))
 				continue;  /* with a fingerprint, the sample says it is a Lua function's proto */
 			enum lj_fn_kind k = func_info(rt, f->ptr, &p, &ffid);
 			f->c = k != LJ_FN_LUA;
@@ -58,7 +60,8 @@ static int called_name(const struct luajit_runtime *rt, const struct lm_thread *
 	struct lj_mem m = { read_target, (void *)(intptr_t)rt->pid };
 	if (j + 1 >= th->n || th->f[j + 1].c || (th->f[j].aux & LF_LFLAG_CENTRY) || !(th->f[j + 1].aux & PC_MASK))
 		return -1;
-	return lj_call_name_fp(rt->lay, &m, th->f[j + 1].ptr, th->f[j + 1].fp, th->f[j + 1].aux & PC_MASK, out, n);
+	const struct lm_lua *caller = &th->f[j + 1];
+	return lj_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & PC_MASK, out, n);
 }
 
 static void lua_function_label(const struct luajit_runtime *rt, const struct lm_thread *th, int j, int lines,
@@ -68,14 +71,14 @@ static void lua_function_label(const struct luajit_runtime *rt, const struct lm_
 	const struct lm_lua *f = &th->f[j];
 	char chunk[256], name[128];
 	int line = -1;
-	if (lj_proto_info_fp(rt->lay, &m, f->ptr, f->fp, chunk, sizeof(chunk), &line)) {
+	if (lj_proto_info_fp(rt->lay, &m, lm_addr(f), lm_fp(f), chunk, sizeof(chunk), &line)) {
 		sb_puts(out, LF_LABEL_GONE);
 		return;
 	}
 	if (called_name(rt, th, j, name, sizeof(name)))
 		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
 	if (lines && (f->aux & PC_MASK)) {
-		int cur = lj_proto_line_fp(rt->lay, &m, f->ptr, f->fp, f->aux & PC_MASK);
+		int cur = lj_proto_line_fp(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & PC_MASK);
 		if (cur >= 0)
 			line = cur;
 	}

@@ -1,7 +1,8 @@
--- Burns in early() for SECS seconds of CPU time (0.4 by default), then in late() for as long
--- again, and exits from inside late() with os.exit: the process ends while hot, so the last
--- samples before its exit must be named like the others.
-local SECS = tonumber(arg and arg[1]) or 0.4
+-- Burns in early() for EARLY seconds of CPU time (0.4 by default), then in late() for LATE
+-- seconds (0.05), a function that never ran before, and exits from inside it with os.exit:
+-- the process ends while hot, and every sample of late() is taken in its last moments.
+local EARLY = tonumber(arg and arg[1]) or 0.4
+local LATE = tonumber(arg and arg[2]) or 0.05
 
 local function early(t_end)
   local x = 0
@@ -15,5 +16,5 @@ local function late(t_end)
   os.exit(0)
 end
 
-early(os.clock() + SECS)
-late(os.clock() + SECS)
+early(os.clock() + EARLY)
+late(os.clock() + LATE)

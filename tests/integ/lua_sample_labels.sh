@@ -9,6 +9,7 @@ cd "$ROOT" || exit 1
 
 C=tests/lua/chunks.lua
 X=tests/lua/exit_hot.lua
+G=tests/lua/churn.lua
 N=24
 MS=150
 J='(_\[j\])?'   # the frame may run in a compiled trace
@@ -75,10 +76,28 @@ exits() {
 	check "$name: no bare ? under lua_pcall ($q samples)" [ "$q" = 0 ]
 }
 
+# churns NAME CMD...: profiles chunks that live about a millisecond each.
+churns() {
+	name=$1; shift
+	F=$OUT/$name.folded
+	"$LF" -F 999 -o "$F" -- "$@" "$G" 2 2>"$OUT/$name.err"
+	t=$(total "$F")
+	named=$(count "$F" ";main chunk \\($G:0\\);f \\(gen[0-9]+:0\\)$J(;[^;(]*)*\$")
+	gone=$(count "$F" '\[lua: function gone\]')
+	said=$(sed -n 's/.*: \([0-9]*\) samples (.*before its name could be read.*/\1/p' "$OUT/$name.err")
+	check "$name: the summary counts the frames not named (${said:-none} said, $gone in the profile)" \
+		[ "${said:-0}" = "$gone" ]
+	# named as they run, not after the fact, which would miss nearly all of them
+	check "$name: most samples named ($named of $t; gone $gone)" \
+		sh -c "[ $((named * 100)) -ge $((t * 75)) ] && [ $((gone * 100)) -le $((t * 10)) ]"
+}
+
 chunks "lua5.4 chunks" lua5.4
 chunks "luajit chunks" luajit -jon
 chunks "luajit -joff chunks" luajit -joff
 exits "lua5.4 exit while hot" lua5.4
 exits "luajit exit while hot" luajit -jon
 exits "luajit -joff exit while hot" luajit -joff
+churns "lua5.4 churn" lua5.4
+churns "luajit churn" luajit -jon
 finish

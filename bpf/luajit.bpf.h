@@ -32,37 +32,6 @@ static __always_inline int lj_read_link(const struct lj_walk *w, __u64 *func, __
 	return 0;
 }
 
-/* A frame's function word and its pc word (*aux): a Lua function becomes its GCproto with the
- * proto's fingerprint in the bits the address and the pc leave free; anything else (or a
- * GCfunc that cannot be read) stays the GCfunc, for user space to look at. */
-static __always_inline void lj_frame_fp(struct lj_walk *w, __u64 *func, __u64 *aux)
-{
-	const struct lf_lj_cfg *c = w->c;
-	struct lf_ustate *u = w->u;
-	__u64 fn = *func;
-	if (u->memo_key != fn || !fn) {
-		__u32 n = c->fn_pc + 8;
-		__u64 ptr = fn, pc = 0;
-		__u32 fp = 0;
-		if (fn && n <= LF_FP_BUF && !bpf_probe_read_user(u->fp_sbuf, n, (const void *)fn) &&
-		    u->fp_sbuf[c->fn_gct & (LF_FP_BUF - 1)] == c->gct_func &&
-		    u->fp_sbuf[c->fn_ffid & (LF_FP_BUF - 1)] == c->ff_lua) {
-			pc = lf_ld64(u->fp_sbuf, c->fn_pc);
-			if (!c->gc64)
-				pc &= 0xffffffffULL;
-			if (pc > c->pt_size)
-				fp = lf_take_fp(u, &c->fp, pc - c->pt_size);
-			if (fp)
-				ptr = pc - c->pt_size;
-		}
-		u->memo_key = fn;
-		u->memo_ptr = ptr;
-		u->memo_fp = fp;
-	}
-	*func = u->memo_ptr | lf_fp_hi(u->memo_fp);
-	*aux |= lf_fp_lo(u->memo_fp);
-}
-
 static long lj_step_cb(__u32 idx, void *data)
 {
 	struct lj_walk *w = data;
@@ -81,7 +50,7 @@ static long lj_step_cb(__u32 idx, void *data)
 	}
 	__u64 centry = (typep == c->frame_c || typep == c->frame_cp) ? LF_LFLAG_CENTRY : 0;
 	__u64 aux = (w->pc & LF_ADDR_MASK) | centry;
-	lj_frame_fp(w, &func, &aux);
+	lj_frame_fp(w->u, w->c, &func, &aux);
 	put_word(w->s, w->u, tagged(LF_TAG_LJFUNC, func));
 	put_word(w->s, w->u, aux);
 	if ((typep & 3) == c->frame_lua) {

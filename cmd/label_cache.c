@@ -2,6 +2,7 @@
  * (address space, proto, position, kind) and the fingerprint of the proto, so that an address
  * reused for another proto never returns a stale label, and labels of functions freed since
  * stay known. Shared by the PUC Lua and LuaJIT label readers. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,18 @@ struct label_entry *label_cache_put(struct label_cache *c, uint64_t ctx, uint64_
 	e->used = 1;
 	e->fp = fp;
 	return e;
+}
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+void label_cache_lock(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+void label_cache_unlock(void)
+{
+	pthread_mutex_unlock(&lock);
 }
 
 void label_cache_clear(struct label_cache *c)

@@ -30,6 +30,10 @@ struct label_entry *label_cache_get(struct label_cache *c, uint64_t ctx, uint64_
 struct label_entry *label_cache_put(struct label_cache *c, uint64_t ctx, uint64_t proto, int64_t pos,
 				    int kind, uint64_t fp);
 void label_cache_clear(struct label_cache *c);
+/* The caches are shared by the thread naming new stacks and the drain: the label readers
+ * (lua_label.c, luajit_label.c) hold this lock while they use them. */
+void label_cache_lock(void);
+void label_cache_unlock(void);
 void label_cache_free(struct label_cache *c);
 /* Copies s into out (size > 0), cut to size - 1 bytes. */
 void label_copy(char *out, size_t size, const char *s);

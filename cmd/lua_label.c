@@ -2,6 +2,7 @@
  * the native symbol or Lua's name for C functions called from Lua. */
 #include <string.h>
 
+#include "label_cache.h"
 #include "lua_frames.h"
 #include "lua_label.h"
 #include "proc.h"
@@ -45,8 +46,8 @@ static void lua_function_label(const struct lua_runtime *rt, const struct lm_thr
 	sb_printf(out, "%s (%s:%d)", name, chunk, line);
 }
 
-void lua_frame_label(const struct lua_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
-		     int j, int lines, struct sbuf *out)
+static void frame_label(const struct lua_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+			int j, int lines, struct sbuf *out)
 {
 	const struct lm_lua *f = &th->f[j];
 	if (!f->c && !f->ptr) {
@@ -67,12 +68,22 @@ void lua_frame_label(const struct lua_runtime *rt, struct symbolizer *sym, const
 		symbolize_user(sym, rt->pid, f->ptr, 0, out);
 }
 
+void lua_frame_label(const struct lua_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+		     int j, int lines, struct sbuf *out)
+{
+	label_cache_lock();
+	frame_label(rt, sym, th, j, lines, out);
+	label_cache_unlock();
+}
+
 void lua_name_frames(const struct lua_runtime *rt, const struct lm_thread *th, int lines)
 {
 	static struct sbuf scratch;
 	for (int j = 0; j < th->n; j++)
 		if (!th->f[j].c && th->f[j].ptr) {
 			sb_reset(&scratch);
+			label_cache_lock();
 			lua_function_label(rt, th, j, lines, &scratch);
+			label_cache_unlock();
 		}
 }

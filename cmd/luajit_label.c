@@ -3,6 +3,7 @@
  * and the VM state ([GC], [JIT compiler], ...) at the leaf of the Lua frames. */
 #include <string.h>
 
+#include "label_cache.h"
 #include "luajit_frames.h"
 #include "luajit_label.h"
 #include "proc.h"
@@ -38,6 +39,7 @@ static enum lj_fn_kind func_info(const struct luajit_runtime *rt, uint64_t fn, u
 
 void luajit_resolve(const struct luajit_runtime *rt, struct lm_stack *st)
 {
+	label_cache_lock();
 	for (int t = 0; t < st->nth; t++)
 		for (int j = 0; j < st->th[t].n; j++) {
 			struct lm_lua *f = &st->th[t].f[j];
@@ -52,6 +54,7 @@ void luajit_resolve(const struct luajit_runtime *rt, struct lm_stack *st)
 			if (k == LJ_FN_BAD)
 				f->ffid = -1;
 		}
+	label_cache_unlock();
 }
 
 /* The name the caller (frame j+1) used for frame j, as LuaJIT's traceback gives it. */
@@ -87,7 +90,7 @@ static void lua_function_label(const struct luajit_runtime *rt, const struct lm_
 		sb_puts(out, "_[j]"); /* the sample was taken in a compiled trace of this function */
 }
 
-void luajit_frame_label(const struct luajit_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+static void frame_label(const struct luajit_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
 			int j, int lines, struct sbuf *out)
 {
 	const struct lm_lua *f = &th->f[j];
@@ -125,12 +128,22 @@ void luajit_state_label(const struct lm_thread *th, struct sbuf *out)
 	}
 }
 
+void luajit_frame_label(const struct luajit_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+			int j, int lines, struct sbuf *out)
+{
+	label_cache_lock();
+	frame_label(rt, sym, th, j, lines, out);
+	label_cache_unlock();
+}
+
 void luajit_name_frames(const struct luajit_runtime *rt, const struct lm_thread *th, int lines)
 {
 	static struct sbuf scratch;
 	for (int j = 0; j < th->n; j++)
 		if (!th->f[j].c && th->f[j].ptr) {
 			sb_reset(&scratch);
+			label_cache_lock();
 			lua_function_label(rt, th, j, lines, &scratch);
+			label_cache_unlock();
 		}
 }

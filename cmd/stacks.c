@@ -11,17 +11,17 @@
 #include "stacks.h"
 #include "util.h"
 
-/* The label caches and the target list are shared with the thread naming new stacks. */
-static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The target list and its runtimes are shared with the thread naming new stacks. */
+static pthread_mutex_t targets_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void stacks_add_target(struct stack_ctx *c, pid_t pid)
 {
-	pthread_mutex_lock(&names_lock);
+	pthread_mutex_lock(&targets_lock);
 	c->targets = xrealloc(c->targets, (c->ntargets + 1) * sizeof(*c->targets));
 	struct stack_target *t = &c->targets[c->ntargets++];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
-	pthread_mutex_unlock(&names_lock);
+	pthread_mutex_unlock(&targets_lock);
 	proc_comm(pid, t->comm, sizeof(t->comm));
 	if (!t->comm[0])
 		snprintf(t->comm, sizeof(t->comm), "pid-%d", (int)pid);
@@ -132,11 +132,8 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 	if (!ls.nth)
 		return -1;
 	struct merge_ctx mc = { c->sym, (pid_t)st->pid, &ls };
-	if (t->lj) {
-		pthread_mutex_lock(&names_lock);
+	if (t->lj)
 		luajit_resolve(t->lj, &ls);
-		pthread_mutex_unlock(&names_lock);
-	}
 	struct lm_ops ops = { &mc, same_function, is_api_entry, func_start };
 	int n = lm_merge(&ls, mo, (int)(sizeof(mo) / sizeof(mo[0])), &ops);
 	if (ls.mark) {
@@ -145,16 +142,12 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 	}
 	for (int i = 0; i < n; i++) {
 		sb_puts(out, ";");
-		if (mo[i].kind == LM_NATIVE) {
+		if (mo[i].kind == LM_NATIVE)
 			native_label(c, (pid_t)st->pid, &ls.nat[mo[i].a], out);
-			continue;
-		}
-		pthread_mutex_lock(&names_lock);
-		if (t->lj)
+		else if (t->lj)
 			luajit_frame_label(t->lj, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
 		else
 			lua_frame_label(t->lua, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
-		pthread_mutex_unlock(&names_lock);
 		if (t->lj && mo[i].kind == LM_LUA && mo[i].b == 0)
 			luajit_state_label(&ls.th[mo[i].a], out);
 	}
@@ -201,7 +194,7 @@ void stacks_fresh(const struct lf_stack_key *k, const struct lf_stack *st, void 
 	lm_decode(st->user, st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK, &ls);
 	if (!ls.nth)
 		return;
-	pthread_mutex_lock(&names_lock);
+	pthread_mutex_lock(&targets_lock);  /* the runtimes must not be freed meanwhile */
 	struct stack_target *t = stacks_target(c, (pid_t)st->pid);
 	if (t && t->lj)
 		luajit_resolve(t->lj, &ls);
@@ -211,7 +204,20 @@ void stacks_fresh(const struct lf_stack_key *k, const struct lf_stack *st, void 
 		else if (t->lua)
 			lua_name_frames(t->lua, &ls.th[i], c->lines);
 	}
-	pthread_mutex_unlock(&names_lock);
+	pthread_mutex_unlock(&targets_lock);
+}
+
+void stacks_forget_runtime(struct stack_ctx *c, pid_t pid)
+{
+	pthread_mutex_lock(&targets_lock);
+	struct stack_target *t = stacks_target(c, pid);
+	if (t) {
+		free(t->lua);
+		free(t->lj);
+		t->lua = NULL;
+		t->lj = NULL;
+	}
+	pthread_mutex_unlock(&targets_lock);
 }
 
 void stacks_collect(const struct lf_stack_key *k, const struct lf_stack *st, void *ctx)

@@ -26,6 +26,8 @@ struct stack_target *stacks_target(struct stack_ctx *c, pid_t pid);
 /* sampler_cb of sampler_on_fresh: names the Lua functions of a stack new in its generation
  * right away, while they exist, into the label caches the drain's fold then reads. */
 void stacks_fresh(const struct lf_stack_key *k, const struct lf_stack *st, void *ctx);
+/* Frees pid's Lua runtime (after exec), out of the naming thread's way. */
+void stacks_forget_runtime(struct stack_ctx *c, pid_t pid);
 /* sampler_cb of the drain: folds one record into c->prof. */
 void stacks_collect(const struct lf_stack_key *k, const struct lf_stack *st, void *ctx);
 /* Appends the folded frames of st (without the count) to out. Exposed for tests. */

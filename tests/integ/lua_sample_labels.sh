@@ -28,6 +28,12 @@ chunks() {
 	"$@" "$C" "$N" "$MS" wait <"$OUT/go" &   # (bg_start would give it /dev/null for stdin)
 	tp=$!
 	PIDS_TO_KILL="$PIDS_TO_KILL $tp"
+	# attach once the interpreter runs and waits for the line (its VM made), not to the shell
+	# that is still starting it
+	for _ in $(seq 100); do
+		case $(readlink "/proc/$tp/exe") in *lua*) [ "$(cut -d' ' -f3 "/proc/$tp/stat")" = S ] && break ;; esac
+		sleep 0.05
+	done
 	"$LF" -p "$tp" -F 999 -o "$F" 2>"$OUT/$name.err" &
 	lp=$!
 	for _ in $(seq 100); do grep -q 'profiling PID' "$OUT/$name.err" && break; sleep 0.1; done

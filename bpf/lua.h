@@ -7,6 +7,7 @@
 #ifndef __bpf__
 #include <linux/types.h>
 #endif
+#include "fingerprint.h"
 
 #define LF_MAX_GS        8   /* global states (VMs) per process */
 #define LF_MAX_LTHREADS  4   /* lua_States (coroutines) walked per sample */
@@ -57,10 +58,13 @@ struct lf_lua_cfg {
 	__u16 ci_tailcalls; /* 5.1: tail calls count in CallInfo, 0xffff if none */
 	__u8 l_reg_hint;    /* register (rbx, r12-r15, rbp = 5) that held lua_State most, 0xff unknown */
 	__u8 pad2[7];
+	struct lf_fp_cfg fp;
 };
 
 /* LuaJIT: one word per frame with the GCfunc address, then its pc (bytecode pointer, 0 if
- * unknown) | LF_LFLAG_*. A frame entered from C (FRAME_C/FRAME_CP) carries LF_LFLAG_CENTRY. */
+ * unknown) | LF_LFLAG_*. A frame entered from C (FRAME_C/FRAME_CP) carries LF_LFLAG_CENTRY.
+ * A Lua function with a fingerprint carries its GCproto's address instead of the GCfunc's:
+ * the kind of function is then known from the sample, not from memory read later. */
 #define LF_TAG_LJFUNC  0x14
 #define LF_TAG_LJTRACE 0x15 /* replaces a native frame in trace code: low bits the trace number */
 #define LF_TAG_LJSTATE 0x16 /* VM state word (after LTHREAD): low bits ~vmstate for states < 0 */
@@ -78,6 +82,10 @@ struct lf_lj_cfg {
 	__s16 saved_rbp, saved_rbx, saved_r15, saved_r14; /* VM C frame slots, from its CFA */
 	__u16 cframe_ofs_prev, cframe_ofs_l; /* C frame chain: previous C frame, its lua_State */
 	__u16 L_glref;
+	/* GCfunc: a Lua function's proto is fn->pc - pt_size (GCfuncL's pc points past it) */
+	__u16 fn_gct, fn_ffid, fn_pc, pt_size;
+	__u8 gct_func, ff_lua, pad3[2];
+	struct lf_fp_cfg fp;
 };
 
 #endif

@@ -1,9 +1,11 @@
 /* Walks the CallInfo chain of a PUC Lua 5.1-5.4 lua_State from raw memory and appends
- * its frames to the stack record: Lua functions as (Proto, savedpc), C functions as
- * their lua_CFunction pointer. Offsets come from the per-process lf_lua_cfg. */
+ * its frames to the stack record: Lua functions as (Proto, savedpc) with the Proto's
+ * fingerprint, C functions as their lua_CFunction pointer. Offsets come from the
+ * per-process lf_lua_cfg. */
 #ifndef LF_LUA_PUC_BPF_H
 #define LF_LUA_PUC_BPF_H
 #include "lua.h"
+#include "lua_fp.bpf.h"
 
 struct lua_walk {
 	struct lf_stack *s;
@@ -147,6 +149,11 @@ static __always_inline void lua_emit_ci(struct lua_walk *w)
 		read_u64(w->L + c->l_savedpc, &pc);
 	else
 		pc = ci_u64(u, c->ci_savedpc);
+	/* the fingerprint rides in the bits the address and the pc leave free */
+	__u32 fp = lf_proto_fp(u, &c->fp, proto);
+	proto |= lf_fp_hi(fp);
+	flags |= lf_fp_lo(fp);
+	pc &= LF_ADDR_MASK;
 	put_word(w->s, u, tagged(LF_TAG_LFUNC, proto));
 	put_word(w->s, u, (pc & ((1ULL << 48) - 1)) | flags);
 	w->u->walk_emitted = 1;

@@ -1,9 +1,11 @@
 /* LuaJIT in the kernel: steps native unwinding out of JIT-compiled trace code onto the
  * interpreter's C frame, and walks the running lua_State's frames (interpreter, trace or
- * C call) from raw memory, appending one GCfunc and pc per frame to the stack record. */
+ * C call) from raw memory, appending one function (a Lua function's GCproto and fingerprint,
+ * else the GCfunc) and pc per frame to the stack record. */
 #ifndef LF_LUAJIT_BPF_H
 #define LF_LUAJIT_BPF_H
 #include "lua.h"
+#include "lua_fp.bpf.h"
 
 struct lj_walk {
 	struct lf_stack *s;
@@ -103,7 +105,9 @@ static long lj_step_cb(__u32 idx, void *data)
 		return 0;
 	}
 	__u64 centry = (typep == c->frame_c || typep == c->frame_cp) ? LF_LFLAG_CENTRY : 0;
-	lj_put_frame(w, func, (w->pc & ((1ULL << 48) - 1)) | centry);
+	__u64 aux = (w->pc & LF_ADDR_MASK) | centry;
+	lj_frame_fp(w->u, w->c, &func, &aux);
+	lj_put_frame(w, func, aux);
 	if ((typep & 3) == c->frame_lua) {
 		__u64 pc = c->gc64 ? (__u64)ftsz : (__u32)ftsz;
 		/* A recursion returns to the same call over and over: read it once. */

@@ -96,6 +96,13 @@ static __always_inline void collect_kernel(struct bpf_perf_event_data *ctx, stru
 	s->nkern = n / sizeof(__u64);
 }
 
+/* Keys of stacks new in their generation, so that user space names their frames while the
+ * functions in them still exist, rather than at the next drain. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} fresh SEC(".maps");
+
 static __always_inline void count_stack(struct lf_stack *s)
 {
 	struct lf_stack_key key = {
@@ -107,8 +114,11 @@ static __always_inline void count_stack(struct lf_stack *s)
 		return;
 	}
 	s->count = 1;
-	if (bpf_map_update_elem(&stacks, &key, s, BPF_NOEXIST) == 0)
+	if (bpf_map_update_elem(&stacks, &key, s, BPF_NOEXIST) == 0) {
+		if (bpf_ringbuf_output(&fresh, &key, sizeof(key), 0))
+			stat_inc(LF_STAT_FRESH_LOST);
 		return;
+	}
 	old = bpf_map_lookup_elem(&stacks, &key);
 	if (old)
 		__sync_fetch_and_add(&old->count, 1);

@@ -70,6 +70,7 @@ enum lf_stat {
 	LF_STAT_KSTACK_ERR,   /* kernel stack unreadable */
 	LF_STAT_USTACK_ERR,   /* user stack unreadable */
 	LF_STAT_COMPLETE,     /* user stack reached a thread root */
+	LF_STAT_FRESH_LOST,   /* new stack not announced (ring buffer full): named at the drain */
 	LF_STAT_MARK_BASE,    /* + lf_mark: samples whose stack ended with that marker */
 	LF_STAT_LUA_ELIDED = LF_STAT_MARK_BASE + LF_MARK_COUNT, /* Lua frames left out mid-stack */
 	LF_STAT_LUA_DEPTH,    /* Lua stack deeper than LF_LUA_WALK: root side lost */

@@ -32,6 +32,10 @@ struct lf_ustate {
 	__u32 r_lo, r_hi, r_rule, r_valid;
 	__u8 ci_buf[LF_CI_BUF + 8];  /* the CallInfo being walked, read in one go */
 	__u8 tv_buf[24];             /* the TValue of its function */
+	__u8 fp_pbuf[LF_FP_BUF + 8]; /* a Proto's fingerprinted fields */
+	__u8 fp_sbuf[LF_FP_BUF + 8]; /* its chunk name's header; a GCfunc's before that */
+	__u64 memo_key, memo_ptr;    /* last function fingerprinted in this sample */
+	__u32 memo_fp, memo_pad;
 	__u32 checked;
 	__u32 l_reg_hint;        /* from lf_lua_cfg, 0xff when unknown */
 	__u32 nlpos, nthreads;

@@ -269,6 +269,40 @@ static int proto_line(const struct lua_layout *l, const struct lua_mem *m, const
 	return line >= 0 ? line : -1;
 }
 
+/* ---- Fingerprints ---- */
+
+void lua_fp_cfg(const struct lua_layout *l, struct lf_fp_cfg *f)
+{
+	memset(f, 0, sizeof *f);
+	lf_fp_span(f, l->p_code, l->p_source, l->p_linedefined, l->p_sizecode);
+	f->source_ref = 8;
+	f->str_tt = l->gch_tt;
+	f->str_hash = 12;  /* unsigned int hash after CommonHeader and its bytes, in every version */
+	if (l->ts_shrlen != LUA_OFF_NONE) {
+		f->str_len = l->ts_shrlen;
+		f->str_len_size = 1;
+	} else {
+		f->str_len = l->ts_len;
+		f->str_len_size = 8;
+	}
+	f->str_lnglen = l->ts_lnglen != LUA_OFF_NONE ? l->ts_lnglen : l->ts_len;
+	f->str_tag_long = l->gctag_lngstr != l->gctag_shrstr ? (uint8_t)l->gctag_lngstr : 0;
+	if (f->str_len + 8 > 32 || f->str_lnglen + 8 > 32 || f->str_tt >= 32)
+		f->span_len = 0;  /* the header read is 32 bytes */
+}
+
+static int rd_lua(const void *m, uint64_t a, void *b, size_t n)
+{
+	return lua_rd(m, a, b, n);
+}
+
+uint32_t lua_proto_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto)
+{
+	struct lf_fp_cfg f;
+	lua_fp_cfg(l, &f);
+	return lf_fp_read(&f, proto, rd_lua, m);
+}
+
 /* ---- Cache ---- */
 
 static struct label_cache cache;
@@ -284,26 +318,45 @@ void lua_frames_cache_free(void)
 }
 
 /* What must not change for a cached label of proto p to stay valid. */
-static void fingerprint(const struct lua_proto *p, uint64_t fp[4])
+static uint64_t fingerprint(const struct lua_proto *p)
 {
-	fp[0] = p->code;
-	fp[1] = p->source;
-	fp[2] = (uint64_t)(uint32_t)p->sizecode;
-	fp[3] = (uint64_t)(uint32_t)p->linedefined;
+	uint64_t h = lf_fp_step(lf_fp_step(0, p->code), p->source);
+	h = lf_fp_step(lf_fp_step(h, (uint32_t)p->sizecode), (uint32_t)p->linedefined);
+	return h | 1ULL << 63;  /* never a sampled fingerprint (LF_FP_BITS) */
 }
 
 static struct label_entry *cache_get(const struct lua_mem *m, const struct lua_proto *p, int pc, int kind)
 {
-	uint64_t fp[4];
-	fingerprint(p, fp);
+	uint64_t fp = fingerprint(p);
 	return label_cache_get(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pc, kind, fp);
 }
 
 static struct label_entry *cache_put(const struct lua_mem *m, const struct lua_proto *p, int pc, int kind)
 {
-	uint64_t fp[4];
-	fingerprint(p, fp);
+	uint64_t fp = fingerprint(p);
 	return label_cache_put(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pc, kind, fp);
+}
+
+/* A cached label of proto, looked up by the fingerprint the sample carries (0: none, no hit):
+ * a hit needs no read of the target, which may have freed the function or exited since. */
+static struct label_entry *lookup(const struct lua_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
+{
+	return fp ? label_cache_get(&cache, (uint64_t)(uintptr_t)m->ctx, proto, pos, kind, fp) : NULL;
+}
+
+static struct label_entry *remember(const struct lua_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
+{
+	return label_cache_put(&cache, (uint64_t)(uintptr_t)m->ctx, proto, pos, kind, fp);
+}
+
+/* Reads proto and the fingerprint it has now into *key: 0, -1 when it cannot be read, -2
+ * when it is no longer the function of fingerprint fp (0: any). */
+static int current(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto, uint32_t fp,
+		   struct lua_proto *p, uint32_t *key)
+{
+	if (lua_proto_read(l, m, proto, p) < 0 || !(*key = lua_proto_fp(l, m, proto)))
+		return -1;
+	return fp && *key != fp ? -2 : 0;
 }
 
 /* ---- API ---- */
@@ -370,6 +423,95 @@ int lua_call_name(const struct lua_layout *l, const struct lua_mem *m, uint64_t 
 		if (rc < -1)
 			return -1;  /* the target could not be read: try again next time */
 		if ((e = cache_put(m, &p, pc, LABEL_NAME))) {
+			e->num = rc;
+			label_copy(e->text, sizeof e->text, rc == 0 ? buf : "");
+		}
+		if (rc < 0)
+			return -1;
+		label_copy(out, out_size, buf);
+		return 0;
+	}
+	if (e->num < 0)
+		return -1;
+	label_copy(out, out_size, e->text);
+	return 0;
+}
+
+/* ---- The same, for frames of a sample: by its fingerprint ---- */
+
+int lua_proto_info_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto, uint32_t fp,
+		   char *chunk, size_t chunk_size, int *linedefined)
+{
+	struct lua_proto p;
+	uint32_t key;
+	if (!chunk || chunk_size == 0)
+		return -1;
+	chunk[0] = '\0';
+	struct label_entry *e = lookup(m, proto, 0, LABEL_INFO, fp);
+	if (!e) {
+		int rc = current(l, m, proto, fp, &p, &key);
+		if (rc)
+			return rc;
+		e = lookup(m, proto, 0, LABEL_INFO, key);
+	}
+	if (!e) {
+		char buf[LUA_CHUNK_MAX];
+		if (chunk_name(l, m, p.source, buf, sizeof buf) < 0)
+			return -1;
+		if ((e = remember(m, proto, 0, LABEL_INFO, key))) {
+			label_copy(e->text, sizeof e->text, buf);
+			e->num = p.linedefined;
+		}
+		label_copy(chunk, chunk_size, buf);
+		if (linedefined)
+			*linedefined = p.linedefined;
+		return 0;
+	}
+	label_copy(chunk, chunk_size, e->text);
+	if (linedefined)
+		*linedefined = e->num;
+	return 0;
+}
+
+int lua_proto_line_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto, uint32_t fp,
+		   uint64_t savedpc)
+{
+	struct lua_proto p;
+	uint32_t key;
+	struct label_entry *e = lookup(m, proto, (int64_t)savedpc, LABEL_LINE, fp);
+	if (e)
+		return e->num;
+	if (current(l, m, proto, fp, &p, &key))
+		return -1;
+	int pc = lua_pc_of(&p, savedpc);
+	if (pc < -1)
+		return -1;
+	int line = proto_line(l, m, &p, pc);
+	if (line >= 0 && (e = remember(m, proto, (int64_t)savedpc, LABEL_LINE, key)))
+		e->num = line;
+	return line;
+}
+
+int lua_call_name_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t caller_proto,
+		  uint32_t caller_fp, uint64_t caller_savedpc, char *out, size_t out_size)
+{
+	struct lua_proto p;
+	uint32_t key;
+	if (!out || out_size == 0)
+		return -1;
+	out[0] = '\0';
+	struct label_entry *e = lookup(m, caller_proto, (int64_t)caller_savedpc, LABEL_NAME, caller_fp);
+	if (!e) {
+		if (current(l, m, caller_proto, caller_fp, &p, &key))
+			return -1;
+		int pc = lua_pc_of(&p, caller_savedpc);
+		if (pc < 0)
+			return -1;
+		char buf[LUA_IDENT_MAX];
+		int rc = lua_name_from_code(l, m, &p, pc, buf, sizeof buf);
+		if (rc < -1)
+			return -1;  /* the target could not be read: try again next time */
+		if ((e = remember(m, caller_proto, (int64_t)caller_savedpc, LABEL_NAME, key))) {
 			e->num = rc;
 			label_copy(e->text, sizeof e->text, rc == 0 ? buf : "");
 		}

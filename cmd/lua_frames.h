@@ -6,13 +6,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "lua_layouts.h"
+#include "lua_fp.h"
 
 /* Reads len bytes at addr of the target; returns the number of bytes read or -1. */
 typedef long (*lua_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 /* One target address space. Results are cached per (ctx, proto[, pc]) and checked against the
  * proto's header on every call (one read), so a freed and reused proto address gets fresh labels;
- * a ctx must still not be reused for another process without lua_frames_cache_clear(). The cache
- * is process-wide and not locked: call these functions from one thread. */
+ * a ctx must still not be reused for another process without lua_frames_cache_clear(). The _fp
+ * variants below key labels by the fingerprint the BPF walker took at sample time instead. The
+ * cache is process-wide and not locked: call these functions from one thread. */
 struct lua_mem { lua_read_fn read; void *ctx; };
 
 #define LUA_CHUNK_MAX 256  /* chunk names are cut to this many bytes, NUL included */
@@ -37,7 +39,22 @@ int lua_proto_line(const struct lua_layout *l, const struct lua_mem *m, uint64_t
 int lua_call_name(const struct lua_layout *l, const struct lua_mem *m, uint64_t caller_proto,
 		  uint64_t caller_savedpc, char *out, size_t out_size);
 
-/* Forgets every cached label (call when a target exits or its ctx is reused). */
+/* The same for a frame of a sample, whose Proto had fingerprint fp (caller_fp) then: a label
+ * cached for that fingerprint needs no read; else it is read only if the Proto still has that
+ * fingerprint (fp 0: whatever it holds now). lua_proto_info_fp returns -2 when it does not. */
+int lua_proto_info_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto, uint32_t fp,
+		      char *chunk, size_t chunk_size, int *linedefined);
+int lua_proto_line_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto, uint32_t fp,
+		      uint64_t savedpc);
+int lua_call_name_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t caller_proto,
+		     uint32_t caller_fp, uint64_t caller_savedpc, char *out, size_t out_size);
+
+/* Where the fingerprinted Proto fields are in layout l, for the BPF walker. */
+void lua_fp_cfg(const struct lua_layout *l, struct lf_fp_cfg *f);
+/* The fingerprint the BPF walker would take of proto now, or 0 when unreadable. */
+uint32_t lua_proto_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto);
+
+/* Forgets every cached label (call when a target's ctx is reused). */
 void lua_frames_cache_clear(void);
 /* Frees the cache; it is re-created on the next use. */
 void lua_frames_cache_free(void);

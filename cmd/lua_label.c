@@ -2,11 +2,12 @@
  * the native symbol or Lua's name for C functions called from Lua. */
 #include <string.h>
 
+#include "label_cache.h"
 #include "lua_frames.h"
 #include "lua_label.h"
 #include "proc.h"
 
-#define PC_MASK ((1ULL << 48) - 1)
+#define PC_MASK LF_ADDR_MASK
 
 static long read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 {
@@ -21,7 +22,7 @@ static int called_name(const struct lua_runtime *rt, const struct lm_thread *th,
 	if (j + 1 >= th->n || th->f[j + 1].c || (f->aux & LF_LFLAG_TAIL))
 		return -1;
 	const struct lm_lua *caller = &th->f[j + 1];
-	return lua_call_name(rt->lay, &m, caller->ptr, caller->aux & PC_MASK, out, n);
+	return lua_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & PC_MASK, out, n);
 }
 
 static void lua_function_label(const struct lua_runtime *rt, const struct lm_thread *th, int j, int lines,
@@ -31,22 +32,22 @@ static void lua_function_label(const struct lua_runtime *rt, const struct lm_thr
 	const struct lm_lua *f = &th->f[j];
 	char chunk[LUA_CHUNK_MAX], name[LUA_IDENT_MAX];
 	int line = -1;
-	if (lua_proto_info(rt->lay, &m, f->ptr, chunk, sizeof(chunk), &line)) {
-		sb_puts(out, "? ([unreadable]:0)");
+	if (lua_proto_info_fp(rt->lay, &m, lm_addr(f), lm_fp(f), chunk, sizeof(chunk), &line)) {
+		sb_puts(out, LF_LABEL_GONE);
 		return;
 	}
 	if (called_name(rt, th, j, name, sizeof(name)))
 		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
 	if (lines) {
-		int cur = lua_proto_line(rt->lay, &m, f->ptr, f->aux & PC_MASK);
+		int cur = lua_proto_line_fp(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & PC_MASK);
 		if (cur >= 0)
 			line = cur;
 	}
 	sb_printf(out, "%s (%s:%d)", name, chunk, line);
 }
 
-void lua_frame_label(const struct lua_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
-		     int j, int lines, struct sbuf *out)
+static void frame_label(const struct lua_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+			int j, int lines, struct sbuf *out)
 {
 	const struct lm_lua *f = &th->f[j];
 	if (!f->c) {
@@ -61,4 +62,24 @@ void lua_frame_label(const struct lua_runtime *rt, struct symbolizer *sym, const
 		sb_puts(out, name);
 	else
 		symbolize_user(sym, rt->pid, f->ptr, 0, out);
+}
+
+void lua_frame_label(const struct lua_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+		     int j, int lines, struct sbuf *out)
+{
+	label_cache_lock();
+	frame_label(rt, sym, th, j, lines, out);
+	label_cache_unlock();
+}
+
+void lua_name_frames(const struct lua_runtime *rt, const struct lm_thread *th, int lines)
+{
+	static struct sbuf scratch;
+	for (int j = 0; j < th->n; j++)
+		if (!th->f[j].c && th->f[j].ptr) {
+			sb_reset(&scratch);
+			label_cache_lock();
+			lua_function_label(rt, th, j, lines, &scratch);
+			label_cache_unlock();
+		}
 }

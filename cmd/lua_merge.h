@@ -7,6 +7,10 @@
 #include "lua.h"
 #include "profile.h"
 
+/* The label of a Lua function that could not be named: freed, or its process gone, before its
+ * name was read (never another function's name in its place). */
+#define LF_LABEL_GONE "[lua: function gone]"
+
 struct lm_native { uint64_t addr; int tag; };      /* tag: LF_TAG_NATIVE, _EXACT, _FP, _ELIDED */
 struct lm_lua {
 	int c;            /* a C function: ptr = lua_CFunction (0 for a LuaJIT built-in) */
@@ -15,6 +19,18 @@ struct lm_lua {
 	int marker;       /* not a frame: aux frames left out here, or (aux 0) the root side lost */
 	uint64_t ptr, aux;
 };
+/* A Lua function frame's words also carry the fingerprint of its Proto at sample time
+ * (fingerprint.h): the Proto's address without it, and the fingerprint (0: none taken). */
+static inline uint64_t lm_addr(const struct lm_lua *f)
+{
+	return f->ptr & LF_ADDR_MASK;
+}
+
+static inline uint32_t lm_fp(const struct lm_lua *f)
+{
+	return f->c ? 0 : lf_fp_of(f->ptr, f->aux);
+}
+
 struct lm_thread {
 	uint64_t L;
 	struct lm_lua f[LF_MAX_LUA + 1];  /* innermost first, + a marker */

@@ -6,6 +6,7 @@
 
 #include "elfdyn.h"
 #include "elffile.h"
+#include "lua_frames.h"
 #include "lua_runtime.h"
 #include "proc.h"
 #include "proc_scan.h"
@@ -138,4 +139,5 @@ void lua_runtime_cfg(const struct lua_runtime *rt, uint32_t core_file, struct lf
 	c->cist_c = l->cist_c;
 	c->ci_tailcalls = l->ci_tailcalls;
 	c->l_reg_hint = (__u8)rt->reg_hint;
+	lua_fp_cfg(l, &c->fp);
 }

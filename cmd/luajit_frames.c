@@ -313,26 +313,73 @@ void lj_frames_cache_free(void)
 }
 
 /* What must not change for a cached label of proto p to stay valid. */
-static void fingerprint(const struct lj_proto *p, uint64_t fp[4])
+static uint64_t fingerprint(const struct lj_proto *p)
 {
-	fp[0] = p->chunkname;
-	fp[1] = p->k;
-	fp[2] = (uint64_t)p->sizebc << 32 | p->sizept;
-	fp[3] = (uint64_t)(uint32_t)p->firstline;
+	uint64_t h = lf_fp_step(lf_fp_step(0, p->chunkname), p->k);
+	h = lf_fp_step(lf_fp_step(h, (uint64_t)p->sizebc << 32 | p->sizept), (uint32_t)p->firstline);
+	return h | 1ULL << 63;  /* never a sampled fingerprint (LF_FP_BITS) */
 }
 
 static struct label_entry *cache_get(const struct lj_mem *m, const struct lj_proto *p, int64_t pos, int kind)
 {
-	uint64_t fp[4];
-	fingerprint(p, fp);
+	uint64_t fp = fingerprint(p);
 	return label_cache_get(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pos, kind, fp);
 }
 
 static struct label_entry *cache_put(const struct lj_mem *m, const struct lj_proto *p, int64_t pos, int kind)
 {
-	uint64_t fp[4];
-	fingerprint(p, fp);
+	uint64_t fp = fingerprint(p);
 	return label_cache_put(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pos, kind, fp);
+}
+
+/* A cached label of proto, looked up by the fingerprint the sample carries (0: none, no hit):
+ * a hit needs no read of the target, which may have freed the function or exited since. */
+static struct label_entry *lookup(const struct lj_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
+{
+	return fp ? label_cache_get(&cache, (uint64_t)(uintptr_t)m->ctx, proto, pos, kind, fp) : NULL;
+}
+
+static struct label_entry *remember(const struct lj_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
+{
+	return label_cache_put(&cache, (uint64_t)(uintptr_t)m->ctx, proto, pos, kind, fp);
+}
+
+void lj_fp_cfg(const struct luajit_layout *l, struct lf_fp_cfg *f)
+{
+	memset(f, 0, sizeof *f);
+	/* the bytecode follows the GCproto header: its address is covered by the proto's */
+	lf_fp_span(f, 0xffff, (uint16_t)l->pt_chunkname, (uint16_t)l->pt_firstline, (uint16_t)l->pt_sizebc);
+	f->source_ref = (uint8_t)l->gcref_size;
+	f->str_tt = (uint16_t)l->str_gct;
+	f->str_hash = (uint16_t)(l->str_len - 4);  /* every variant: MSize/StrHash hash; MSize len */
+	f->str_len = (uint16_t)l->str_len;
+	f->str_len_size = 4;
+	f->str_lnglen = 0xffff;
+	f->str_tag_long = 0;  /* LuaJIT hashes every string when it creates it */
+	if (l->str_len < 4 || l->str_len + 8 > 32 || l->str_gct >= 32)
+		f->span_len = 0;
+}
+
+static int rd_lj(const void *m, uint64_t a, void *b, size_t n)
+{
+	return lj_rd(m, a, b, n);
+}
+
+uint32_t lj_proto_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto)
+{
+	struct lf_fp_cfg f;
+	lj_fp_cfg(l, &f);
+	return lf_fp_read(&f, proto, rd_lj, m);
+}
+
+/* Reads proto and the fingerprint it has now into *key: 0, -1 when it cannot be read, -2
+ * when it is no longer the function of fingerprint fp (0: any). */
+static int current(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto, uint32_t fp,
+		   struct lj_proto *p, uint32_t *key)
+{
+	if (lj_proto_read(l, m, proto, p) < 0 || !(*key = lj_proto_fp(l, m, proto)))
+		return -1;
+	return fp && *key != fp ? -2 : 0;
 }
 
 /* ---- API ---- */
@@ -404,6 +451,95 @@ int lj_call_name(const struct luajit_layout *l, const struct lj_mem *m, uint64_t
 	if (rc == 0 && buf[0] == '\0')
 		rc = -1;    /* stripped upvalue names: LuaJIT says "", a label wants "?" */
 	if ((e = cache_put(m, &p, pos, LABEL_NAME))) {
+		e->num = rc;
+		label_copy(e->text, sizeof e->text, rc == 0 ? buf : "");
+	}
+	if (rc < 0)
+		return -1;
+	label_copy(out, out_size, buf);
+	return 0;
+}
+
+/* ---- The same, for frames of a sample: by its fingerprint ---- */
+
+int lj_proto_info_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto, uint32_t fp,
+		  char *chunk, size_t chunk_size, int *firstline)
+{
+	struct lj_proto p;
+	uint32_t key;
+	if (!chunk || chunk_size == 0)
+		return -1;
+	chunk[0] = '\0';
+	struct label_entry *e = lookup(m, proto, 0, LABEL_INFO, fp);
+	if (!e) {
+		int rc = current(l, m, proto, fp, &p, &key);
+		if (rc)
+			return rc;
+		e = lookup(m, proto, 0, LABEL_INFO, key);
+	}
+	if (!e) {
+		char buf[LJ_CHUNK_MAX];
+		if (chunk_name(l, m, &p, buf, sizeof buf) < 0)
+			return -1;
+		if ((e = remember(m, proto, 0, LABEL_INFO, key))) {
+			label_copy(e->text, sizeof e->text, buf);
+			e->num = p.firstline;
+		}
+		label_copy(chunk, chunk_size, buf);
+		if (firstline)
+			*firstline = p.firstline;
+		return 0;
+	}
+	label_copy(chunk, chunk_size, e->text);
+	if (firstline)
+		*firstline = e->num;
+	return 0;
+}
+
+int lj_proto_line_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto, uint32_t fp,
+		  uint64_t pc)
+{
+	struct lj_proto p;
+	uint32_t key;
+	struct label_entry *e = lookup(m, proto, (int64_t)pc, LABEL_LINE, fp);
+	if (e)
+		return e->num;
+	if (current(l, m, proto, fp, &p, &key))
+		return -1;
+	int64_t pos = pos_of(&p, pc);
+	if (pos < -1)
+		return -1;
+	int line = proto_line(m, &p, pos);
+	if (line >= 0 && (e = remember(m, proto, (int64_t)pc, LABEL_LINE, key)))
+		e->num = line;
+	return line;
+}
+
+int lj_call_name_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t caller_proto,
+		 uint32_t caller_fp, uint64_t caller_pc, char *out, size_t out_size)
+{
+	struct lj_proto p;
+	uint32_t key;
+	if (!out || out_size == 0)
+		return -1;
+	out[0] = '\0';
+	struct label_entry *e = lookup(m, caller_proto, (int64_t)caller_pc, LABEL_NAME, caller_fp);
+	if (e) {
+		label_copy(out, out_size, e->text);
+		return e->num < 0 ? -1 : 0;
+	}
+	if (current(l, m, caller_proto, caller_fp, &p, &key))
+		return -1;
+	int64_t pos = pos_of(&p, caller_pc);
+	if (pos < 1 || pos >= p.sizebc)  /* a call is neither the header nor past the end */
+		return -1;
+	char buf[LJ_IDENT_MAX];
+	int rc = lj_name_from_code(l, m, &p, (uint32_t)pos, buf, sizeof buf);
+	if (rc < -1)
+		return -1;  /* the target could not be read: try again next time */
+	if (rc == 0 && buf[0] == '\0')
+		rc = -1;    /* stripped upvalue names: LuaJIT says "", a label wants "?" */
+	if ((e = remember(m, caller_proto, (int64_t)caller_pc, LABEL_NAME, key))) {
 		e->num = rc;
 		label_copy(e->text, sizeof e->text, rc == 0 ? buf : "");
 	}

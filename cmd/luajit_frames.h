@@ -6,13 +6,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "luajit_layouts.h"
+#include "lua_fp.h"
 
 /* Reads len bytes at addr of the target; returns the number of bytes read or -1. */
 typedef long (*lj_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 /* One target address space. Results are cached per (ctx, proto[, pc]) and checked against the
  * proto's header on every call (one read), so a freed and reused proto address gets fresh
  * labels; a ctx must still not be reused for another process without lj_frames_cache_clear().
- * The cache is process-wide and not locked: call these functions from one thread. */
+ * The _fp variants below key labels by the fingerprint the BPF walker took at sample time
+ * instead. The cache is process-wide and not locked: call these functions from one thread. */
 struct lj_mem { lj_read_fn read; void *ctx; };
 
 #define LJ_CHUNK_MAX 256  /* chunk names are cut to this many bytes, NUL included */
@@ -50,6 +52,16 @@ int lj_proto_line(const struct luajit_layout *l, const struct lj_mem *m, uint64_
 int lj_call_name(const struct luajit_layout *l, const struct lj_mem *m, uint64_t caller_proto,
 		 uint64_t caller_pc, char *out, size_t out_size);
 
+/* The same for a frame of a sample, whose GCproto had fingerprint fp (caller_fp) then: a label
+ * cached for that fingerprint needs no read; else it is read only if the proto still has that
+ * fingerprint (fp 0: whatever it holds now). lj_proto_info_fp returns -2 when it does not. */
+int lj_proto_info_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto, uint32_t fp,
+		     char *chunk, size_t chunk_size, int *firstline);
+int lj_proto_line_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto, uint32_t fp,
+		     uint64_t pc);
+int lj_call_name_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t caller_proto,
+		    uint32_t caller_fp, uint64_t caller_pc, char *out, size_t out_size);
+
 /* Name of built-in ffid as Lua knows it ("string.rep", "pairs") in buf, or NULL. */
 const char *lj_fast_name(const struct luajit_layout *l, int ffid, char *buf, size_t n);
 
@@ -59,7 +71,12 @@ const char *lj_fast_name(const struct luajit_layout *l, int ffid, char *buf, siz
 int lj_lua_builtin_name(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto,
 			char *out, size_t size);
 
-/* Forgets every cached label (call when a target exits or its ctx is reused). */
+/* Where the fingerprinted GCproto fields are in layout l, for the BPF walker. */
+void lj_fp_cfg(const struct luajit_layout *l, struct lf_fp_cfg *f);
+/* The fingerprint the BPF walker would take of proto now, or 0 when unreadable. */
+uint32_t lj_proto_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto);
+
+/* Forgets every cached label (call when a target's ctx is reused). */
 void lj_frames_cache_clear(void);
 /* Frees the cache; it is re-created on the next use. */
 void lj_frames_cache_free(void);

@@ -3,34 +3,58 @@
  * and the VM state ([GC], [JIT compiler], ...) at the leaf of the Lua frames. */
 #include <string.h>
 
+#include "label_cache.h"
 #include "luajit_frames.h"
 #include "luajit_label.h"
 #include "proc.h"
 
-#define PC_MASK ((1ULL << 48) - 1)
+#define PC_MASK LF_ADDR_MASK
 
 static long read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	return (long)proc_read_mem((pid_t)(intptr_t)ctx, addr, buf, len);
 }
 
-void luajit_resolve(const struct luajit_runtime *rt, struct lm_stack *st)
+/* What GCfuncs without a fingerprint (C functions and built-ins, which live as long as the
+ * library tables holding them) were when last read, for stacks read after the target exited. */
+#define FN_SEEN 1024
+static struct fn_seen { pid_t pid; uint64_t fn, p; int ffid; enum lj_fn_kind k; } fn_seen[FN_SEEN];
+
+static enum lj_fn_kind func_info(const struct luajit_runtime *rt, uint64_t fn, uint64_t *p, int *ffid)
 {
 	struct lj_mem m = { read_target, (void *)(intptr_t)rt->pid };
+	struct fn_seen *e = &fn_seen[(fn >> 4 ^ (uint64_t)rt->pid * 0x9e3779b1u) % FN_SEEN];
+	enum lj_fn_kind k = lj_func_info(rt->lay, &m, fn, p, ffid);
+	uint8_t probe;
+	if (k != LJ_FN_BAD && k != LJ_FN_LUA) {
+		*e = (struct fn_seen){ rt->pid, fn, *p, *ffid, k };
+	} else if (k == LJ_FN_BAD && e->fn == fn && e->pid == rt->pid &&
+		   proc_read_mem(rt->pid, fn, &probe, 1) < 0) {
+		*p = e->p;  /* unreadable: the process is gone */
+		*ffid = e->ffid;
+		k = e->k;
+	}
+	return k;
+}
+
+void luajit_resolve(const struct luajit_runtime *rt, struct lm_stack *st)
+{
+	label_cache_lock();
 	for (int t = 0; t < st->nth; t++)
 		for (int j = 0; j < st->th[t].n; j++) {
 			struct lm_lua *f = &st->th[t].f[j];
 			uint64_t p = 0;
 			int ffid = 0;
-			if (!f->lj || !f->ptr)
-				continue;
-			enum lj_fn_kind k = lj_func_info(rt->lay, &m, f->ptr, &p, &ffid);
+			if (!f->lj || !f->ptr || lm_fp(f))
+				continue;  /* with a fingerprint, the sample says it is a Lua function's proto */
+			enum lj_fn_kind k = func_info(rt, f->ptr, &p, &ffid);
 			f->c = k != LJ_FN_LUA;
 			f->ffid = ffid;
 			f->ptr = k == LJ_FN_BAD || k == LJ_FN_FAST ? 0 : p;
 			if (k == LJ_FN_BAD)
 				f->ffid = -1;
 		}
+	label_cache_unlock();
 }
 
 /* The name the caller (frame j+1) used for frame j, as LuaJIT's traceback gives it. */
@@ -39,7 +63,8 @@ static int called_name(const struct luajit_runtime *rt, const struct lm_thread *
 	struct lj_mem m = { read_target, (void *)(intptr_t)rt->pid };
 	if (j + 1 >= th->n || th->f[j + 1].c || (th->f[j].aux & LF_LFLAG_CENTRY) || !(th->f[j + 1].aux & PC_MASK))
 		return -1;
-	return lj_call_name(rt->lay, &m, th->f[j + 1].ptr, th->f[j + 1].aux & PC_MASK, out, n);
+	const struct lm_lua *caller = &th->f[j + 1];
+	return lj_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & PC_MASK, out, n);
 }
 
 static void lua_function_label(const struct luajit_runtime *rt, const struct lm_thread *th, int j, int lines,
@@ -49,8 +74,8 @@ static void lua_function_label(const struct luajit_runtime *rt, const struct lm_
 	const struct lm_lua *f = &th->f[j];
 	char chunk[256], name[128];
 	int line = -1;
-	if (lj_proto_info(rt->lay, &m, f->ptr, chunk, sizeof(chunk), &line)) {
-		sb_puts(out, "? ([unreadable]:0)");
+	if (lj_proto_info_fp(rt->lay, &m, lm_addr(f), lm_fp(f), chunk, sizeof(chunk), &line)) {
+		sb_puts(out, LF_LABEL_GONE);
 		return;
 	}
 	if (line < 0 && lj_lua_builtin_name(rt->lay, &m, f->ptr, name, sizeof(name)) == 0) {
@@ -60,7 +85,7 @@ static void lua_function_label(const struct luajit_runtime *rt, const struct lm_
 	if (called_name(rt, th, j, name, sizeof(name)))
 		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
 	if (lines && (f->aux & PC_MASK)) {
-		int cur = lj_proto_line(rt->lay, &m, f->ptr, f->aux & PC_MASK);
+		int cur = lj_proto_line_fp(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & PC_MASK);
 		if (cur >= 0)
 			line = cur;
 	}
@@ -69,7 +94,7 @@ static void lua_function_label(const struct luajit_runtime *rt, const struct lm_
 		sb_puts(out, "_[j]"); /* the sample was taken in a compiled trace of this function */
 }
 
-void luajit_frame_label(const struct luajit_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+static void frame_label(const struct luajit_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
 			int j, int lines, struct sbuf *out)
 {
 	const struct lm_lua *f = &th->f[j];
@@ -102,4 +127,24 @@ void luajit_state_label(const struct lm_thread *th, struct sbuf *out)
 		sb_puts(out, ";");
 		sb_puts(out, names[st]);
 	}
+}
+
+void luajit_frame_label(const struct luajit_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+			int j, int lines, struct sbuf *out)
+{
+	label_cache_lock();
+	frame_label(rt, sym, th, j, lines, out);
+	label_cache_unlock();
+}
+
+void luajit_name_frames(const struct luajit_runtime *rt, const struct lm_thread *th, int lines)
+{
+	static struct sbuf scratch;
+	for (int j = 0; j < th->n; j++)
+		if (!th->f[j].c && th->f[j].ptr) {
+			sb_reset(&scratch);
+			label_cache_lock();
+			lua_function_label(rt, th, j, lines, &scratch);
+			label_cache_unlock();
+		}
 }

@@ -7,6 +7,7 @@
 
 #include "elfdyn.h"
 #include "elffile.h"
+#include "luajit_frames.h"
 #include "luajit_runtime.h"
 #include "proc.h"
 #include "proc_scan.h"
@@ -112,4 +113,11 @@ void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, str
 	c->cframe_ofs_prev = (__u16)l->cframe_ofs_prev;
 	c->cframe_ofs_l = (__u16)l->cframe_ofs_l;
 	c->L_glref = (__u16)l->L_glref;
+	c->fn_gct = (__u16)l->fn_gct;
+	c->fn_ffid = (__u16)l->fn_ffid;
+	c->fn_pc = (__u16)l->fn_pc;
+	c->pt_size = (__u16)l->pt_size;
+	c->gct_func = (__u8)l->gct_func;
+	c->ff_lua = (__u8)l->ff_lua;
+	lj_fp_cfg(l, &c->fp);
 }

@@ -37,8 +37,8 @@ struct session {
 	double next_lost_warning;
 };
 
-/* Lua frames are named by reading the target's memory when stacks are drained, which is
- * impossible once it has exited: frequent drains keep that loss at the end small. */
+/* Lua functions are named when the kernel announces a new stack (a thread of the sampler), and
+ * stacks are folded and counted at drains, which also bound the kernel's stack map. */
 #define DRAIN_INTERVAL 0.25
 
 static volatile sig_atomic_t stop_signal;
@@ -223,6 +223,7 @@ static int open_sampler(struct session *s)
 	s->smp = s->tg.smp = sampler_open(&cfg, &rc);
 	if (!s->smp)
 		return rc;
+	sampler_on_fresh(s->smp, stacks_fresh, &s->sc);
 	return sampler_setup_unwind(s->smp, s->ut) ? 1 : 0;
 }
 
@@ -274,6 +275,7 @@ static int session_record(struct session *s, double t0)
 	info_lf("profiling PID %s (%s) at %d Hz%s", s->sc.prof->pids, s->sc.prof->command, s->o->hz,
 		s->o->duration > 0 ? "" : "; press Ctrl-C to stop");
 	record_loop(s);
+	sampler_stop_naming(s->smp);
 	sampler_drain(s->smp, stacks_collect, &s->sc);
 	sampler_stats(s->smp, s->st);
 	s->sc.prof->lost = s->st[LF_STAT_LOST_MAPFULL];
@@ -329,6 +331,7 @@ static void describe_lua(struct session *s, struct record_result *res)
 {
 	res->nprocs = (int)s->tg.nt;
 	res->nlua = lua_found(s, res->lua, sizeof(res->lua), 1);
+	res->gone = s->sc.gone;
 }
 
 /* Returns rc, or the command's exit status when there is a command and rc is 0. */

@@ -2,6 +2,8 @@
  * perf event per CPU, keeps the target set, and drains counted stacks generation by
  * generation so the map never fills on long runs. */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "kfeatures.h"
+#include "lua_merge.h"
 #include "sampler.h"
 #include "proc_ns.h"
 #include "unwind_tables.h"
@@ -27,7 +30,63 @@ struct sampler {
 	int ncpu;
 	__u32 gen;
 	struct lf_stack *buf;
+	struct ring_buffer *rb;     /* announcements of new stacks */
+	sampler_cb fresh_cb;
+	void *fresh_ctx;
+	struct lf_stack *fbuf;      /* the namer thread's copy of a new stack */
+	pthread_t namer;
+	int namer_on, namer_stop;
 };
+
+/* A stack new in its generation: hand it over while its process is still as it was sampled. */
+static int on_fresh(void *ctx, void *data, size_t size)
+{
+	struct sampler *s = ctx;
+	struct lf_stack_key k;
+	if (size < sizeof(k) || !s->fresh_cb)
+		return 0;
+	memcpy(&k, data, sizeof(k));
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &k, s->fbuf) == 0)
+		s->fresh_cb(&k, s->fbuf, s->fresh_ctx);
+	return 0;
+}
+
+/* The namer thread: new stacks are handled within milliseconds, whatever the main loop is
+ * busy with (symbolizing a drain, scanning memory), before the functions in them are freed. */
+static void *namer_main(void *arg)
+{
+	struct sampler *s = arg;
+	while (!__atomic_load_n(&s->namer_stop, __ATOMIC_ACQUIRE))
+		ring_buffer__poll(s->rb, 50);
+	return NULL;
+}
+
+void sampler_on_fresh(struct sampler *s, sampler_cb cb, void *ctx)
+{
+	s->fresh_cb = cb;
+	s->fresh_ctx = ctx;
+	if (!s->rb || s->namer_on)
+		return;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);  /* signals stay with the main thread */
+	s->namer_on = pthread_create(&s->namer, NULL, namer_main, s) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!s->namer_on)
+		warnx_lf("cannot start the thread naming new stacks: Lua functions freed before the next "
+			 "drain will show as " LF_LABEL_GONE);
+}
+
+void sampler_stop_naming(struct sampler *s)
+{
+	if (s->namer_on) {
+		__atomic_store_n(&s->namer_stop, 1, __ATOMIC_RELEASE);
+		pthread_join(s->namer, NULL);
+		s->namer_on = 0;
+	}
+	if (s->rb && s->fresh_cb)
+		ring_buffer__consume(s->rb);  /* what was announced meanwhile */
+}
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -63,6 +122,7 @@ struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
 	libbpf_set_print(libbpf_log);
 	struct sampler *s = xcalloc(1, sizeof(*s));
 	s->buf = xmalloc(sizeof(*s->buf));
+	s->fbuf = xmalloc(sizeof(*s->fbuf));
 	int loop = kf_bpf_loop();
 	s->skel = profile_open(loop, cfg->btf);
 	if (!s->skel && cfg->btf) {
@@ -108,6 +168,10 @@ struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
 		*exit_code = (err == -EPERM || err == -ENOSYS) ? 2 : 1;
 		return sampler_close(s), NULL;
 	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.fresh), on_fresh, s, NULL);
+	if (!s->rb)
+		warnx_lf("cannot read new stacks as they come (%s): Lua functions freed before the next "
+			 "drain will show as " LF_LABEL_GONE, strerror(errno));
 	return s;
 fail:
 	*exit_code = 1;
@@ -264,7 +328,7 @@ long sampler_drain(struct sampler *s, sampler_cb cb, void *ctx)
 				continue;
 			bpf_map_delete_elem(fd, &keys[i]);
 		}
-		cb(s->buf, ctx);
+		cb(&keys[i], s->buf, ctx);
 		drained++;
 	}
 	free(keys);
@@ -297,7 +361,11 @@ void sampler_close(struct sampler *s)
 	}
 	free(s->links);
 	free(s->pfds);
+	s->fresh_cb = NULL;
+	sampler_stop_naming(s);
+	ring_buffer__free(s->rb);
 	profile_bpf__destroy(s->skel);
 	free(s->buf);
+	free(s->fbuf);
 	free(s);
 }

@@ -40,9 +40,14 @@ int sampler_set_luajit(struct sampler *s, pid_t pid, const struct lf_lj_cfg *cfg
 int sampler_take_rescans(struct sampler *s, pid_t *out, int max);
 /* Starts sampling at hz on every online CPU; 0 or exit code with a message printed. */
 int sampler_attach(struct sampler *s, int hz);
-typedef void (*sampler_cb)(const struct lf_stack *st, void *ctx);
+typedef void (*sampler_cb)(const struct lf_stack_key *k, const struct lf_stack *st, void *ctx);
 /* Calls cb for every stack counted since the last drain; returns the number drained. */
 long sampler_drain(struct sampler *s, sampler_cb cb, void *ctx);
+/* Starts a thread that calls cb for each stack new in its generation as soon as the kernel
+ * announces it (its count is not final then: the drain gives that). cb runs on that thread. */
+void sampler_on_fresh(struct sampler *s, sampler_cb cb, void *ctx);
+/* Ends that thread, after handling every stack announced so far (call before the last drain). */
+void sampler_stop_naming(struct sampler *s);
 void sampler_stats(struct sampler *s, uint64_t out[LF_STAT_MAX]);
 void sampler_close(struct sampler *s);
 #endif

@@ -1,5 +1,6 @@
 /* Turns a stack record drained from BPF into a folded line (process name first, then
  * user frames outermost first, then kernel frames) and adds it to the profile. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,12 +11,17 @@
 #include "stacks.h"
 #include "util.h"
 
+/* The target list and its runtimes are shared with the thread naming new stacks. */
+static pthread_mutex_t targets_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void stacks_add_target(struct stack_ctx *c, pid_t pid)
 {
+	pthread_mutex_lock(&targets_lock);
 	c->targets = xrealloc(c->targets, (c->ntargets + 1) * sizeof(*c->targets));
 	struct stack_target *t = &c->targets[c->ntargets++];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
+	pthread_mutex_unlock(&targets_lock);
 	proc_comm(pid, t->comm, sizeof(t->comm));
 	if (!t->comm[0])
 		snprintf(t->comm, sizeof(t->comm), "pid-%d", (int)pid);
@@ -227,12 +233,49 @@ kernel:;
 	}
 }
 
-void stacks_collect(const struct lf_stack *st, void *ctx)
+void stacks_fresh(const struct lf_stack_key *k, const struct lf_stack *st, void *ctx)
 {
 	struct stack_ctx *c = ctx;
+	static struct lm_stack ls;
+	(void)k;
+	lm_decode(st->user, st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK, &ls);
+	if (!ls.nth)
+		return;
+	pthread_mutex_lock(&targets_lock);  /* the runtimes must not be freed meanwhile */
+	struct stack_target *t = stacks_target(c, (pid_t)st->pid);
+	if (t && t->lj)
+		luajit_resolve(t->lj, &ls);
+	for (int i = 0; t && i < ls.nth; i++) {
+		if (t->lj)
+			luajit_name_frames(t->lj, &ls.th[i], c->lines);
+		else if (t->lua)
+			lua_name_frames(t->lua, &ls.th[i], c->lines);
+	}
+	pthread_mutex_unlock(&targets_lock);
+}
+
+void stacks_forget_runtime(struct stack_ctx *c, pid_t pid)
+{
+	pthread_mutex_lock(&targets_lock);
+	struct stack_target *t = stacks_target(c, pid);
+	if (t) {
+		free(t->lua);
+		free(t->lj);
+		t->lua = NULL;
+		t->lj = NULL;
+	}
+	pthread_mutex_unlock(&targets_lock);
+}
+
+void stacks_collect(const struct lf_stack_key *k, const struct lf_stack *st, void *ctx)
+{
+	struct stack_ctx *c = ctx;
+	(void)k;
 	sb_reset(&c->line);
 	stacks_fold(c, st, &c->line);
 	profile_add(c->prof, c->line.s, c->line.len, st->count);
+	if (strstr(c->line.s, ";" LF_LABEL_GONE))
+		c->gone += st->count;
 }
 
 void stacks_free(struct stack_ctx *c)

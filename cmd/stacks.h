@@ -18,12 +18,18 @@ struct stack_ctx {
 	size_t ntargets;
 	struct sbuf line;
 	int lines;  /* Lua frames show the executing line */
+	uint64_t gone;  /* samples with a Lua function that could not be named */
 };
 
 void stacks_add_target(struct stack_ctx *c, pid_t pid);
 struct stack_target *stacks_target(struct stack_ctx *c, pid_t pid);
-/* sampler_cb: folds one record into c->prof. */
-void stacks_collect(const struct lf_stack *st, void *ctx);
+/* sampler_cb of sampler_on_fresh: names the Lua functions of a stack new in its generation
+ * right away, while they exist, into the label caches the drain's fold then reads. */
+void stacks_fresh(const struct lf_stack_key *k, const struct lf_stack *st, void *ctx);
+/* Frees pid's Lua runtime (after exec), out of the naming thread's way. */
+void stacks_forget_runtime(struct stack_ctx *c, pid_t pid);
+/* sampler_cb of the drain: folds one record into c->prof. */
+void stacks_collect(const struct lf_stack_key *k, const struct lf_stack *st, void *ctx);
 void stacks_free(struct stack_ctx *c);
 /* Why an unwind stopped (an lf_mark), as the `[unwind: ...]` markers and statistics say it. */
 const char *stacks_mark_name(unsigned reason);

@@ -8,6 +8,7 @@
 
 #include "lua.h"
 #include "stacks.h"
+#include "lua_merge.h"
 #include "status.h"
 #include "util.h"
 
@@ -125,8 +126,9 @@ static void print_stats(const uint64_t *st)
 		if (st[lua[i].stat])
 			sb_printf(&b, ", %s %llu", lua[i].what, (unsigned long long)st[lua[i].stat]);
 	warnx_lf("stats: samples %llu, complete stacks %llu, lost (map full) %llu, kernel stack errors "
-		 "%llu%s", (unsigned long long)st[LF_STAT_SAMPLES], (unsigned long long)st[LF_STAT_COMPLETE],
-		 (unsigned long long)st[LF_STAT_LOST_MAPFULL], (unsigned long long)st[LF_STAT_KSTACK_ERR],
+		 "%llu, new stacks named late %llu%s", (unsigned long long)st[LF_STAT_SAMPLES],
+		 (unsigned long long)st[LF_STAT_COMPLETE], (unsigned long long)st[LF_STAT_LOST_MAPFULL],
+		 (unsigned long long)st[LF_STAT_KSTACK_ERR], (unsigned long long)st[LF_STAT_FRESH_LOST],
 		 b.s ? b.s : "");
 	sb_free(&b);
 }
@@ -149,6 +151,10 @@ void status_summary(const struct record_opts *o, const struct profile *p, const 
 		 (unsigned long long)p->total, (unsigned long long)r->st[LF_STAT_LOST_MAPFULL], p->n,
 		 n ? 100.0 * (double)r->st[LF_STAT_COMPLETE] / (double)n : 0.0, p->duration);
 	print_lua(r);
+	if (r->gone)
+		warnx_lf("%llu samples (%.1f%%) have a Lua function that was freed, or whose process exited, "
+			 "before its name could be read: shown as " LF_LABEL_GONE, (unsigned long long)r->gone,
+			 p->total ? 100.0 * (double)r->gone / (double)p->total : 0.0);
 	if (p->total == 0)
 		warnx_lf("no samples: the target did not run on a CPU while recording (idle?); "
 			 "the outputs are valid but empty");

@@ -146,13 +146,7 @@ static void follow_children(struct targets *s, double now)
 /* The old program's runtime means nothing after exec. */
 static void forget_lua(struct targets *s, pid_t pid)
 {
-	struct stack_target *st = stacks_target(s->sc, pid);
-	if (st) {
-		free(st->lua);
-		free(st->lj);
-		st->lua = NULL;
-		st->lj = NULL;
-	}
+	stacks_forget_runtime(s->sc, pid);
 	sampler_forget_lua(s->smp, pid); /* the kernel side must not walk the old program's VM */
 }
 

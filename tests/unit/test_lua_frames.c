@@ -629,6 +629,60 @@ static void test_garbage(void)
 	CHECK(ok);
 }
 
+/* ---- Labels by the fingerprint of a sample ---- */
+
+/* A label read while a proto lived stays known under its fingerprint after another proto took
+ * its memory, with no read of the target; a fingerprint that the memory no longer has is never
+ * named from it (-2); a proto whose chunk name string was freed and reallocated in place with
+ * other contents (another hash) has another fingerprint. */
+static void test_fingerprints(void)
+{
+	char out[LUA_IDENT_MAX], chunk[LUA_CHUNK_MAX];
+	uint64_t code_at;
+	int ld = -1;
+	fake_init(&F);
+	const char *ks[] = { "f" };
+	const char *ups[] = { "_ENV" };
+	uint32_t code[] = { I_abc(L54, LOP_GETTABUP, 0, 0, 0, 0), I_abc(L54, LOP_CALL, 0, 1, 1, 0) };
+	uint64_t p = proto54(code, 2, ks, 1, ups, 1, &code_at);
+	uint64_t one = put_cstr(&F, L54, "=chunk1");
+	w32(&F, one + 12, 0x1111);  /* TString.hash */
+	w64(&F, p + L54->p_source, one);
+	uint32_t fp1 = lua_proto_fp(L54, &M, p);
+	CHECK(fp1 != 0 && fp1 < (1u << LF_FP_BITS));
+	CHECK_INT(lua_proto_info_fp(L54, &M, p, fp1, chunk, sizeof chunk, &ld), 0);
+	CHECK_STR(chunk, "chunk1");
+	CHECK_INT(lua_call_name_fp(L54, &M, p, fp1, after(code_at, 1), out, sizeof out), 0);
+	CHECK_STR(out, "f");
+	/* the next chunk: same proto and string addresses, the string of another name */
+	w(&F, one + L54->ts_contents, "=chunk2", 7);
+	w32(&F, one + 12, 0x2222);
+	uint32_t fp2 = lua_proto_fp(L54, &M, p);
+	CHECK(fp2 != 0 && fp2 != fp1);
+	long before = F.reads;
+	CHECK_INT(lua_proto_info_fp(L54, &M, p, fp1, chunk, sizeof chunk, &ld), 0);
+	CHECK_STR(chunk, "chunk1");
+	CHECK_INT(ld, 1);
+	CHECK_INT(lua_call_name_fp(L54, &M, p, fp1, after(code_at, 1), out, sizeof out), 0);
+	CHECK_INT(F.reads - before, 0);  /* all from the cache */
+	CHECK_INT(lua_proto_info_fp(L54, &M, p, fp2, chunk, sizeof chunk, &ld), 0);
+	CHECK_STR(chunk, "chunk2");
+	/* a sample of a function that was gone before it was named */
+	uint32_t other = fp1 ^ fp2 ^ 4;
+	CHECK_INT(lua_proto_info_fp(L54, &M, p, other | 1, chunk, sizeof chunk, &ld), -2);
+	CHECK_INT(lua_call_name_fp(L54, &M, p, other | 1, after(code_at, 1), out, sizeof out), -1);
+	/* no fingerprint taken: whatever the memory holds now */
+	CHECK_INT(lua_proto_info_fp(L54, &M, p, 0, chunk, sizeof chunk, &ld), 0);
+	CHECK_STR(chunk, "chunk2");
+	/* the target is gone: known fingerprints still answer, others cannot */
+	F.fail_after = F.reads;
+	CHECK_INT(lua_proto_info_fp(L54, &M, p, fp1, chunk, sizeof chunk, &ld), 0);
+	CHECK_STR(chunk, "chunk1");
+	CHECK_INT(lua_proto_line_fp(L54, &M, p, fp2, after(code_at, 1)), -1);
+	CHECK_INT(lua_proto_info_fp(L54, &M, p + 16, fp1, chunk, sizeof chunk, &ld), -1);
+	F.fail_after = -1;
+}
+
 int main(void)
 {
 	L51 = lua_layout_for(5, 1, 5);
@@ -649,6 +703,7 @@ int main(void)
 	RUN(test_huge_sizes);
 	RUN(test_loops_and_chains);
 	RUN(test_garbage);
+	RUN(test_fingerprints);
 	free(F.mem);
 	lua_frames_cache_free();
 	CHECK_EXIT();

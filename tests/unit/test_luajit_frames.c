@@ -613,6 +613,47 @@ static void test_bad_args(void)
 	CHECK_INT(lj_proto_info(l, &m, fn, out, sizeof out, NULL), -1);
 }
 
+/* Labels by the fingerprint of a sample, in both layouts: what was read while the proto lived
+ * answers for its fingerprint after its memory got another chunk name (another string hash),
+ * without a read; a fingerprint the memory no longer has is never named from it. */
+static void test_fingerprints(void)
+{
+	char out[LJ_CHUNK_MAX];
+	int line = -1;
+	for (int i = 0; i < 2; i++) {
+		const struct luajit_layout *l = layouts[i];
+		struct lj_mem m = mem();
+		fake_init();
+		mk_prog(l);
+		struct spec s = prog_spec();
+		uint64_t pt = mk_proto(l, &s), name = 0;
+		if (lj_rd_ref(&m, pt + (uint64_t)l->pt_chunkname, l->gcref_size, &name) < 0 || !name) {
+			CHECK(0);
+			continue;
+		}
+		w32(name + (uint64_t)l->str_len - 4, 0x1111);  /* GCstr.hash */
+		uint32_t fp1 = lj_proto_fp(l, &m, pt);
+		CHECK(fp1 != 0 && fp1 < (1u << LF_FP_BITS));
+		CHECK_INT(lj_proto_info_fp(l, &m, pt, fp1, out, sizeof out, &line), 0);
+		CHECK_STR(out, "app/main.lua");
+		CHECK_INT(lj_call_name_fp(l, &m, pt, fp1, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+		CHECK_STR(out, "gfun");
+		w(name + (uint64_t)l->str_size, "@app/next.lua", 13);
+		w32(name + (uint64_t)l->str_len - 4, 0x2222);
+		uint32_t fp2 = lj_proto_fp(l, &m, pt);
+		CHECK(fp2 != 0 && fp2 != fp1);
+		long before = F.reads;
+		CHECK_INT(lj_proto_info_fp(l, &m, pt, fp1, out, sizeof out, &line), 0);
+		CHECK_STR(out, "app/main.lua");
+		CHECK_INT(lj_call_name_fp(l, &m, pt, fp1, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+		CHECK_STR(out, "gfun");
+		CHECK_INT(F.reads - before, 0);
+		CHECK_INT(lj_proto_info_fp(l, &m, pt, fp2, out, sizeof out, &line), 0);
+		CHECK_STR(out, "app/next.lua");
+		CHECK_INT(lj_proto_info_fp(l, &m, pt, (fp1 ^ fp2 ^ 4) | 1, out, sizeof out, &line), -2);
+	}
+}
+
 int main(void)
 {
 	layouts[0] = luajit_layout_get(LUAJIT_OPENRESTY_GC64);
@@ -633,6 +674,7 @@ int main(void)
 	RUN(test_garbage);
 	RUN(test_cache);
 	RUN(test_bad_args);
+	RUN(test_fingerprints);
 	free(F.mem);
 	lj_frames_cache_free();
 	CHECK_EXIT();

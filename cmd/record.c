@@ -275,6 +275,7 @@ static int session_record(struct session *s, double t0)
 	info_lf("profiling PID %s (%s) at %d Hz%s", s->sc.prof->pids, s->sc.prof->command, s->o->hz,
 		s->o->duration > 0 ? "" : "; press Ctrl-C to stop");
 	record_loop(s);
+	sampler_pause(s->smp); /* the time asked for is over: no sample after it */
 	sampler_stop_naming(s->smp);
 	sampler_drain(s->smp, stacks_collect, &s->sc);
 	sampler_stats(s->smp, s->st);

@@ -7,6 +7,7 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -295,6 +296,13 @@ int sampler_attach(struct sampler *s, int hz)
 	if (!attached)
 		return warnx_lf("no CPU could be sampled"), 1;
 	return 0;
+}
+
+void sampler_pause(struct sampler *s)
+{
+	for (int i = 0; s->pfds && i < s->ncpu; i++)
+		if (s->pfds[i] >= 0)
+			ioctl(s->pfds[i], PERF_EVENT_IOC_DISABLE, 0);
 }
 
 static void wait_for_programs(void)

@@ -40,6 +40,8 @@ int sampler_set_luajit(struct sampler *s, pid_t pid, const struct lf_lj_cfg *cfg
 int sampler_take_rescans(struct sampler *s, pid_t *out, int max);
 /* Starts sampling at hz on every online CPU; 0 or exit code with a message printed. */
 int sampler_attach(struct sampler *s, int hz);
+/* Stops taking samples (the recording's time is up); what was taken can still be drained. */
+void sampler_pause(struct sampler *s);
 typedef void (*sampler_cb)(const struct lf_stack_key *k, const struct lf_stack *st, void *ctx);
 /* Calls cb for every stack counted since the last drain; returns the number drained. */
 long sampler_drain(struct sampler *s, sampler_cb cb, void *ctx);

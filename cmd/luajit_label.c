@@ -78,7 +78,7 @@ static void lua_function_label(const struct luajit_runtime *rt, const struct lm_
 		sb_puts(out, LF_LABEL_GONE);
 		return;
 	}
-	if (line < 0 && lj_lua_builtin_name(rt->lay, &m, f->ptr, name, sizeof(name)) == 0) {
+	if (line < 0 && lj_lua_builtin_name(rt->lay, &m, lm_addr(f), name, sizeof(name)) == 0) {
 		sb_puts(out, name);  /* table.remove: named as the built-ins written in C are */
 		return;
 	}

@@ -30,7 +30,9 @@ for r in 1 2 3 4 5; do
 	total_all=$((total_all + $(total "$OUT/short$r.folded")))
 	marked_all=$((marked_all + $(markers "$OUT/short$r.folded")))
 done
-check "5 runs: $marked_all of $total_all samples end in an unwind marker" [ "$marked_all" = 0 ]
+# At most 0.1%: a sample in code run at exit without unwind information (crti's .fini of a
+# library) is rare but real.
+check "5 runs: $marked_all of $total_all samples end in an unwind marker (at most 0.1%)" [ $((marked_all * 1000)) -le "$total_all" ]
 
 # string.rep copies megabytes per call in memcpy, from the command's first instruction.
 "$LF" -q -F 999 -o "$OUT/rep.folded" -- \

@@ -201,7 +201,7 @@ static long lua_flush_one(struct lua_walk *w)
 
 /* One CallInfo: emitted while in the innermost part, else remembered in the ring with only
  * its link read. Then the flush of the ring, once the walk is over. */
-static long lua_step_cb(__u32 idx, void *data)
+static __noinline long lua_step_cb(__u32 idx, void *data)
 {
 	struct lua_walk *w = data;
 	const struct lf_lua_cfg *c = w->c;
@@ -264,6 +264,8 @@ static __always_inline void lua_walk_thread(struct lf_stack *s, struct lf_ustate
 #endif
 	/* Without bpf_loop: the innermost frames only, then the depth marker. */
 	lua_keep_short(u, &w.inner, &w.outer, &w.limit);
+	/* unrolled: before 5.13 a loop around a call is refused as a back-edge */
+#pragma clang loop unroll(full)
 	for (__u32 i = 0; i < LF_LUA_NOLOOP + 2; i++)
 		if (lua_step_cb(i, &w))
 			break;

@@ -83,7 +83,7 @@ static long lj_flush_one(struct lj_walk *w)
 	return 0;
 }
 
-static long lj_step_cb(__u32 idx, void *data)
+static __noinline long lj_step_cb(__u32 idx, void *data)
 {
 	struct lj_walk *w = data;
 	const struct lf_lj_cfg *c = w->c;
@@ -146,6 +146,8 @@ static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate 
 	}
 #endif
 	lua_keep_short(u, &w.inner, &w.outer, &w.limit);
+	/* unrolled: before 5.13 a loop around a call is refused as a back-edge */
+#pragma clang loop unroll(full)
 	for (__u32 i = 0; i < LF_LUA_NOLOOP + 2; i++)
 		if (lj_step_cb(i, &w))
 			break;

@@ -251,6 +251,7 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 	} else
 #endif
 	{
+#pragma clang loop unroll(full)
 		for (int i = 0; i < LF_STEPS_PER_CALL; i++) {
 			rc = unwind_step(u, s, p);
 			if (rc)

@@ -11,6 +11,7 @@
 const volatile bool want_lines = false;
 const volatile bool has_bpf_loop = false; /* kernel 5.17+: unwind in one call */
 const volatile bool has_task_pt_regs = false; /* kernel 5.15+: bpf_task_pt_regs */
+const volatile bool walk_lua = true; /* false where the verifier cannot take the Lua walk */
 
 #include "unwind.bpf.h"
 #include "lua_puc.bpf.h"
@@ -194,8 +195,10 @@ static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, in
 		s->flags |= LF_FLAG_COMPLETE;
 		stat_inc(LF_STAT_COMPLETE);
 	}
-	lua_append(s, u);
-	lj_append(s, u);
+	if (walk_lua) {
+		lua_append(s, u);
+		lj_append(s, u);
+	}
 	if (u->lua_short)
 		stat_inc(LF_STAT_LUA_NO_LOOP);
 	if (u->lua_elided)

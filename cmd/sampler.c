@@ -118,29 +118,20 @@ static struct profile_bpf *profile_open(int with_loop, const char *btf)
 	return obj;
 }
 
-struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
+/* Opens and configures the program; walk_lua 0 leaves the Lua walkers out of it. Returns
+ * 0, or -1 with errno when the program cannot even be opened. */
+static int configure(struct sampler *s, const struct sampler_cfg *cfg, int walk_lua)
 {
-	libbpf_set_print(libbpf_log);
-	struct sampler *s = xcalloc(1, sizeof(*s));
-	s->buf = xmalloc(sizeof(*s->buf));
-	s->fbuf = xmalloc(sizeof(*s->fbuf));
 	int loop = kf_bpf_loop();
 	s->skel = profile_open(loop, cfg->btf);
-	if (!s->skel && cfg->btf) {
-		warnx_lf("the BTF file %s cannot be used: %s; it must be the BTF of the running kernel "
-			 "(pahole --btf_encode_detached FILE vmlinux)", cfg->btf, strerror(errno));
-		*exit_code = 2;
-		return sampler_close(s), NULL;
-	}
-	if (!s->skel) {
-		warnx_lf("cannot open the BPF program: %s", strerror(errno));
-		goto fail;
-	}
+	if (!s->skel)
+		return -1;
 	s->skel->rodata->per_thread = cfg->per_thread;
 	s->skel->rodata->want_kernel = cfg->kernel;
 	s->skel->rodata->want_lines = cfg->lines;
 	s->skel->rodata->has_bpf_loop = loop;
 	s->skel->rodata->has_task_pt_regs = kf_task_pt_regs();
+	s->skel->rodata->walk_lua = walk_lua;
 	uint64_t dev, ino;
 	if (proc_self_in_child_pidns() == 1 && proc_ns_self_pidns(&dev, &ino) == 0) {
 		s->skel->rodata->pidns_dev = dev;
@@ -154,7 +145,42 @@ struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
 		bpf_map__set_map_flags(s->skel->maps.stacks, bpf_map__map_flags(s->skel->maps.stacks) & ~BPF_F_NO_PREALLOC);
 		bpf_map__set_map_flags(s->skel->maps.procs, bpf_map__map_flags(s->skel->maps.procs) & ~BPF_F_NO_PREALLOC);
 	}
+	return 0;
+}
+
+/* Loads the program; a verifier that finds the Lua walk too complex (E2BIG: 5.10's does, for
+ * the walk without bpf_loop) gets the program without it, and native stacks only. */
+static int load(struct sampler *s, const struct sampler_cfg *cfg)
+{
 	int err = profile_bpf__load(s->skel);
+	if (err != -E2BIG || kf_bpf_loop())
+		return err;
+	profile_bpf__destroy(s->skel);
+	s->skel = NULL;
+	if (configure(s, cfg, 0))
+		return -errno;
+	warnx_lf("this kernel's BPF verifier cannot take the Lua stack walk without bpf_loop (kernels "
+		 "before 5.17): native stacks only");
+	return profile_bpf__load(s->skel);
+}
+
+struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
+{
+	libbpf_set_print(libbpf_log);
+	struct sampler *s = xcalloc(1, sizeof(*s));
+	s->buf = xmalloc(sizeof(*s->buf));
+	s->fbuf = xmalloc(sizeof(*s->fbuf));
+	if (configure(s, cfg, 1) && cfg->btf) {
+		warnx_lf("the BTF file %s cannot be used: %s; it must be the BTF of the running kernel "
+			 "(pahole --btf_encode_detached FILE vmlinux)", cfg->btf, strerror(errno));
+		*exit_code = 2;
+		return sampler_close(s), NULL;
+	}
+	if (!s->skel) {
+		warnx_lf("cannot open the BPF program: %s", strerror(errno));
+		goto fail;
+	}
+	int err = load(s, cfg);
 	if (err && cfg->btf) {
 		warnx_lf("loading the BPF program with the BTF file %s failed: %s; the file must be the BTF of the "
 			 "running kernel (pahole --btf_encode_detached FILE vmlinux), rerun with LUA_FLAME_DEBUG=1 "

@@ -15,15 +15,18 @@ VERSION   := 0.1.0
 ARCHNAME  := x86_64
 DISTNAME  := lua-flame-$(VERSION)-$(ARCHNAME)-linux
 
+# cmd/ is grouped in folders by concern; each folder's headers are included by bare name
+CMD_DIRS    := cmd $(sort $(dir $(wildcard cmd/*/ cmd/*/*/)))
+CMD_INCS    := $(patsubst %,-I%,$(CMD_DIRS:/=))
 CFLAGS    := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
-             -I$(DEPPREFIX)/include -Icmd -Ibpf -Irender -I$(B) \
+             -I$(DEPPREFIX)/include $(CMD_INCS) -Ibpf -Irender -I$(B) \
              -DLUA_FLAME_VERSION='"$(VERSION)"'
 LDFLAGS   := -static
 LIBS      := $(DEPPREFIX)/lib/libbpf.a $(DEPPREFIX)/lib/libelf.a $(DEPPREFIX)/lib/libz.a
 BPFCFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wextra -Werror \
              -I$(B) -I$(DEPPREFIX)/include -Ibpf
 
-CMD_SRCS    := $(filter-out cmd/main.c $(SKIP),$(wildcard cmd/*.c))
+CMD_SRCS    := $(filter-out cmd/main.c $(SKIP),$(wildcard $(addsuffix /*.c,$(CMD_DIRS:/=))))
 RENDER_SRCS := $(filter-out $(SKIP),$(wildcard render/*.c))
 EMBED_SRCS  := $(filter-out $(SKIP),$(wildcard embed/*.S))
 BPF_SRCS    := $(wildcard bpf/*.bpf.c)
@@ -80,7 +83,7 @@ $(B)/%.skel.h: $(B)/%.bpf.o
 
 $(B)/cmd/main.o: $(B)/build_id.h
 
-$(B)/%.o: %.c $(wildcard cmd/*.h bpf/*.h render/*.h) $(SKELS) $(DEPSTAMP)
+$(B)/%.o: %.c $(wildcard $(addsuffix /*.h,$(CMD_DIRS:/=)) bpf/*.h render/*.h) $(SKELS) $(DEPSTAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 

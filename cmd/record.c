@@ -13,7 +13,7 @@
 #include "kfeatures.h"
 #include "targets.h"
 #include "lua_attach.h"
-#include "lua_runtime.h"
+#include "puc_runtime.h"
 #include "luajit_runtime.h"
 #include "proc_ns.h"
 #include "record.h"

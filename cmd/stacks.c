@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lua_label.h"
+#include "puc_label.h"
 #include "luajit_label.h"
 #include "lua_merge.h"
 #include "proc.h"

@@ -15,12 +15,12 @@ TARGETS=${*:-cfi}
 B=build/fuzz
 CLANG=${CLANG:-clang}
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Icmd"
+  -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Icmd -Icmd/unwind"
 
 # Sources each target needs besides tests/fuzz/fuzz_TARGET.c (no libelf/libbpf: raw bytes only).
 sources() {
 	case $1 in
-	cfi) echo cmd/cfi.c cmd/cfi_read.c cmd/cfi_insn.c ;;
+	cfi) echo cmd/unwind/cfi.c cmd/unwind/cfi_read.c cmd/unwind/cfi_insn.c ;;
 	*) return 1 ;;
 	esac
 }

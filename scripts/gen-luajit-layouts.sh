@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates the LuaJIT struct layout table in cmd/luajit_layouts.c from the sources of
+# Regenerates the LuaJIT struct layout table in cmd/lua/luajit/luajit_layouts.c from the sources of
 # each supported LuaJIT 2.1 variant (upstream, OpenResty, Tarantool; GC64 and not), by
 # compiling a probe against each tree's own headers. `--check` only diffs.
 #
@@ -12,7 +12,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SRC=${LUAJIT_SRC_DIR:-$ROOT/.cache/src}
 WORK=$ROOT/.cache/luajit-layouts
-TARGET=$ROOT/cmd/luajit_layouts.c
+TARGET=$ROOT/cmd/lua/luajit/luajit_layouts.c
 HOSTCC=${HOSTCC:-gcc}
 MODE=${1:-write}
 
@@ -344,7 +344,7 @@ if [ "$MODE" = --check ]; then
 	if diff -u "$TARGET" "$WORK/luajit_layouts.c.new"; then
 		echo "luajit layouts: up to date"
 	else
-		die "cmd/luajit_layouts.c differs from the sources; run $0"
+		die "cmd/lua/luajit/luajit_layouts.c differs from the sources; run $0"
 	fi
 else
 	cp "$WORK/luajit_layouts.c.new" "$TARGET"

@@ -1,4 +1,4 @@
-/* libFuzzer target for the CFI parser (cmd/cfi.c). Input: one flags byte (bit 0: parse as
+/* libFuzzer target for the CFI parser (cmd/unwind/cfi.c). Input: one flags byte (bit 0: parse as
  * .debug_frame), eight bytes of section address (little-endian), then the section bytes.
  * Besides memory errors (ASan/UBSan) it aborts when a finished table breaks its contract, or
  * when the FDE reader (cfi_fde_range) returns an empty or oversized range. */

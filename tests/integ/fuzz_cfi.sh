@@ -1,5 +1,5 @@
 #!/bin/sh
-# Fuzzes the CFI parser (cmd/cfi.c) for about 20 seconds under ASan and UBSan, starting from
+# Fuzzes the CFI parser (cmd/unwind/cfi.c) for about 20 seconds under ASan and UBSan, starting from
 # the seed corpus tests/fuzz/corpus/cfi-* (real .eh_frame/.debug_frame sections and damaged
 # copies). Any crash, leak or broken table invariant fails the test.
 . "$(dirname "$0")/../lib.sh"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Lua frame labels against the real VMs: tests/progs/lua_frames_host.c is built against each of
 # Debian's Lua 5.1-5.4, runs a script calling probe() from known places, labels every frame of
-# its own CallInfo chain with cmd/lua_frames.c and compares with lua_getinfo. On top of that
+# its own CallInfo chain with cmd/lua/puc/puc_frames.c and compares with lua_getinfo. On top of that
 # agreement, the labels must be the ones expected here, so a namer that knows nothing fails.
 . "$(dirname "$0")/../lib.sh"
 
@@ -72,9 +72,9 @@ for v in 5.1 5.2 5.3 5.4; do
 		continue
 	fi
 	host=$OUT/host$v
-	if ! gcc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -I"$ROOT/cmd" -I"$inc" \
-		"$ROOT/tests/progs/lua_frames_host.c" "$ROOT/cmd/lua_frames.c" "$ROOT/cmd/lua_names.c" \
-		"$ROOT/cmd/lua_layouts.c" "$ROOT/cmd/label_cache.c" -o "$host" -llua$v >"$OUT/build$v.log" 2>&1; then
+	if ! gcc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror $CMD_INC -I"$inc" \
+		"$ROOT/tests/progs/lua_frames_host.c" "$ROOT/cmd/lua/puc/puc_frames.c" "$ROOT/cmd/lua/puc/puc_names.c" \
+		"$ROOT/cmd/lua/puc/puc_layouts.c" "$ROOT/cmd/lua/label_cache.c" -o "$host" -llua$v >"$OUT/build$v.log" 2>&1; then
 		fail "lua$v-build" "see $OUT/build$v.log"
 		continue
 	fi

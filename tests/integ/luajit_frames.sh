@@ -3,7 +3,7 @@
 # Debian's OpenResty LuaJIT (GC64) and, when scripts/gen-luajit-layouts.sh --build-vms has left
 # them in .cache, non-GC64 upstream and OpenResty builds. It runs a script calling probe() from
 # known places, walks its own frames from L->base as the BPF walker does, labels every frame
-# with cmd/luajit_frames.c and compares with lua_getinfo. On top of that agreement, the labels
+# with cmd/lua/luajit/luajit_frames.c and compares with lua_getinfo. On top of that agreement, the labels
 # must be the ones expected here, so a namer that knows nothing fails.
 . "$(dirname "$0")/../lib.sh"
 
@@ -90,9 +90,9 @@ run_host() {
 	shift
 	host=$OUT/host-$v
 	# shellcheck disable=SC2086
-	if ! gcc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -I"$ROOT/cmd" $cflags \
-		"$ROOT/tests/progs/luajit_frames_host.c" "$ROOT/cmd/luajit_frames.c" \
-		"$ROOT/cmd/luajit_names.c" "$ROOT/cmd/luajit_layouts.c" "$ROOT/cmd/label_cache.c" -o "$host" "$@" \
+	if ! gcc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror $CMD_INC $cflags \
+		"$ROOT/tests/progs/luajit_frames_host.c" "$ROOT/cmd/lua/luajit/luajit_frames.c" \
+		"$ROOT/cmd/lua/luajit/luajit_names.c" "$ROOT/cmd/lua/luajit/luajit_layouts.c" "$ROOT/cmd/lua/label_cache.c" -o "$host" "$@" \
 		>"$OUT/build-$v.log" 2>&1; then
 		fail "$v-build" "see $OUT/build-$v.log"
 		return

@@ -1,9 +1,9 @@
-/* Test host for cmd/lua_frames.c: runs a Lua script that calls the C function probe(TAG) from
+/* Test host for cmd/lua/puc/puc_frames.c: runs a Lua script that calls the C function probe(TAG) from
  * known places; probe walks the real CallInfo chain through the layout offsets (reading its own
  * memory), labels every frame with the lua_frames API and checks each label against what
  * lua_getinfo(L, "nSl") says for the same frame. Built against each Lua version's headers:
- *   gcc -Icmd -I/usr/include/lua5.4 tests/progs/lua_frames_host.c cmd/lua_frames.c \
- *       cmd/lua_names.c cmd/lua_layouts.c -llua5.4
+ *   gcc $(find cmd -type d -printf "-I%p ") -I/usr/include/lua5.4 tests/progs/lua_frames_host.c cmd/lua/puc/puc_frames.c \
+ *       cmd/lua/puc/puc_names.c cmd/lua/puc/puc_layouts.c -llua5.4
  * Prints "probe TAG: frame;frame;..." (outermost first) per probe, "MISMATCH ..." per
  * disagreement, and exits 1 when there was one. Usage: lua_frames_host SCRIPT.lua */
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include <lua.h>
 #include <lauxlib.h>
 #include <lualib.h>
-#include "lua_frames.h"
+#include "puc_frames.h"
 
 #define MAX_FRAMES 200
 

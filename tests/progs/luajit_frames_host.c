@@ -1,10 +1,10 @@
-/* Test host for cmd/luajit_frames.c: runs a Lua script that calls the C function probe(TAG) from
+/* Test host for cmd/lua/luajit/luajit_frames.c: runs a Lua script that calls the C function probe(TAG) from
  * known places; probe walks its own LuaJIT frames from L->base through the layout offsets (as
  * the BPF walker does, reading its own memory), labels every frame with the luajit_frames API
  * and checks each against lua_getinfo(L, "nSlf") for the same level. ffcheck(F, NAME) checks
  * that F is a built-in LuaJIT calls NAME. Built against a LuaJIT's headers and library:
- *   gcc -Icmd -I/usr/include/luajit-2.1 tests/progs/luajit_frames_host.c cmd/luajit_frames.c \
- *       cmd/luajit_names.c cmd/luajit_layouts.c -lluajit-5.1
+ *   gcc $(find cmd -type d -printf "-I%p ") -I/usr/include/luajit-2.1 tests/progs/luajit_frames_host.c cmd/lua/luajit/luajit_frames.c \
+ *       cmd/lua/luajit/luajit_names.c cmd/lua/luajit/luajit_layouts.c -lluajit-5.1
  * Prints "probe TAG: frame;frame;..." (outermost first) per probe, "MISMATCH ..." per
  * disagreement, and a summary; exits 1 when there was a mismatch. Usage: HOST SCRIPT.lua */
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* Tests of the CFI parser (cmd/cfi.c): hand-built .eh_frame/.debug_frame bytes for every
+/* Tests of the CFI parser (cmd/unwind/cfi.c): hand-built .eh_frame/.debug_frame bytes for every
  * instruction and failure mode, and a row-by-row comparison with `readelf
  * --debug-dump=frames-interp` on real binaries. `test_cfi --compare FILE...` runs only the
  * comparison, on the given files (used by tests/integ/cfi_readelf.sh). */

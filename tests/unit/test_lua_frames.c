@@ -1,4 +1,4 @@
-/* Tests for cmd/lua_frames.c and cmd/lua_names.c on a fake target: Protos, strings and bytecode
+/* Tests for cmd/lua/puc/puc_frames.c and cmd/lua/puc/puc_names.c on a fake target: Protos, strings and bytecode
  * laid out with the real layout tables in a buffer that the reader serves. Covers chunk names,
  * 5.4 line decoding against an encoder written here, names from synthetic bytecode, the cache,
  * and hostile memory (failing reads, garbage, huge sizes, jump loops, deep chains). The real-VM
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "lua_frames.h"
+#include "puc_frames.h"
 
 #define BASE 0x100000ULL
 #define SIZE (4u << 20)

@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "check.h"
-#include "lua_layouts.h"
+#include "puc_layouts.h"
 
 #define NONE LUA_OFF_NONE
 #define MAX_FILE (256u << 20)

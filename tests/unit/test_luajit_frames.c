@@ -1,4 +1,4 @@
-/* Tests for cmd/luajit_frames.c and cmd/luajit_names.c on a fake target: GCfuncs, GCprotos,
+/* Tests for cmd/lua/luajit/luajit_frames.c and cmd/lua/luajit/luajit_names.c on a fake target: GCfuncs, GCprotos,
  * GCstrs and bytecode laid out with the real layout tables (GC64 and non-GC64) in a buffer the
  * reader serves. Covers function kinds, chunk names, lines, names from synthetic bytecode, the
  * cache, and hostile memory (failing reads, garbage, huge sizes, unterminated debug info). The

@@ -1,4 +1,4 @@
-/* Unit tests for cmd/proc_ns.c: NSpid parsing on status texts, and the live answers for
+/* Unit tests for cmd/proc/proc_ns.c: NSpid parsing on status texts, and the live answers for
  * ourselves and for a child started as PID 1 of a new PID and mount namespace, which also
  * finds itself in a child PID namespace (needs root). */
 #include <sched.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "label_cache.h"
-#include "lua_frames.h"
+#include "puc_frames.h"
 
 #define MAX_COUNT (1 << 26)     /* no real Proto has an array this long (5.4 MAXARG_Ax) */
 #define MAX_LINE_WALK 65536     /* 5.4: lineinfo deltas summed for one line (normally <= 128) */

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "lua.h"
-#include "lua_layouts.h"
+#include "puc_layouts.h"
 
 struct lua_runtime {
 	pid_t pid;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lua_frames.h"
+#include "puc_frames.h"
 
 #define MAX_CODE (1 << 20)     /* instructions read for one name (4 MiB) */
 #define MAX_LOCVARS (1 << 16)  /* locvars scanned for one local name */

@@ -4,7 +4,7 @@
 #define _GNU_SOURCE  /* memmem */
 #endif
 #include <string.h>
-#include "lua_layouts.h"
+#include "puc_layouts.h"
 
 /*
  * Register holding L inside luaV_execute's main loop on Debian 12's stripped builds (a hint for

@@ -6,8 +6,8 @@
 
 #include "elfdyn.h"
 #include "elffile.h"
-#include "lua_frames.h"
-#include "lua_runtime.h"
+#include "puc_frames.h"
+#include "puc_runtime.h"
 #include "proc.h"
 #include "proc_scan.h"
 #include "util.h"

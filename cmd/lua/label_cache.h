@@ -31,7 +31,7 @@ struct label_entry *label_cache_put(struct label_cache *c, uint64_t ctx, uint64_
 				    int kind, uint64_t fp);
 void label_cache_clear(struct label_cache *c);
 /* The caches are shared by the thread naming new stacks and the drain: the label readers
- * (lua_label.c, luajit_label.c) hold this lock while they use them. */
+ * (puc_label.c, luajit_label.c) hold this lock while they use them. */
 void label_cache_lock(void);
 void label_cache_unlock(void);
 void label_cache_free(struct label_cache *c);

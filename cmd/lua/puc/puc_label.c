@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "label_cache.h"
-#include "lua_frames.h"
-#include "lua_label.h"
+#include "puc_frames.h"
+#include "puc_label.h"
 #include "proc.h"
 
 #define PC_MASK LF_ADDR_MASK

@@ -5,7 +5,7 @@
 #define LF_LUA_FRAMES_H
 #include <stddef.h>
 #include <stdint.h>
-#include "lua_layouts.h"
+#include "puc_layouts.h"
 #include "lua_fp.h"
 
 /* Reads len bytes at addr of the target; returns the number of bytes read or -1. */
@@ -59,7 +59,7 @@ void lua_frames_cache_clear(void);
 /* Frees the cache; it is re-created on the next use. */
 void lua_frames_cache_free(void);
 
-/* ---- Shared by lua_frames.c and lua_names.c; not for other callers. ---- */
+/* ---- Shared by puc_frames.c and puc_names.c; not for other callers. ---- */
 
 /* The fields of a Proto the labels need, read in one go and sanity-checked. */
 struct lua_proto {
@@ -83,7 +83,7 @@ void lua_label_sanitize(char *s);
 /* Index of the instruction at savedpc - 1 in p, or -2 when savedpc is not inside p->code
  * (savedpc == code gives -1: the function has not started). */
 int lua_pc_of(const struct lua_proto *p, uint64_t savedpc);
-/* The uncached namer behind lua_call_name (lua_names.c). */
+/* The uncached namer behind lua_call_name (puc_names.c). */
 int lua_name_from_code(const struct lua_layout *l, const struct lua_mem *m,
 		       const struct lua_proto *p, int pc, char *out, size_t out_size);
 #endif

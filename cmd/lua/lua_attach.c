@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "lua_attach.h"
-#include "lua_runtime.h"
+#include "puc_runtime.h"
 #include "luajit_runtime.h"
 #include "util.h"
 

@@ -3,7 +3,7 @@
 #ifndef LF_LUA_LABEL_H
 #define LF_LUA_LABEL_H
 #include "lua_merge.h"
-#include "lua_runtime.h"
+#include "puc_runtime.h"
 #include "symbolize.h"
 #include "util.h"
 

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "lua_attach.h"
-#include "lua_runtime.h"
+#include "puc_runtime.h"
 #include "luajit_runtime.h"
 #include "status.h"
 #include "targets.h"

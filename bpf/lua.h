@@ -40,7 +40,7 @@
  * frames left out there, between the innermost and the outermost ones kept; 0 means the walk
  * stopped at LF_LUA_WALK frames and the outer part is lost. */
 
-/* Layout flags (subset of cmd/lua_layouts.h's). */
+/* Layout flags (subset of cmd/lua/puc/puc_layouts.h's). */
 #define LF_LUA_CI_ARRAY  0x1 /* 5.1: CallInfo array, caller is ci - 1 */
 #define LF_LUA_L_SAVEDPC 0x2 /* 5.1: innermost Lua frame's pc is L->savedpc */
 #define LF_LUA_CL_ISC    0x4 /* 5.1: Closure.isC distinguishes C from Lua */

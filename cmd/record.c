@@ -12,7 +12,8 @@
 #include "children.h"
 #include "kfeatures.h"
 #include "targets.h"
-#include "lua_attach.h"
+#include "runtime.h"
+#include "runtime_attach.h"
 #include "puc_runtime.h"
 #include "luajit_runtime.h"
 #include "proc_ns.h"
@@ -90,15 +91,9 @@ static int lua_found(struct session *s, char *buf, size_t size, int with_path)
 	buf[0] = 0;
 	for (size_t i = 0; i < s->sc.ntargets; i++) {
 		const struct stack_target *t = &s->sc.targets[i];
-		if ((!t->lua && !t->lj) || n++)
+		if (!t->rt || n++)
 			continue;
-		const char *path = t->lua ? t->lua->core_path : t->lj->core_path;
-		char name[64];
-		if (t->lua)
-			snprintf(name, sizeof(name), "Lua %d.%d.%d", t->lua->major, t->lua->minor, t->lua->patch);
-		else
-			snprintf(name, sizeof(name), "%s", t->lj->facts.version[0] ? t->lj->facts.version : "LuaJIT");
-		snprintf(buf, size, with_path ? "%s (%.80s)" : "%s", name, path);
+		snprintf(buf, size, with_path ? "%.40s (%.80s)" : "%.40s", t->rt->name, t->rt->core_path);
 	}
 	return n;
 }
@@ -150,7 +145,7 @@ static void record_loop(struct session *s)
 			tick = now;
 		targets_refresh_tables(&s->tg, now);
 		targets_follow(&s->tg, now);
-		lua_refresh(&s->sc, s->smp, s->ut, now);
+		runtime_refresh(&s->sc, s->smp, s->ut, now);
 		if (now >= next_drain) {
 			drain(s, now);
 			next_drain = now + DRAIN_INTERVAL;

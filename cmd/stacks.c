@@ -4,10 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "puc_label.h"
-#include "luajit_label.h"
 #include "lua_merge.h"
 #include "proc.h"
+#include "runtime.h"
 #include "stacks.h"
 #include "util.h"
 
@@ -164,8 +163,9 @@ static int keep_elided(const struct lm_stack *ls, struct lm_out *mo, int n)
 static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
 {
 	struct stack_target *t = stacks_target(c, (pid_t)st->pid);
-	if (!t || (!t->lua && !t->lj))
+	if (!t || !t->rt)
 		return -1;
+	const struct runtime *rt = t->rt;
 	static struct lm_stack ls;
 	static struct lm_out mo[LF_MAX_NATIVE + LF_MAX_LTHREADS * (LF_MAX_LUA + 1)];
 	int nu = st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK;
@@ -173,8 +173,8 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 	if (!ls.nth)
 		return -1;
 	struct merge_ctx mc = { c->sym, (pid_t)st->pid, &ls };
-	if (t->lj)
-		luajit_resolve(t->lj, &ls);
+	if (rt->ops->resolve)
+		rt->ops->resolve(rt, &ls);
 	struct lm_ops ops = { &mc, same_function, is_api_entry, func_start };
 	int max = (int)(sizeof(mo) / sizeof(mo[0]));
 	int n = keep_elided(&ls, mo, lm_merge(&ls, mo, max - 1, &ops));
@@ -188,12 +188,10 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 			native_label(c, (pid_t)st->pid, &ls.nat[mo[i].a], out);
 		else if (ls.th[mo[i].a].f[mo[i].b].marker)
 			lua_marker_label(&ls.th[mo[i].a].f[mo[i].b], out);
-		else if (t->lj)
-			luajit_frame_label(t->lj, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
 		else
-			lua_frame_label(t->lua, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
-		if (t->lj && mo[i].kind == LM_LUA && mo[i].b == 0)
-			luajit_state_label(&ls.th[mo[i].a], out);
+			rt->ops->frame_label(rt, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
+		if (rt->ops->thread_label && mo[i].kind == LM_LUA && mo[i].b == 0)
+			rt->ops->thread_label(&ls.th[mo[i].a], out);
 	}
 	return 0;
 }
@@ -243,14 +241,11 @@ void stacks_fresh(const struct lf_stack_key *k, const struct lf_stack *st, void 
 		return;
 	pthread_mutex_lock(&targets_lock);  /* the runtimes must not be freed meanwhile */
 	struct stack_target *t = stacks_target(c, (pid_t)st->pid);
-	if (t && t->lj)
-		luajit_resolve(t->lj, &ls);
-	for (int i = 0; t && i < ls.nth; i++) {
-		if (t->lj)
-			luajit_name_frames(t->lj, &ls.th[i], c->lines);
-		else if (t->lua)
-			lua_name_frames(t->lua, &ls.th[i], c->lines);
-	}
+	const struct runtime *rt = t ? t->rt : NULL;
+	if (rt && rt->ops->resolve)
+		rt->ops->resolve(rt, &ls);
+	for (int i = 0; rt && i < ls.nth; i++)
+		rt->ops->name_frames(rt, &ls.th[i], c->lines);
 	pthread_mutex_unlock(&targets_lock);
 }
 
@@ -259,10 +254,8 @@ void stacks_forget_runtime(struct stack_ctx *c, pid_t pid)
 	pthread_mutex_lock(&targets_lock);
 	struct stack_target *t = stacks_target(c, pid);
 	if (t) {
-		free(t->lua);
-		free(t->lj);
-		t->lua = NULL;
-		t->lj = NULL;
+		runtime_free(t->rt);
+		t->rt = NULL;
 	}
 	pthread_mutex_unlock(&targets_lock);
 }
@@ -282,8 +275,7 @@ void stacks_free(struct stack_ctx *c)
 {
 	symbolizer_free(c->sym);
 	for (size_t i = 0; i < c->ntargets; i++) {
-		free(c->targets[i].lua);
-		free(c->targets[i].lj);
+		runtime_free(c->targets[i].rt);
 	}
 	free(c->targets);
 	sb_free(&c->line);

@@ -7,9 +7,8 @@
 #include "symbolize.h"
 #include "profile.h"
 
-struct lua_runtime;
-struct luajit_runtime;
-struct stack_target { pid_t pid; char comm[64]; struct lua_runtime *lua; struct luajit_runtime *lj; };
+struct runtime;
+struct stack_target { pid_t pid; char comm[64]; struct runtime *rt; /* its Lua runtime, or NULL */ };
 
 struct stack_ctx {
 	struct profile *prof;

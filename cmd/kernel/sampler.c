@@ -228,42 +228,9 @@ int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut)
 	return 0;
 }
 
-int sampler_set_lua(struct sampler *s, pid_t pid, const struct lf_lua_cfg *cfg)
+int sampler_map_fd(struct sampler *s, const char *name)
 {
-	__u32 key = (__u32)pid;
-	return bpf_map_update_elem(bpf_map__fd(s->skel->maps.lua_cfgs), &key, cfg, BPF_ANY);
-}
-
-int sampler_lua_reg_hint(struct sampler *s)
-{
-	int ncpu = libbpf_num_possible_cpus(), best = 0xff;
-	__u64 *v = xcalloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*v)), best_n = 20; /* not before 20 hits */
-	for (__u32 i = 0; i <= LF_NSAVED; i++) {
-		__u64 n = 0;
-		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.lua_reg_hits), &i, v))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			n += v[c];
-		if (n > best_n) {
-			best_n = n;
-			best = (int)i;
-		}
-	}
-	free(v);
-	return best;
-}
-
-void sampler_forget_lua(struct sampler *s, pid_t pid)
-{
-	__u32 key = (__u32)pid;
-	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.lua_cfgs), &key);
-	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.lj_cfgs), &key);
-}
-
-int sampler_set_luajit(struct sampler *s, pid_t pid, const struct lf_lj_cfg *cfg)
-{
-	__u32 key = (__u32)pid;
-	return bpf_map_update_elem(bpf_map__fd(s->skel->maps.lj_cfgs), &key, cfg, BPF_ANY);
+	return bpf_object__find_map_fd_by_name(s->skel->obj, name);
 }
 
 int sampler_take_rescans(struct sampler *s, pid_t *out, int max)

@@ -29,13 +29,8 @@ struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code);
 int sampler_add_target(struct sampler *s, pid_t pid);
 /* Connects the unwind tables to the loaded maps and enables the unwinder. */
 int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut);
-/* Tells the BPF program how to walk pid's Lua VMs. */
-int sampler_set_lua(struct sampler *s, pid_t pid, const struct lf_lua_cfg *cfg);
-/* Register (rbx, r12-r15, rbp = 5) where lua_State was found most often, or 0xff. */
-int sampler_lua_reg_hint(struct sampler *s);
-/* Forgets how to walk pid's Lua VM (after exec). */
-void sampler_forget_lua(struct sampler *s, pid_t pid);
-int sampler_set_luajit(struct sampler *s, pid_t pid, const struct lf_lj_cfg *cfg);
+/* The file descriptor of the program's map called name (a runtime family's own), or < 0. */
+int sampler_map_fd(struct sampler *s, const char *name);
 /* PIDs whose samples hit an unknown mapping since the last call (at most max). */
 int sampler_take_rescans(struct sampler *s, pid_t *out, int max);
 /* Starts sampling at hz on every online CPU; 0 or exit code with a message printed. */

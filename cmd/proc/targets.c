@@ -6,9 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lua_attach.h"
-#include "puc_runtime.h"
-#include "luajit_runtime.h"
+#include "runtime.h"
+#include "runtime_attach.h"
 #include "status.h"
 #include "targets.h"
 #include "util.h"
@@ -58,27 +57,18 @@ struct target *targets_new(struct targets *s, pid_t pid, enum target_kind kind, 
 static int has_lua(struct targets *s, pid_t pid)
 {
 	struct stack_target *st = stacks_target(s->sc, pid);
-	return st && (st->lua || st->lj);
+	return st && st->rt;
 }
 
 /* A target that joined late gets its Lua attached once the runtime is mapped and a VM
- * exists, so that lua_attach reports the VM; when the window closes, as it is. */
-/* Whether a PUC Lua or LuaJIT VM exists in pid now, without a word. */
-static int lua_ready(pid_t pid)
-{
-	struct lua_runtime rt;
-	if (lua_runtime_detect(pid, &rt) == 0)
-		return lua_runtime_scan_states(&rt) > 0;
-	struct luajit_runtime lj;
-	return luajit_runtime_detect(pid, &lj) == 0 && luajit_runtime_scan(&lj) > 0;
-}
+ * exists, so that runtime_attach reports the VM; when the window closes, as it is. */
 
 /* A LuaJIT runtime without a VM yet is looked at again, less often each time (PUC Lua
- * runtimes stay attached and lua_refresh rescans them). */
-static void note_attach(struct target *t, enum lua_attach_result r, double now)
+ * runtimes stay attached and runtime_refresh rescans them). */
+static void note_attach(struct target *t, enum runtime_attach_result r, double now)
 {
-	t->lua_retry_gap = r == LUA_ATTACH_NO_VM ? 0.25 : 0;
-	t->lua_retry_at = r == LUA_ATTACH_NO_VM ? now + t->lua_retry_gap : 0;
+	t->lua_retry_gap = r == RUNTIME_NO_VM ? 0.25 : 0;
+	t->lua_retry_at = r == RUNTIME_NO_VM ? now + t->lua_retry_gap : 0;
 }
 
 static void try_lua(struct targets *s, struct target *t, double now)
@@ -89,11 +79,11 @@ static void try_lua(struct targets *s, struct target *t, double now)
 		if (now < t->lua_next_look) /* a look reads every mapped file: ten a second at most */
 			return;
 		t->lua_next_look = now + 0.1;
-		if (!lua_ready(t->pid))
+		if (!runtime_ready(t->pid))
 			return;
 	}
 	status_clear();
-	note_attach(t, lua_attach(s->sc, s->smp, s->ut, t->pid), now);
+	note_attach(t, runtime_attach(s->sc, s->smp, s->ut, t->pid), now);
 	t->lua_settled = 1;
 }
 
@@ -101,9 +91,9 @@ static void retry_lua(struct targets *s, struct target *t, double now)
 {
 	if (!t->lua_retry_at || now < t->lua_retry_at || has_lua(s, t->pid))
 		return;
-	if (lua_ready(t->pid)) {
+	if (runtime_ready(t->pid)) {
 		status_clear();
-		note_attach(t, lua_attach(s->sc, s->smp, s->ut, t->pid), now);
+		note_attach(t, runtime_attach(s->sc, s->smp, s->ut, t->pid), now);
 		return;
 	}
 	t->lua_retry_gap = t->lua_retry_gap < 1.0 ? t->lua_retry_gap * 2 : 2.0;
@@ -146,8 +136,7 @@ static void follow_children(struct targets *s, double now)
 /* The old program's runtime means nothing after exec. */
 static void forget_lua(struct targets *s, pid_t pid)
 {
-	stacks_forget_runtime(s->sc, pid);
-	sampler_forget_lua(s->smp, pid); /* the kernel side must not walk the old program's VM */
+	runtime_forget(s->sc, s->smp, pid); /* the kernel side must not walk the old program's VM */
 }
 
 /* A target that ran exec is a new program: new tables, new name, look for
@@ -232,7 +221,7 @@ void targets_attach(struct targets *s)
 		sampler_add_target(s->smp, pid);
 		stacks_add_target(s->sc, pid);
 		targets_name(s, pid);
-		note_attach(&s->t[i], lua_attach(s->sc, s->smp, s->ut, pid), now_sec());
+		note_attach(&s->t[i], runtime_attach(s->sc, s->smp, s->ut, pid), now_sec());
 		s->t[i].lua_settled = 1;
 	}
 }

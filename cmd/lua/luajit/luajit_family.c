@@ -1,0 +1,73 @@
+/* LuaJIT 2.1 (upstream, OpenResty's and Tarantool's forks, GC64 or not) as a runtime family
+ * (runtime.h): detection and VM scan from luajit_runtime.c, labels from luajit_label.c. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "luajit_label.h"
+#include "luajit_runtime.h"
+#include "runtime.h"
+#include "util.h"
+
+static int detect(pid_t pid, struct runtime *rt, char *unknown, size_t size)
+{
+	(void)unknown;
+	(void)size;
+	struct luajit_runtime *vm = xcalloc(1, sizeof(*vm));
+	rt->vm = vm;
+	if (luajit_runtime_detect(pid, vm))
+		return -1;
+	snprintf(rt->name, sizeof(rt->name), "%s", vm->facts.version[0] ? vm->facts.version : "LuaJIT");
+	snprintf(rt->variant, sizeof(rt->variant), "%s", luajit_fork_name(vm->facts.fork));
+	snprintf(rt->core_path, sizeof(rt->core_path), "%s", vm->core_path);
+	rt->core_dev = vm->core_dev;
+	rt->core_inode = vm->core_inode;
+	return 0;
+}
+
+/* The layout is known for sure once a GG_State is found with it. */
+static int scan(struct runtime *rt)
+{
+	struct luajit_runtime *vm = rt->vm;
+	rt->nvms = luajit_runtime_scan(vm);
+	if (rt->nvms)
+		snprintf(rt->variant, sizeof(rt->variant), "%s", vm->lay->name);
+	return rt->nvms;
+}
+
+static size_t bpf_cfg(const struct runtime *rt, uint32_t core_file, void *out, size_t max)
+{
+	if (max < sizeof(struct lf_lj_cfg))
+		return 0;
+	luajit_runtime_cfg(rt->vm, core_file, out);
+	return sizeof(struct lf_lj_cfg);
+}
+
+static void resolve(const struct runtime *rt, struct lm_stack *st)
+{
+	luajit_resolve(rt->vm, st);
+}
+
+static void name_frames(const struct runtime *rt, const struct lm_thread *th, int lines)
+{
+	luajit_name_frames(rt->vm, th, lines);
+}
+
+static void frame_label(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
+			int lines, struct sbuf *out)
+{
+	luajit_frame_label(rt->vm, sym, th, j, lines, out);
+}
+
+const struct runtime_ops luajit_runtime_ops = {
+	.family = "LuaJIT",
+	.cfg_map = "lj_cfgs",
+	.first_vm_only = 1,
+	.detect = detect,
+	.scan = scan,
+	.bpf_cfg = bpf_cfg,
+	.resolve = resolve,
+	.name_frames = name_frames,
+	.frame_label = frame_label,
+	.thread_label = luajit_state_label,
+	.free = free,
+};

@@ -1,0 +1,99 @@
+/* PUC Lua 5.1-5.4 as a runtime family (runtime.h): its detection, VM scan and BPF
+ * configuration from puc_runtime.c, its labels from puc_label.c. */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "puc_label.h"
+#include "puc_runtime.h"
+#include "runtime.h"
+#include "sampler.h"
+#include "unwind.h"
+#include "util.h"
+
+static int detect(pid_t pid, struct runtime *rt, char *unknown, size_t size)
+{
+	struct lua_runtime *vm = xcalloc(1, sizeof(*vm));
+	rt->vm = vm;
+	int rc = lua_runtime_detect(pid, vm);
+	if (vm->major) {
+		snprintf(rt->name, sizeof(rt->name), "Lua %d.%d.%d", vm->major, vm->minor, vm->patch);
+		snprintf(rt->core_path, sizeof(rt->core_path), "%s", vm->core_path);
+		rt->core_dev = vm->core_dev;
+		rt->core_inode = vm->core_inode;
+	}
+	if (rc && vm->major && size)
+		snprintf(unknown, size, "%s in %s", rt->name, vm->core_path);
+	return rc;
+}
+
+static int scan(struct runtime *rt)
+{
+	struct lua_runtime *vm = rt->vm;
+	return rt->nvms = lua_runtime_scan_states(vm);
+}
+
+static size_t bpf_cfg(const struct runtime *rt, uint32_t core_file, void *out, size_t max)
+{
+	if (max < sizeof(struct lf_lua_cfg))
+		return 0;
+	lua_runtime_cfg(rt->vm, core_file, out);
+	return sizeof(struct lf_lua_cfg);
+}
+
+/* The register (rbx, r12-r15, rbp = 5) where the BPF side found lua_State most often over
+ * the recording (at least 20 times), or 0xff. */
+static int reg_hint(struct sampler *smp)
+{
+	int fd = sampler_map_fd(smp, "lua_reg_hits"), ncpu = libbpf_num_possible_cpus(), best = 0xff;
+	__u64 *v = xcalloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*v)), best_n = 20;
+	for (__u32 i = 0; fd >= 0 && i <= LF_NSAVED; i++) {
+		__u64 n = 0;
+		if (bpf_map_lookup_elem(fd, &i, v))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			n += v[c];
+		if (n > best_n) {
+			best_n = n;
+			best = (int)i;
+		}
+	}
+	free(v);
+	return best;
+}
+
+/* VMs made after attach; a VM already found is rescanned only on a full refresh. */
+static int refresh(struct runtime *rt, struct sampler *smp, int full)
+{
+	struct lua_runtime *vm = rt->vm;
+	int hint = reg_hint(smp), before = vm->ngs, changed = hint != vm->reg_hint;
+	vm->reg_hint = hint;
+	if (!vm->ngs || full)
+		changed |= scan(rt) != before;
+	return changed;
+}
+
+static void name_frames(const struct runtime *rt, const struct lm_thread *th, int lines)
+{
+	lua_name_frames(rt->vm, th, lines);
+}
+
+static void frame_label(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
+			int lines, struct sbuf *out)
+{
+	lua_frame_label(rt->vm, sym, th, j, lines, out);
+}
+
+const struct runtime_ops puc_runtime_ops = {
+	.family = "PUC Lua",
+	.cfg_map = "lua_cfgs",
+	.keep_without_vm = 1,
+	.detect = detect,
+	.scan = scan,
+	.bpf_cfg = bpf_cfg,
+	.refresh = refresh,
+	.name_frames = name_frames,
+	.frame_label = frame_label,
+	.free = free,
+};

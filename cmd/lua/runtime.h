@@ -1,0 +1,64 @@
+/* The interface each family of Lua runtimes implements (PUC Lua, LuaJIT): finding it in a
+ * process, telling the BPF side how to walk its VMs, and labelling its frames. A family is
+ * one folder under cmd/lua/ plus one line in runtimes.c; nothing else names it. */
+#ifndef LF_RUNTIME_H
+#define LF_RUNTIME_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct lm_stack;
+struct lm_thread;
+struct sampler;
+struct sbuf;
+struct symbolizer;
+
+/* One runtime found in one process: what every family knows of it, and the family's own
+ * state (vm). */
+struct runtime {
+	const struct runtime_ops *ops;
+	void *vm;
+	pid_t pid;
+	int nvms;              /* VMs (global states) found by the last scan */
+	char name[64];         /* "Lua 5.4.6", "LuaJIT 2.1.0-beta3" */
+	char variant[64];      /* the layout chosen ("upstream GC64"), "" when the name says it all */
+	char core_path[256];   /* the mapped file holding the VM */
+	uint64_t core_dev, core_inode;
+};
+
+struct runtime_ops {
+	const char *family;    /* "PUC Lua", "LuaJIT" */
+	const char *cfg_map;   /* the BPF map of per-process walk configurations, keyed by PID */
+	int keep_without_vm;   /* attached before its first VM exists, then refreshed; else attach is retried */
+	int first_vm_only;     /* the BPF side walks the first VM found only */
+	/* 0 with rt filled (rt->vm allocated) when pid holds this family's runtime in a layout
+	 * this build knows; else -1, with unknown[] naming a runtime seen but not readable. */
+	int (*detect)(pid_t pid, struct runtime *rt, char *unknown, size_t size);
+	/* Looks for VMs in memory now; returns how many (also in rt->nvms). */
+	int (*scan)(struct runtime *rt);
+	/* The BPF side's configuration for cfg_map; core_file: the unwind-table index of the
+	 * file holding the VM. Returns its size. */
+	size_t (*bpf_cfg)(const struct runtime *rt, uint32_t core_file, void *out, size_t max);
+	/* Called while recording (NULL: never): rescans; returns whether the BPF side must be told again. */
+	int (*refresh)(struct runtime *rt, struct sampler *smp, int full);
+	/* Before a merge, what the record holds turned into what the labels need (NULL: as is). */
+	void (*resolve)(const struct runtime *rt, struct lm_stack *st);
+	/* Reads the labels of th's frames into the label caches now, while they exist. */
+	void (*name_frames)(const struct runtime *rt, const struct lm_thread *th, int lines);
+	/* The label of frame j (innermost first) of th, from the caches or the target. */
+	void (*frame_label)(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
+			    int lines, struct sbuf *out);
+	/* Appended after the innermost frame of th (LuaJIT's VM states); NULL: nothing. */
+	void (*thread_label)(const struct lm_thread *th, struct sbuf *out);
+	void (*free)(void *vm);
+};
+
+/* Every family, in the order they are tried (runtimes.c). */
+extern const struct runtime_ops *const runtime_families[];
+
+/* The runtime of pid, or NULL; unknown[] names one seen in a layout this build cannot read. */
+struct runtime *runtime_detect(pid_t pid, char *unknown, size_t size);
+/* Whether a runtime with at least one VM is in pid now, without a word. */
+int runtime_ready(pid_t pid);
+void runtime_free(struct runtime *rt);
+#endif

@@ -1,0 +1,111 @@
+/* Connects the Lua runtimes of target processes to a recording, whatever their family:
+ * detection at attach, the BPF program's view of each VM, and rescans for VMs made later. */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+#include "runtime_attach.h"
+#include "util.h"
+
+/* The BPF side finds the running VM by the frames of the file that holds it: a file mapped
+ * after the process's tables were built (a plugin, or a slow start) gets its tables first. */
+static uint32_t core_file(struct unwind_tables *ut, pid_t pid, uint64_t dev, uint64_t inode)
+{
+	uint32_t f = ut_file_index(ut, dev, inode);
+	if (f == LF_FILE_NONE) {
+		ut_add_pid(ut, pid);
+		ut_sync(ut);
+		f = ut_file_index(ut, dev, inode);
+	}
+	return f;
+}
+
+static void push(struct sampler *smp, struct unwind_tables *ut, const struct runtime *rt)
+{
+	_Alignas(8) unsigned char cfg[1024];
+	size_t n = rt->ops->bpf_cfg(rt, core_file(ut, rt->pid, rt->core_dev, rt->core_inode), cfg, sizeof(cfg));
+	__u32 key = (__u32)rt->pid;
+	int fd = sampler_map_fd(smp, rt->ops->cfg_map);
+	if (n && fd >= 0 && bpf_map_update_elem(fd, &key, cfg, BPF_ANY))
+		warnx_lf("PID %d: cannot hand the %s VM to the BPF program (%s); native stacks only",
+			 (int)rt->pid, rt->ops->family, strerror(errno));
+}
+
+/* "Lua 5.4.6" or "LuaJIT 2.1.0-beta3 (upstream GC64)" */
+static const char *describe(const struct runtime *rt, char *buf, size_t size)
+{
+	snprintf(buf, size, rt->variant[0] ? "%s (%s)" : "%s", rt->name, rt->variant);
+	return buf;
+}
+
+static enum runtime_attach_result attach_found(struct stack_target *t, struct sampler *smp,
+					       struct unwind_tables *ut, struct runtime *rt)
+{
+	char what[160];
+	int pid = (int)rt->pid;
+	if (!rt->ops->scan(rt)) {
+		warnx_lf("PID %d: %s in %s, but no VM state in its memory yet; native stacks until one appears "
+			 "(lua-flame keeps looking while it records)", pid, describe(rt, what, sizeof(what)),
+			 rt->core_path);
+		if (!rt->ops->keep_without_vm) {
+			runtime_free(rt);
+			return RUNTIME_NO_VM;
+		}
+	} else {
+		info_lf("PID %d: %s in %s, %d VM%s found", pid, describe(rt, what, sizeof(what)), rt->core_path,
+			rt->nvms, rt->nvms == 1 ? "" : "s");
+		if (rt->nvms > 1 && rt->ops->first_vm_only)
+			warnx_lf("PID %d: %d %s VMs; Lua frames come from the first one only", pid, rt->nvms,
+				 rt->ops->family);
+	}
+	t->rt = rt;
+	push(smp, ut, rt);
+	return rt->nvms ? RUNTIME_ATTACHED : RUNTIME_NO_VM;
+}
+
+enum runtime_attach_result runtime_attach(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut,
+					  pid_t pid)
+{
+	struct stack_target *t = stacks_target(sc, pid);
+	char unknown[320];
+	struct runtime *rt = t ? runtime_detect(pid, unknown, sizeof(unknown)) : NULL;
+	if (rt)
+		return attach_found(t, smp, ut, rt);
+	if (t && unknown[0])
+		warnx_lf("PID %d: %s has a layout this build does not know; profiling native stacks only",
+			 (int)pid, unknown);
+	else
+		info_lf("PID %d: no Lua runtime found; profiling native stacks only", (int)pid);
+	return RUNTIME_NONE;
+}
+
+void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, double now)
+{
+	static double last;
+	int none = 0;
+	for (size_t i = 0; i < sc->ntargets && !none; i++)
+		none = sc->targets[i].rt && !sc->targets[i].rt->nvms;
+	if (now - last < (none ? 0.5 : 2.0))
+		return;
+	int full = now - last >= 10.0;
+	last = now;
+	for (size_t i = 0; i < sc->ntargets; i++) {
+		struct runtime *rt = sc->targets[i].rt;
+		if (rt && rt->ops->refresh && rt->ops->refresh(rt, smp, full))
+			push(smp, ut, rt);
+	}
+}
+
+void runtime_forget(struct stack_ctx *sc, struct sampler *smp, pid_t pid)
+{
+	stacks_forget_runtime(sc, pid);
+	__u32 key = (__u32)pid;
+	for (int i = 0; runtime_families[i]; i++) {
+		int fd = sampler_map_fd(smp, runtime_families[i]->cfg_map);
+		if (fd >= 0)
+			bpf_map_delete_elem(fd, &key);
+	}
+}

@@ -1,0 +1,22 @@
+/* Connects the Lua runtimes of target processes to a recording, whatever their family:
+ * detection at attach, the BPF program's view of each VM, and rescans for VMs made later. */
+#ifndef LF_RUNTIME_ATTACH_H
+#define LF_RUNTIME_ATTACH_H
+#include <sys/types.h>
+#include "sampler.h"
+#include "stacks.h"
+#include "unwind_tables.h"
+
+/* Finds the Lua runtime of pid and its VMs, says what was found, and tells the BPF program. */
+enum runtime_attach_result {
+	RUNTIME_NONE,     /* no Lua runtime in the process */
+	RUNTIME_ATTACHED, /* a runtime and at least one VM */
+	RUNTIME_NO_VM,    /* a runtime without a VM yet: worth looking again */
+};
+enum runtime_attach_result runtime_attach(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut,
+					  pid_t pid);
+/* Rescans the runtimes kept without a VM for VMs: twice a second while one has none, else rarely. */
+void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, double now);
+/* Forgets pid's runtime on both sides (after exec: the old program's VM means nothing). */
+void runtime_forget(struct stack_ctx *sc, struct sampler *smp, pid_t pid);
+#endif

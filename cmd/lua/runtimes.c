@@ -1,0 +1,51 @@
+/* The families of Lua runtimes lua-flame knows, in the order a process is searched for them,
+ * and what is done with any of them without knowing which. */
+#include <stdlib.h>
+
+#include "runtime.h"
+
+extern const struct runtime_ops puc_runtime_ops, luajit_runtime_ops;
+
+/* A new family: its folder, and one line here. PUC Lua comes first: a LuaJIT host may
+ * carry a PUC version string, never a PUC VM's exported API. */
+const struct runtime_ops *const runtime_families[] = {
+	&puc_runtime_ops,
+	&luajit_runtime_ops,
+	NULL,
+};
+
+struct runtime *runtime_detect(pid_t pid, char *unknown, size_t size)
+{
+	if (size)
+		unknown[0] = 0;
+	for (int i = 0; runtime_families[i]; i++) {
+		struct runtime *rt = calloc(1, sizeof(*rt));
+		if (!rt)
+			return NULL;
+		rt->ops = runtime_families[i];
+		rt->pid = pid;
+		if (rt->ops->detect(pid, rt, unknown, size) == 0)
+			return rt;
+		runtime_free(rt);
+		if (size && unknown[0])
+			return NULL; /* a runtime too new for this build: not another family's either */
+	}
+	return NULL;
+}
+
+int runtime_ready(pid_t pid)
+{
+	struct runtime *rt = runtime_detect(pid, NULL, 0);
+	int ready = rt && rt->ops->scan(rt) > 0;
+	runtime_free(rt);
+	return ready;
+}
+
+void runtime_free(struct runtime *rt)
+{
+	if (!rt)
+		return;
+	if (rt->vm)
+		rt->ops->free(rt->vm);
+	free(rt);
+}

@@ -38,6 +38,10 @@ make -s help >"$OUT/help" 2>&1
 for t in $(awk '$1 == "make" && NF > 1 { print $2 }' "$OUT/help"); do
 	check "make help names '$t', and make knows it" make -n "$t" >/dev/null 2>&1
 done
+# scripts run directly (by make or by bench.sh) carry a #! line and must be executable
+for s in "$ROOT"/scripts/*.sh; do
+	head -1 "$s" | grep -q '^#!' && check "$(basename "$s") is executable" [ -x "$s" ]
+done
 check "make help names demo, test, bench, dist, install, clean" sh -c \
 	"for t in demo test bench dist install clean; do grep -q \"^make \$t \" '$OUT/help' || exit 1; done"
 finish

@@ -18,11 +18,15 @@ static const char *so = "tests/out/unit_syms.so";
 
 static void build_so(void)
 {
+	CHECK(system("mkdir -p tests/out") == 0);
 	FILE *f = fopen("tests/out/unit_syms.c", "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
 	fputs("int alpha(int x){return x*3+1;}\nint beta(int x){return alpha(x)*7;}\n"
 	      "static int gamma_(int x){return x-1;}\nint (*keep)(int) = gamma_;\n", f);
 	fclose(f);
-	CHECK(system("mkdir -p tests/out && cc -O1 -shared -fPIC -o tests/out/unit_syms.so "
+	CHECK(system("cc -O1 -shared -fPIC -o tests/out/unit_syms.so "
 		     "tests/out/unit_syms.c") == 0);
 }
 

@@ -1,13 +1,13 @@
 /* What the BPF program needs to walk a PUC Lua VM of one process: the global states
  * user space found, the file holding the Lua core, and the struct offsets of its
- * version. Also the tags of the Lua words it appends to a stack record. */
+ * version; and the same for LuaJIT. The words the walkers append are defined in stack_record.h. */
 #ifndef LF_LUA_H
 #define LF_LUA_H
 
 #ifndef __bpf__
 #include <linux/types.h>
 #endif
-#include "fingerprint.h"
+#include "stack_record.h"
 
 #define LF_MAX_GS        8   /* global states (VMs) per process */
 #define LF_MAX_LTHREADS  4   /* lua_States (coroutines) walked per sample */
@@ -25,20 +25,6 @@
 /* Without bpf_loop (kernels before 5.17) the walk is a loop the verifier unrolls: it keeps
  * at most this many frames and walks no further. */
 #define LF_LUA_NOLOOP    16
-
-/* Word tags (see profile.h) of the Lua part of a stack record, which follows the native
- * frames: per lua_State an LTHREAD word, then its frames innermost first, two words each;
- * then LPOS words saying at which native frame (leaf = 0) which lua_State was running. */
-#define LF_TAG_LTHREAD 0x10 /* low bits: lua_State address */
-#define LF_TAG_LFUNC   0x11 /* Lua function: Proto address; next word savedpc | LF_LFLAG_* */
-#define LF_TAG_LCFUNC  0x12 /* C function: lua_CFunction address; next word LF_LFLAG_* */
-#define LF_TAG_LPOS    0x13 /* bits 16..23 thread index, bits 0..15 native frame index */
-
-#define LF_LFLAG_FRESH (1ULL << 63) /* the call started a new VM activation */
-#define LF_LFLAG_TAIL  (1ULL << 62) /* reached by a tail call */
-/* An LFUNC (LuaJIT: LJFUNC) word with address 0 is a marker. Its next word is the number of
- * frames left out there, between the innermost and the outermost ones kept; 0 means the walk
- * stopped at LF_LUA_WALK frames and the outer part is lost. */
 
 /* Layout flags (subset of cmd/lua/puc/puc_layouts.h's). */
 #define LF_LUA_CI_ARRAY  0x1 /* 5.1: CallInfo array, caller is ci - 1 */
@@ -60,15 +46,6 @@ struct lf_lua_cfg {
 	__u8 pad2[7];
 	struct lf_fp_cfg fp;
 };
-
-/* LuaJIT: one word per frame with the GCfunc address, then its pc (bytecode pointer, 0 if
- * unknown) | LF_LFLAG_*. A frame entered from C (FRAME_C/FRAME_CP) carries LF_LFLAG_CENTRY.
- * A Lua function with a fingerprint carries its GCproto's address instead of the GCfunc's:
- * the kind of function is then known from the sample, not from memory read later. */
-#define LF_TAG_LJFUNC  0x14
-#define LF_TAG_LJTRACE 0x15 /* replaces a native frame in trace code: low bits the trace number */
-#define LF_TAG_LJSTATE 0x16 /* VM state word (after LTHREAD): low bits ~vmstate for states < 0 */
-#define LF_LFLAG_CENTRY (1ULL << 61)
 
 /* What the BPF program needs to walk one LuaJIT VM of a process. */
 struct lf_lj_cfg {

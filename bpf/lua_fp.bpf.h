@@ -3,7 +3,9 @@
  * skipped when the previous frame of the sample ran the same function (recursion). */
 #ifndef LF_LUA_FP_BPF_H
 #define LF_LUA_FP_BPF_H
+#include "config.bpf.h"
 #include "lua.h"
+#include "ustate.bpf.h"
 
 /* The fingerprint of the Proto (GCproto) at proto, or 0 when it cannot be read. */
 static __always_inline __u32 lf_take_fp(struct lf_ustate *u, const struct lf_fp_cfg *c, __u64 proto)
@@ -34,33 +36,4 @@ static __always_inline __u32 lf_proto_fp(struct lf_ustate *u, const struct lf_fp
 	return u->memo_fp;
 }
 
-/* LuaJIT: a frame's function word and its pc word (*aux). A Lua function becomes its GCproto
- * with the proto's fingerprint in the bits the address and the pc leave free; anything else
- * (or a GCfunc that cannot be read) stays the GCfunc, for user space to look at. */
-static __always_inline void lj_frame_fp(struct lf_ustate *u, const struct lf_lj_cfg *c, __u64 *func,
-					__u64 *aux)
-{
-	__u64 fn = *func;
-	if (u->memo_key != fn || !fn) {
-		__u32 n = c->fn_pc + 8;
-		__u64 ptr = fn, pc = 0;
-		__u32 fp = 0;
-		if (fn && n <= LF_FP_BUF && !bpf_probe_read_user(u->fp_sbuf, n, (const void *)fn) &&
-		    u->fp_sbuf[c->fn_gct & (LF_FP_BUF - 1)] == c->gct_func &&
-		    u->fp_sbuf[c->fn_ffid & (LF_FP_BUF - 1)] == c->ff_lua) {
-			pc = lf_ld64(u->fp_sbuf, c->fn_pc);
-			if (!c->gc64)
-				pc &= 0xffffffffULL;
-			if (pc > c->pt_size)
-				fp = lf_take_fp(u, &c->fp, pc - c->pt_size);
-			if (fp)
-				ptr = pc - c->pt_size;
-		}
-		u->memo_key = fn;
-		u->memo_ptr = ptr;
-		u->memo_fp = fp;
-	}
-	*func = u->memo_ptr | lf_fp_hi(u->memo_fp);
-	*aux |= lf_fp_lo(u->memo_fp);
-}
 #endif

@@ -4,8 +4,89 @@
  * per-process lf_lua_cfg. */
 #ifndef LF_LUA_PUC_BPF_H
 #define LF_LUA_PUC_BPF_H
+#include "config.bpf.h"
 #include "lua.h"
 #include "lua_fp.bpf.h"
+#include "lua_walk.bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct lf_lua_cfg);
+} lua_cfgs SEC(".maps");
+
+
+/* Whether cand is a lua_State of one of pid's VMs: its l_G is a known global state. */
+__noinline int lf_lua_is_state(__u32 pid, __u64 cand)
+{
+	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
+	if (!c || cand < 4096 || cand >= (1ULL << 47) || (cand & 7))
+		return 0;
+	__u64 g;
+	if (read_u64(cand + c->l_l_G, &g) || !g)
+		return 0;
+	for (__u32 i = 0; i < LF_MAX_GS; i++)
+		if (i < c->ngs && c->gs[i] == g)
+			return 1;
+	return 0;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LF_NSAVED + 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lua_reg_hits SEC(".maps");
+
+/* Counts in which register lua_State was found, so user space can set the hint. */
+static __always_inline void reg_hit(__u32 i)
+{
+	__u64 *v = bpf_map_lookup_elem(&lua_reg_hits, &i);
+	if (v)
+		(*v)++;
+}
+
+/* The interpreter keeps its lua_State in a callee-saved register: the innermost frame of
+ * the Lua core holding one tells which thread runs, and where its activation sits. */
+static __always_inline void note_lua_state(struct lf_ustate *u, __u32 pid)
+{
+	/* Callee-saved registers rarely change from one frame to the next: reuse the last
+	 * answer when they did not, and record a position only where the running lua_State
+	 * changes (the innermost frame of each run of frames holding it). */
+	int same = u->checked && u->last_regs[LF_NSAVED] == u->bp;
+	for (int i = 0; i < LF_NSAVED; i++)
+		same = same && u->last_regs[i] == u->regs[i];
+	__u64 cand = same ? u->last_cand : 0;
+	if (!same) {
+		/* The interpreter keeps L in one register per build: try the one that held it
+		 * most often first, and the others only when it does not. */
+		__u32 hint = u->l_reg_hint;
+		int found = 0;
+		if (hint <= LF_NSAVED) {
+			__u64 v = hint < LF_NSAVED ? u->regs[hint & 7] : u->bp;
+			found = lf_lua_is_state(pid, v);
+			cand = found ? v : 0;
+		}
+		for (int i = 0; !found && i <= LF_NSAVED; i++) {
+			__u64 v = i < LF_NSAVED ? u->regs[i] : u->bp;
+			if (lf_lua_is_state(pid, v)) {
+				cand = v;
+				found = 1;
+				reg_hit(i);
+			}
+		}
+		for (int i = 0; i < LF_NSAVED; i++)
+			u->last_regs[i] = u->regs[i];
+		u->last_regs[LF_NSAVED] = u->bp;
+		u->checked = 1;
+	}
+	__u64 prev = u->last_cand;
+	u->last_cand = cand;
+	if (!cand || cand == prev || u->nlpos >= LF_MAX_LPOS)
+		return;
+	lf_note_position(u, cand);
+}
 
 struct lua_walk {
 	struct lf_stack *s;
@@ -19,65 +100,6 @@ struct lua_walk {
 	__u32 nflush;        /* ring entries left to emit (u->ring_n, u->ring_at: the ring) */
 };
 
-_Static_assert((LF_LUA_OUTER & (LF_LUA_OUTER - 1)) == 0, "the ring index is masked");
-#define LF_RING_MASK (2 * LF_LUA_OUTER - 1)
-
-static __always_inline void put_word(struct lf_stack *s, struct lf_ustate *u, __u64 w)
-{
-	if (u->n < LF_MAX_USTACK)
-		s->user[u->n & (LF_MAX_USTACK - 1)] = w;
-	u->n++;
-}
-
-static __always_inline __u64 tagged(__u64 tag, __u64 v)
-{
-	return (tag << LF_TAG_SHIFT) | (v & ((1ULL << LF_TAG_SHIFT) - 1));
-}
-
-/* Where frames are left out: a function word with address 0, then how many (0: the walk
- * stopped at LF_LUA_WALK and the root side is lost). */
-static __always_inline void put_lua_marker(struct lf_stack *s, struct lf_ustate *u, __u64 tag, __u64 left_out)
-{
-	put_word(s, u, tagged(tag, 0));
-	put_word(s, u, left_out);
-	if (left_out)
-		u->lua_elided++;
-	else
-		u->lua_depth++;
-}
-
-/* Frames to keep for the first of threads_left lua_States still to walk (hdr words each
- * besides frames and a marker): LF_MAX_LUA, or what the record's room allows once the
- * positions and LF_LUA_SHARE frames for each further lua_State are set aside (most of
- * those hold a few frames, or none). Split between the ends as LF_LUA_INNER:OUTER. */
-static __always_inline void lua_keep(const struct lf_ustate *u, __u32 threads_left, __u32 hdr,
-				     __u32 *inner, __u32 *outer)
-{
-	if (!threads_left)
-		threads_left = 1;
-	__s32 room = LF_MAX_USTACK - (__s32)u->n - (__s32)u->nlpos - (__s32)((hdr + 2) * threads_left) -
-		     (__s32)(2 * LF_LUA_SHARE * (threads_left - 1));
-	__u32 keep = room > 0 ? (__u32)room / 2 : 0;
-	if (keep > LF_MAX_LUA)
-		keep = LF_MAX_LUA;
-	*inner = keep * LF_LUA_INNER / LF_MAX_LUA;
-	if (!*inner && keep)
-		*inner = 1;
-	*outer = keep - *inner;
-}
-
-/* Without bpf_loop, the walk's loop is unrolled by the verifier: it keeps the innermost
- * frames it can, LF_LUA_NOLOOP at most, and goes no further. */
-static __always_inline void lua_keep_short(struct lf_ustate *u, __u32 *inner, __u32 *outer, __u32 *limit)
-{
-	__u32 keep = *inner + *outer;
-	*inner = keep < LF_LUA_NOLOOP ? keep : LF_LUA_NOLOOP;
-	*outer = 0;
-	*limit = *inner;
-	u->lua_short++;
-}
-
-/* Fields of the CallInfo copy; offsets come from the layout and are masked into the buffer. */
 static __always_inline __u64 ci_u64(const struct lf_ustate *u, __u16 off)
 {
 	__u64 v;
@@ -136,7 +158,7 @@ static __always_inline void lua_emit_ci(struct lua_walk *w)
 	if (is_c && read_u64(val + c->ccl_f, &f))
 		return;
 	if (!is_lua) {
-		put_word(w->s, u, tagged(LF_TAG_LCFUNC, f));
+		put_word(w->s, u, lf_word(LF_TAG_LCFUNC, f));
 		put_word(w->s, u, flags);
 		return;
 	}
@@ -154,8 +176,8 @@ static __always_inline void lua_emit_ci(struct lua_walk *w)
 	proto |= lf_fp_hi(fp);
 	flags |= lf_fp_lo(fp);
 	pc &= LF_ADDR_MASK;
-	put_word(w->s, u, tagged(LF_TAG_LFUNC, proto));
-	put_word(w->s, u, (pc & ((1ULL << 48) - 1)) | flags);
+	put_word(w->s, u, lf_word(LF_TAG_LFUNC, proto));
+	put_word(w->s, u, (pc & LF_PC_MASK) | flags);
 	w->u->walk_emitted = 1;
 }
 
@@ -254,7 +276,7 @@ static __always_inline void lua_walk_thread(struct lf_stack *s, struct lf_ustate
 	lua_keep(u, threads_left, 1, &w.inner, &w.outer);
 	u->ring_n = 0;
 	u->walk_emitted = u->walk_flushing = 0;
-	put_word(s, u, tagged(LF_TAG_LTHREAD, L));
+	put_word(s, u, lf_word(LF_TAG_LTHREAD, L));
 #ifndef LF_NO_BPF_LOOP
 	if (has_bpf_loop) {
 		w.limit = LF_LUA_WALK;
@@ -287,7 +309,7 @@ static __always_inline void lua_append(struct lf_stack *s, struct lf_ustate *u)
 		if (i >= u->nlpos)
 			break;
 		const struct lf_lpos *p = &u->lpos[i];
-		put_word(s, u, tagged(LF_TAG_LPOS, ((__u64)p->thread << 16) | (p->frame & 0xffff)));
+		put_word(s, u, lf_lpos_word(p->thread, p->frame));
 	}
 }
 

@@ -4,8 +4,41 @@
  * else the GCfunc) and pc per frame to the stack record. */
 #ifndef LF_LUAJIT_BPF_H
 #define LF_LUAJIT_BPF_H
+#include "config.bpf.h"
 #include "lua.h"
 #include "lua_fp.bpf.h"
+#include "lua_walk.bpf.h"
+#include "luajit_trace.bpf.h"
+
+/* LuaJIT: a frame's function word and its pc word (*aux). A Lua function becomes its GCproto
+ * with the proto's fingerprint in the bits the address and the pc leave free; anything else
+ * (or a GCfunc that cannot be read) stays the GCfunc, for user space to look at. */
+static __always_inline void lj_frame_fp(struct lf_ustate *u, const struct lf_lj_cfg *c, __u64 *func,
+					__u64 *aux)
+{
+	__u64 fn = *func;
+	if (u->memo_key != fn || !fn) {
+		__u32 n = c->fn_pc + 8;
+		__u64 ptr = fn, pc = 0;
+		__u32 fp = 0;
+		if (fn && n <= LF_FP_BUF && !bpf_probe_read_user(u->fp_sbuf, n, (const void *)fn) &&
+		    u->fp_sbuf[c->fn_gct & (LF_FP_BUF - 1)] == c->gct_func &&
+		    u->fp_sbuf[c->fn_ffid & (LF_FP_BUF - 1)] == c->ff_lua) {
+			pc = lf_ld64(u->fp_sbuf, c->fn_pc);
+			if (!c->gc64)
+				pc &= 0xffffffffULL;
+			if (pc > c->pt_size)
+				fp = lf_take_fp(u, &c->fp, pc - c->pt_size);
+			if (fp)
+				ptr = pc - c->pt_size;
+		}
+		u->memo_key = fn;
+		u->memo_ptr = ptr;
+		u->memo_fp = fp;
+	}
+	*func = u->memo_ptr | lf_fp_hi(u->memo_fp);
+	*aux |= lf_fp_lo(u->memo_fp);
+}
 
 struct lj_walk {
 	struct lf_stack *s;
@@ -42,12 +75,12 @@ static __always_inline int lj_read_link(const struct lj_walk *w, __u64 *func, __
 static __always_inline void lj_put_frame(struct lj_walk *w, __u64 func, __u64 aux)
 {
 	if (w->frames < w->inner) {
-		put_word(w->s, w->u, tagged(LF_TAG_LJFUNC, func));
+		put_word(w->s, w->u, lf_word(LF_TAG_LJFUNC, func));
 		put_word(w->s, w->u, aux);
 	} else {
 		struct lf_ustate *u = w->u;
 		__u32 i = w->outer ? 2 * (u->ring_n % w->outer) : 0;
-		u->ring[i & LF_RING_MASK] = tagged(LF_TAG_LJFUNC, func);
+		u->ring[i & LF_RING_MASK] = lf_word(LF_TAG_LJFUNC, func);
 		u->ring[(i + 1) & LF_RING_MASK] = aux;
 		u->ring_n++;
 	}
@@ -136,8 +169,8 @@ static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate 
 	lua_keep(u, threads_left, 2, &w.inner, &w.outer);
 	u->ring_n = 0;
 	u->walk_flushing = 0;
-	put_word(s, u, tagged(LF_TAG_LTHREAD, L));
-	put_word(s, u, tagged(LF_TAG_LJSTATE, (__u32)vmstate));
+	put_word(s, u, lf_word(LF_TAG_LTHREAD, L));
+	put_word(s, u, lf_word(LF_TAG_LJSTATE, (__u32)vmstate));
 #ifndef LF_NO_BPF_LOOP
 	if (has_bpf_loop) {
 		w.limit = LF_LUA_WALK;
@@ -199,7 +232,7 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 		for (__u32 k = 0; k < LF_MAX_LTHREADS; k++)
 			if (k < p->thread && u->threads[k] == L)
 				th = p->thread; /* cur_L was also seen: one fewer thread before this one */
-		put_word(s, u, tagged(LF_TAG_LPOS, ((__u64)th << 16) | (p->frame & 0xffff)));
+		put_word(s, u, lf_lpos_word(th, p->frame));
 	}
 }
 

@@ -1,9 +1,11 @@
 /* LuaJIT trace code in the native unwinder: traces run on the interpreter's C frame and
  * have no unwind tables, so unwinding continues from that frame (L->cframe). Included by
- * unwind.bpf.h. */
+ * runtime.bpf.h. */
 #ifndef LF_LUAJIT_TRACE_BPF_H
 #define LF_LUAJIT_TRACE_BPF_H
+#include "config.bpf.h"
 #include "lua.h"
+#include "lua_walk.bpf.h"
 
 /* A GCRef/MRef of the target: 8 bytes with GC64, 4 without. */
 static __always_inline __u64 lj_ref(const struct lf_lj_cfg *c, __u64 addr)
@@ -47,19 +49,7 @@ static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_
 	if (read_u64(L + c->L_cframe, &own) || (own & c->cframe_rawmask) != cf)
 		return;
 	u->last_cand = L;
-	__u32 t = LF_MAX_LTHREADS;
-	for (__u32 i = 0; i < LF_MAX_LTHREADS; i++)
-		if (i < u->nthreads && u->threads[i] == L)
-			t = i;
-	if (t == LF_MAX_LTHREADS) {
-		t = u->nthreads++;
-		u->threads[t & (LF_MAX_LTHREADS - 1)] = L;
-	}
-	struct lf_lpos *p = &u->lpos[u->nlpos & (LF_MAX_LPOS - 1)];
-	p->L = L;
-	p->frame = u->n - 1;
-	p->thread = t;
-	u->nlpos++;
+	lf_note_position(u, L);
 }
 
 /* Moves from inside the VM (or a trace running on its frame) to the VM's caller, restoring
@@ -101,8 +91,8 @@ static __always_inline int step_lj_trace(struct lf_ustate *u, struct lf_stack *s
 {
 	__s32 vmstate = 0;
 	bpf_probe_read_user(&vmstate, 4, (const void *)(c->g + c->g_vmstate));
-	__u32 traceno = vmstate >= 0 ? (__u32)vmstate : 0xffffff;
-	s->user[u->cur & (LF_MAX_USTACK - 1)] = ((__u64)LF_TAG_LJTRACE << LF_TAG_SHIFT) | traceno;
+	__u32 traceno = vmstate >= 0 ? (__u32)vmstate : LF_TRACE_UNKNOWN;
+	s->user[u->cur & (LF_MAX_USTACK - 1)] = lf_word(LF_TAG_LJTRACE, traceno);
 	return step_lj_cframe(u, c);
 }
 

@@ -6,22 +6,11 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "profile.h"
-/* The innermost Lua frame's pc only serves --lines; without it, one stack per call path. */
-const volatile bool want_lines = false;
-const volatile bool has_bpf_loop = false; /* kernel 5.17+: unwind in one call */
-const volatile bool has_task_pt_regs = false; /* kernel 5.15+: bpf_task_pt_regs */
-const volatile bool walk_lua = true; /* false where the verifier cannot take the Lua walk */
-
+#include "stats.h"
+#include "config.bpf.h"
 #include "unwind.bpf.h"
-#include "lua_puc.bpf.h"
-#include "luajit.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-const volatile bool per_thread = false;
-const volatile bool want_kernel = true;
-const volatile __u64 pidns_dev = 0, pidns_ino = 0; /* set when lua-flame is in a child PID namespace */
 
 __u32 cur_gen = 0; /* written by user space to switch generations */
 
@@ -188,17 +177,15 @@ static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, in
 		__u32 i = u->n;
 		if (i > LF_MAX_NATIVE)
 			i = LF_MAX_NATIVE;
-		s->user[i] = ((__u64)LF_TAG_MARK << LF_TAG_SHIFT) | (__u32)rc;
+		s->user[i] = lf_word(LF_TAG_MARK, (__u32)rc);
 		u->n = i + 1;
 		stat_inc(LF_STAT_MARK_BASE + (rc < LF_MARK_COUNT ? rc : 0));
 	} else {
 		s->flags |= LF_FLAG_COMPLETE;
 		stat_inc(LF_STAT_COMPLETE);
 	}
-	if (walk_lua) {
-		lua_append(s, u);
-		lj_append(s, u);
-	}
+	if (walk_lua)
+		rt_append(s, u);
 	if (u->lua_short)
 		stat_inc(LF_STAT_LUA_NO_LOOP);
 	if (u->lua_elided)
@@ -236,11 +223,7 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 		return 0;
 	__u32 pid = s->pid;
 	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
-	const struct lf_lua_cfg *lc = bpf_map_lookup_elem(&lua_cfgs, &pid);
-	const struct lf_lj_cfg *ljc = bpf_map_lookup_elem(&lj_cfgs, &pid);
-	u->core_file = lc ? lc->core_file : ljc ? ljc->core_file : LF_FILE_NONE;
-	u->l_reg_hint = lc ? lc->l_reg_hint : 0xff;
-	u->lj = ljc != 0;
+	rt_begin(u, pid);
 	if (!p) {
 		end_user(s, u, LF_MARK_NO_PROC);
 		return 0;

@@ -7,7 +7,7 @@
 #include <sys/types.h>
 #include "aggregate.h"
 #include "output.h"
-#include "profile.h"
+#include "stats.h"
 
 #define MAX_TARGETS 256
 #define MAX_OUTPUTS 16

@@ -72,8 +72,7 @@ static void thread_level(pid_t pid, __u32 tid, struct sbuf *out)
 
 static int is_lua_word(__u64 w)
 {
-	unsigned t = (unsigned)(w >> LF_TAG_SHIFT);
-	return (t >= LF_TAG_LTHREAD && t <= LF_TAG_LJFUNC) || t == LF_TAG_LJSTATE;
+	return lf_is_lua_tag(lf_word_tag(w));
 }
 
 struct merge_ctx { struct symbolizer *sym; pid_t pid; const struct lm_stack *st; };
@@ -119,7 +118,7 @@ static void native_label(struct stack_ctx *c, pid_t pid, const struct lm_native 
 		return;
 	}
 	if (n->tag == LF_TAG_LJTRACE) {
-		if (n->addr == 0xffffff)
+		if (n->addr == LF_TRACE_UNKNOWN)
 			sb_puts(out, "[jit code]");
 		else
 			sb_printf(out, "[trace %llu]", (unsigned long long)n->addr);
@@ -133,7 +132,7 @@ static void native_label(struct stack_ctx *c, pid_t pid, const struct lm_native 
 static void lua_marker_label(const struct lm_lua *f, struct sbuf *out)
 {
 	if (f->aux)
-		sb_printf(out, "[lua: %llu frames elided]", (unsigned long long)(f->aux & ((1ULL << 48) - 1)));
+		sb_printf(out, "[lua: %llu frames elided]", (unsigned long long)(f->aux & LF_PC_MASK));
 	else
 		sb_puts(out, "[lua: depth limit]");
 }
@@ -212,7 +211,7 @@ static void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct s
 		if (is_lua_word(st->user[i]))
 			nu = i; /* the Lua part follows the native frames */
 	for (int i = nu - 1; i >= 0; i--) {
-		__u64 w = st->user[i], tag = w >> LF_TAG_SHIFT, addr = w & ((1ULL << LF_TAG_SHIFT) - 1);
+		__u64 w = st->user[i], tag = lf_word_tag(w), addr = lf_word_value(w);
 		sb_puts(out, ";");
 		if (tag == LF_TAG_MARK)
 			mark_label((__u32)w, out);

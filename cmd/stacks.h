@@ -5,7 +5,7 @@
 #include <sys/types.h>
 #include "aggregate.h"
 #include "symbolize.h"
-#include "profile.h"
+#include "stack_record.h"
 
 struct runtime;
 struct stack_target { pid_t pid; char comm[64]; struct runtime *rt; /* its Lua runtime, or NULL */ };

@@ -7,7 +7,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 #include "aggregate.h"
-#include "profile.h"
+#include "stats.h"
 #include "lua.h"
 
 struct sampler;

@@ -12,8 +12,8 @@
 
 #include "lua_merge.h"
 
-static int tag_of(__u64 w) { return (int)(w >> LF_TAG_SHIFT); }
-static __u64 low(__u64 w) { return w & ((1ULL << LF_TAG_SHIFT) - 1); }
+static int tag_of(__u64 w) { return (int)lf_word_tag(w); }
+static __u64 low(__u64 w) { return lf_word_value(w); }
 
 void lm_decode(const __u64 *w, int n, struct lm_stack *s)
 {
@@ -49,7 +49,7 @@ void lm_decode(const __u64 *w, int n, struct lm_stack *s)
 			th->lj = 1;
 			th->vmstate = (int32_t)(uint32_t)w[i];
 		} else if (t == LF_TAG_LPOS && s->npos < LF_MAX_LPOS) {
-			int thr = (int)((w[i] >> 16) & 0xff), fr = (int)(w[i] & 0xffff);
+			int thr = (int)lf_lpos_thread(w[i]), fr = (int)lf_lpos_frame(w[i]);
 			if (thr < s->nth && fr < s->nnat)
 				s->pos[s->npos++] = (struct lm_pos){ thr, fr };
 		}

@@ -5,7 +5,7 @@
 #define LF_LUA_MERGE_H
 #include <stdint.h>
 #include "lua.h"
-#include "profile.h"
+#include "stack_record.h"
 
 /* The label of a Lua function that could not be named: freed, or its process gone, before its
  * name was read (never another function's name in its place). */

@@ -56,7 +56,7 @@ static uint64_t func_start(void *ctx, uint64_t addr)
 }
 
 static const struct lm_ops ops = { NULL, same_function, is_api_entry, func_start };
-#define W(tag, v) (((__u64)(tag) << LF_TAG_SHIFT) | (v))
+#define W(tag, v) lf_word(tag, v)
 
 static int put_native(__u64 *w, int n, const char *tok, size_t len)
 {

@@ -8,8 +8,6 @@
 #include "luajit_label.h"
 #include "proc.h"
 
-#define PC_MASK LF_ADDR_MASK
-
 static long read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	return (long)proc_read_mem((pid_t)(intptr_t)ctx, addr, buf, len);
@@ -61,10 +59,10 @@ void luajit_resolve(const struct luajit_runtime *rt, struct lm_stack *st)
 static int called_name(const struct luajit_runtime *rt, const struct lm_thread *th, int j, char *out, size_t n)
 {
 	struct lj_mem m = { read_target, (void *)(intptr_t)rt->pid };
-	if (j + 1 >= th->n || th->f[j + 1].c || (th->f[j].aux & LF_LFLAG_CENTRY) || !(th->f[j + 1].aux & PC_MASK))
+	if (j + 1 >= th->n || th->f[j + 1].c || (th->f[j].aux & LF_LFLAG_CENTRY) || !(th->f[j + 1].aux & LF_PC_MASK))
 		return -1;
 	const struct lm_lua *caller = &th->f[j + 1];
-	return lj_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & PC_MASK, out, n);
+	return lj_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
 }
 
 static void lua_function_label(const struct luajit_runtime *rt, const struct lm_thread *th, int j, int lines,
@@ -84,8 +82,8 @@ static void lua_function_label(const struct luajit_runtime *rt, const struct lm_
 	}
 	if (called_name(rt, th, j, name, sizeof(name)))
 		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
-	if (lines && (f->aux & PC_MASK)) {
-		int cur = lj_proto_line_fp(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & PC_MASK);
+	if (lines && (f->aux & LF_PC_MASK)) {
+		int cur = lj_proto_line_fp(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & LF_PC_MASK);
 		if (cur >= 0)
 			line = cur;
 	}

@@ -7,8 +7,6 @@
 #include "puc_label.h"
 #include "proc.h"
 
-#define PC_MASK LF_ADDR_MASK
-
 static long read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	return (long)proc_read_mem((pid_t)(intptr_t)ctx, addr, buf, len);
@@ -22,7 +20,7 @@ static int called_name(const struct lua_runtime *rt, const struct lm_thread *th,
 	if (j + 1 >= th->n || th->f[j + 1].c || (f->aux & LF_LFLAG_TAIL))
 		return -1;
 	const struct lm_lua *caller = &th->f[j + 1];
-	return lua_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & PC_MASK, out, n);
+	return lua_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
 }
 
 static void lua_function_label(const struct lua_runtime *rt, const struct lm_thread *th, int j, int lines,
@@ -39,7 +37,7 @@ static void lua_function_label(const struct lua_runtime *rt, const struct lm_thr
 	if (called_name(rt, th, j, name, sizeof(name)))
 		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
 	if (lines) {
-		int cur = lua_proto_line_fp(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & PC_MASK);
+		int cur = lua_proto_line_fp(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & LF_PC_MASK);
 		if (cur >= 0)
 			line = cur;
 	}

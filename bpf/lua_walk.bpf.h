@@ -1,0 +1,85 @@
+/* What the walkers of both runtime families share: where each lua_State ran on the native
+ * stack, appending words to the record, and how many frames each lua_State may keep. */
+#ifndef LF_LUA_WALK_BPF_H
+#define LF_LUA_WALK_BPF_H
+#include "config.bpf.h"
+#include "lua.h"
+#include "ustate.bpf.h"
+
+/* Records that lua_State L runs at the current native frame (a position), numbering the
+ * lua_States in the order they are first seen. */
+static __always_inline void lf_note_position(struct lf_ustate *u, __u64 L)
+{
+	__u32 t = LF_MAX_LTHREADS;
+	for (__u32 i = 0; i < LF_MAX_LTHREADS; i++)
+		if (i < u->nthreads && u->threads[i] == L)
+			t = i;
+	if (t == LF_MAX_LTHREADS) {
+		if (u->nthreads >= LF_MAX_LTHREADS)
+			return;
+		t = u->nthreads++;
+		u->threads[t & (LF_MAX_LTHREADS - 1)] = L;
+	}
+	struct lf_lpos *p = &u->lpos[u->nlpos & (LF_MAX_LPOS - 1)];
+	p->L = L;
+	p->frame = u->n - 1;
+	p->thread = t;
+	u->nlpos++;
+}
+
+_Static_assert((LF_LUA_OUTER & (LF_LUA_OUTER - 1)) == 0, "the ring index is masked");
+#define LF_RING_MASK (2 * LF_LUA_OUTER - 1)
+
+static __always_inline void put_word(struct lf_stack *s, struct lf_ustate *u, __u64 w)
+{
+	if (u->n < LF_MAX_USTACK)
+		s->user[u->n & (LF_MAX_USTACK - 1)] = w;
+	u->n++;
+}
+
+/* Where frames are left out: a function word with address 0, then how many (0: the walk
+ * stopped at LF_LUA_WALK and the root side is lost). */
+static __always_inline void put_lua_marker(struct lf_stack *s, struct lf_ustate *u, __u64 tag, __u64 left_out)
+{
+	put_word(s, u, lf_word(tag, 0));
+	put_word(s, u, left_out);
+	if (left_out)
+		u->lua_elided++;
+	else
+		u->lua_depth++;
+}
+
+/* Frames to keep for the first of threads_left lua_States still to walk (hdr words each
+ * besides frames and a marker): LF_MAX_LUA, or what the record's room allows once the
+ * positions and LF_LUA_SHARE frames for each further lua_State are set aside (most of
+ * those hold a few frames, or none). Split between the ends as LF_LUA_INNER:OUTER. */
+static __always_inline void lua_keep(const struct lf_ustate *u, __u32 threads_left, __u32 hdr,
+				     __u32 *inner, __u32 *outer)
+{
+	if (!threads_left)
+		threads_left = 1;
+	__s32 room = LF_MAX_USTACK - (__s32)u->n - (__s32)u->nlpos - (__s32)((hdr + 2) * threads_left) -
+		     (__s32)(2 * LF_LUA_SHARE * (threads_left - 1));
+	__u32 keep = room > 0 ? (__u32)room / 2 : 0;
+	if (keep > LF_MAX_LUA)
+		keep = LF_MAX_LUA;
+	*inner = keep * LF_LUA_INNER / LF_MAX_LUA;
+	if (!*inner && keep)
+		*inner = 1;
+	*outer = keep - *inner;
+}
+
+/* Without bpf_loop, the walk's loop is unrolled by the verifier: it keeps the innermost
+ * frames it can, LF_LUA_NOLOOP at most, and goes no further. */
+static __always_inline void lua_keep_short(struct lf_ustate *u, __u32 *inner, __u32 *outer, __u32 *limit)
+{
+	__u32 keep = *inner + *outer;
+	*inner = keep < LF_LUA_NOLOOP ? keep : LF_LUA_NOLOOP;
+	*outer = 0;
+	*limit = *inner;
+	u->lua_short++;
+}
+
+/* Fields of the CallInfo copy; offsets come from the layout and are masked into the buffer. */
+
+#endif

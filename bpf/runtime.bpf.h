@@ -1,0 +1,73 @@
+/* The hooks through which the native unwinder meets the Lua runtimes: the only place that
+ * knows which family a process runs. The unwinder calls them for frames in the VM's file
+ * and in JIT code, and the sample's end calls rt_append; each family's walker lives in
+ * its own file. */
+#ifndef LF_RUNTIME_BPF_H
+#define LF_RUNTIME_BPF_H
+#include "ustate.bpf.h"
+#include "lua_puc.bpf.h"
+#include "luajit_trace.bpf.h"
+#include "luajit.bpf.h"
+
+enum { LF_RT_NONE, LF_RT_PUC, LF_RT_LUAJIT };
+
+/* At the start of a sample's walk: which runtime pid runs, and the file holding its VM. */
+static __always_inline void rt_begin(struct lf_ustate *u, __u32 pid)
+{
+	const struct lf_lua_cfg *lc = bpf_map_lookup_elem(&lua_cfgs, &pid);
+	const struct lf_lj_cfg *ljc = lc ? 0 : bpf_map_lookup_elem(&lj_cfgs, &pid);
+	u->runtime = lc ? LF_RT_PUC : ljc ? LF_RT_LUAJIT : LF_RT_NONE;
+	u->core_file = lc ? lc->core_file : ljc ? ljc->core_file : LF_FILE_NONE;
+	u->l_reg_hint = lc ? lc->l_reg_hint : 0xff;
+}
+
+/* A frame in the VM's file, before the unwinder steps out of it: PUC Lua looks for the
+ * running lua_State in its registers; LuaJIT's interpreter helpers, called from the VM but
+ * described by the VM's own frame, step straight to the VM's caller when sampled right
+ * below its C frame. Returns a step's result, or -1 to let the unwinder step. */
+static __always_inline int rt_core_frame(struct lf_ustate *u, struct lf_stack *s)
+{
+	__u32 pid = s->pid;
+	if (u->runtime == LF_RT_PUC) {
+		note_lua_state(u, pid);
+		return -1;
+	}
+	if (u->runtime != LF_RT_LUAJIT || u->n != 1)
+		return -1;
+	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	return c && lj_leaf_in_vm(u, c) ? step_lj_cframe(u, c) : -1;
+}
+
+/* After a step out of a frame of the VM's file: LuaJIT's C frames tell where each of its
+ * lua_States ran. */
+static __always_inline void rt_core_stepped(struct lf_ustate *u, struct lf_stack *s)
+{
+	__u32 pid = s->pid;
+	if (u->runtime != LF_RT_LUAJIT)
+		return;
+	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	if (c)
+		lj_note_cframe(u, c);
+}
+
+/* A frame in anonymous executable memory: LuaJIT's traces step to the VM's C frame.
+ * Returns a step's result, or -1 to let the unwinder follow frame pointers. */
+static __always_inline int rt_jit_frame(struct lf_ustate *u, struct lf_stack *s)
+{
+	__u32 pid = s->pid;
+	if (u->runtime != LF_RT_LUAJIT)
+		return -1;
+	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	return c ? step_lj_trace(u, s, c) : -1;
+}
+
+/* After the native walk: the Lua part of the record. */
+static __always_inline void rt_append(struct lf_stack *s, struct lf_ustate *u)
+{
+	if (u->runtime == LF_RT_PUC)
+		lua_append(s, u);
+	else if (u->runtime == LF_RT_LUAJIT)
+		lj_append(s, u);
+}
+
+#endif

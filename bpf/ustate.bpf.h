@@ -1,0 +1,163 @@
+/* The state of one sample's user-stack walk (native unwinder and runtime walkers), kept in a
+ * per-CPU map between tail calls, and the native unwinder's tables and lookups. */
+#ifndef LF_USTATE_BPF_H
+#define LF_USTATE_BPF_H
+#include "config.bpf.h"
+#include "unwind.h"
+#include "lua.h"
+
+struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
+
+#define LF_CI_BUF 128 /* bytes of a CallInfo read at once (every version's is smaller) */
+
+struct lf_ustate {
+	__u64 ip, sp, bp;
+	__u64 regs[LF_NSAVED]; /* rbx, r12..r15 as recovered for the current frame */
+	__u32 n;      /* frames walked; words in the stack record once the walk is done */
+	__u32 cur;    /* word of the current frame (nat_slot of n - 1) */
+	__u8 exact;   /* ip is exact, not a return address */
+	__u8 done;
+	__u16 tails;
+	__u32 mark;   /* lf_mark that ended the walk, 0 if none */
+	__u32 core_file;  /* file of the Lua core, LF_FILE_NONE without Lua */
+	__u32 runtime;    /* LF_RT_*: which family's walker the process needs */
+	__u64 leaf_rdx, leaf_rbx, leaf_sp; /* LuaJIT interpreter's BASE and PC at the sample */
+	__u64 last_regs[LF_NSAVED + 1], last_cand; /* note_lua_state's last answer */
+	__u64 m_start, m_end;  /* last mapping found, index m_idx (m_end 0: none) */
+	__u32 m_idx, r_file;   /* last row found: rule r_rule for [r_lo, r_hi) of r_file */
+	__u32 r_lo, r_hi, r_rule, r_valid;
+	__u8 ci_buf[LF_CI_BUF + 8];  /* the CallInfo being walked, read in one go */
+	__u8 tv_buf[24];             /* the TValue of its function */
+	__u8 fp_pbuf[LF_FP_BUF + 8]; /* a Proto's fingerprinted fields */
+	__u8 fp_sbuf[LF_FP_BUF + 8]; /* its chunk name's header; a GCfunc's before that */
+	__u64 memo_key, memo_ptr;    /* last function fingerprinted in this sample */
+	__u32 memo_fp, memo_pad;
+	__u32 checked;
+	__u32 l_reg_hint;        /* from lf_lua_cfg, 0xff when unknown */
+	__u32 nlpos, nthreads;
+	struct lf_lpos lpos[LF_MAX_LPOS];
+	__u64 threads[LF_MAX_LTHREADS];
+	__u32 lua_elided, lua_depth; /* lua_States whose walk left frames out / lost the root */
+	__u32 lua_short;             /* lua_States walked without bpf_loop */
+	/* Ring of the Lua walk: entries stored, next entry to emit. In the map value, not in
+	 * the walker's stack frame, so that the verifier does not follow them as constants. */
+	__u32 ring_n, ring_at;
+	/* Flags of the lua_State being walked (a frame was emitted; the ring is being emitted),
+	 * here for the same reason: verifiers before 6.7 check a bpf_loop callback once, from
+	 * the caller's state, and would take a flag on the caller's stack for the constant 0. */
+	__u32 walk_emitted, walk_flushing;
+	/* Kept last and not cleared per sample: the outermost Lua frames of a deep walk, as a
+	 * ring, until the walk reaches the root (PUC: CallInfo addresses; LuaJIT: word pairs). */
+	__u64 ring[2 * LF_LUA_OUTER];
+	__u64 native_ring[LF_NATIVE_OUTER]; /* outermost native frames in order, while folding a deep stack */
+};
+
+/* Word of the d-th frame walked: the innermost frames in place, then a ring holding the
+ * last LF_NATIVE_OUTER frames walked, which are the outermost once the walk ends. */
+static __always_inline __u32 nat_slot(__u32 d)
+{
+	return d < LF_NATIVE_INNER ? d : LF_NATIVE_INNER + ((d - LF_NATIVE_INNER) & (LF_NATIVE_OUTER - 1));
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* sized by user space */
+	__type(key, __u32);
+	__type(value, struct lf_row);
+} rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, LF_MAX_RULES);
+	__type(key, __u32);
+	__type(value, struct lf_rule);
+} rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* sized by user space */
+	__type(key, __u32);
+	__type(value, struct lf_file);
+} files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct lf_proc);
+} procs SEC(".maps");
+
+/* Processes whose maps should be re-read: a pc fell outside every known mapping. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+} rescan SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lf_ustate);
+} ustate SEC(".maps");
+
+/* The two searches are global functions so the verifier checks each once, not once per
+ * path through the unwinder (which exceeds its budget). */
+
+/* Index of the mapping of pid holding ip, or -1. */
+__noinline int lf_find_map(__u32 pid, __u64 ip)
+{
+	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
+	if (!p)
+		return -1;
+	__u32 lo = 0, hi = p->n;
+	if (hi > LF_MAX_PROC_MAPS)
+		hi = LF_MAX_PROC_MAPS;
+	for (int i = 0; i < 9 && lo < hi; i++) {
+		__u32 mid = (lo + hi) / 2;
+		if (mid >= LF_MAX_PROC_MAPS)
+			return -1;
+		if (ip < p->m[mid].start)
+			hi = mid;
+		else if (ip >= p->m[mid].end)
+			lo = mid + 1;
+		else
+			return (int)mid;
+	}
+	return -1;
+}
+
+/* Index of the last row with row.pc <= pc among the file's rows, or -1. */
+__noinline int lf_find_row(__u32 file, __u32 pc)
+{
+	const struct lf_file *f = bpf_map_lookup_elem(&files, &file);
+	if (!f || !f->row_count)
+		return -1;
+	__u32 lo = f->row_start, hi = f->row_start + f->row_count;
+	int found = -1;
+	for (int i = 0; i < 24 && lo < hi; i++) {
+		__u32 mid = lo + (hi - lo) / 2;
+		const struct lf_row *r = bpf_map_lookup_elem(&rows, &mid);
+		if (!r)
+			return -1;
+		if (r->pc <= pc) {
+			found = (int)mid;
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return found;
+}
+
+static __always_inline int read_u64(__u64 addr, __u64 *v)
+{
+	return bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
+}
+
+#endif

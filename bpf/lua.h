@@ -47,9 +47,11 @@ struct lf_lua_cfg {
 	struct lf_fp_cfg fp;
 };
 
-/* What the BPF program needs to walk one LuaJIT VM of a process. */
+/* What the BPF program needs to walk the LuaJIT VMs of a process (one per thread, in some
+ * hosts). */
 struct lf_lj_cfg {
-	__u64 g;           /* global_State */
+	__u64 gs[LF_MAX_GS]; /* global_States */
+	__u32 ngs;
 	__u32 core_file;   /* unwind-table file index of the LuaJIT core */
 	__u8 gc64, fr2, pad[2];
 	__u16 g_cur_L, g_jit_base, g_vmstate, L_base, L_stack, L_cframe;

@@ -194,17 +194,23 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
 	if (!c)
 		return;
-	__u64 L = lj_ref(c, c->g + c->g_cur_L), base = 0, pc = 0;
+	/* The VM this thread was seen running; a stack walked to its root without meeting one
+	 * belongs to a thread that runs no Lua now, whatever the VM's other threads do. Only a
+	 * walk cut short leaves the doubt, and a single VM is then the likely one. */
+	__u64 g = u->lj_g ? u->lj_g : u->mark && c->ngs == 1 ? c->gs[0] : 0;
+	if (!g)
+		return;
+	__u64 L = lj_ref(c, g + c->g_cur_L), base = 0, pc = 0;
 	__s32 vmstate = 0;
 	if (!L)
 		return;
-	bpf_probe_read_user(&vmstate, 4, (const void *)(c->g + c->g_vmstate));
+	bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate));
 	if (vmstate >= 0) {                       /* in a trace: its frames start at jit_base */
-		base = lj_ref(c, c->g + c->g_jit_base);
+		base = lj_ref(c, g + c->g_jit_base);
 	} else if (vmstate == ~(__s32)c->vmst_interp) {
 		/* The interpreter keeps BASE in rdx and PC in rbx, but only while the sample is in
 		 * its own code: C called by a built-in finds BASE stored in L->base. */
-		__u64 cf = lj_cframe(c);
+		__u64 cf = lj_cframe(c, g);
 		if (cf && (u->leaf_sp == cf || u->leaf_sp + 8 == cf)) {
 			base = u->leaf_rdx;
 			pc = u->leaf_rbx;

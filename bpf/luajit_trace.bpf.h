@@ -25,38 +25,85 @@ struct {
 	__type(value, struct lf_lj_cfg);
 } lj_cfgs SEC(".maps");
 
-/* The running lua_State's C frame (the VM's rsp while it interprets), or 0. */
-static __always_inline __u64 lj_cframe(const struct lf_lj_cfg *c)
+/* The C frame of g's running lua_State (the VM's rsp while it interprets), or 0. */
+static __always_inline __u64 lj_cframe(const struct lf_lj_cfg *c, __u64 g)
 {
-	__u64 L = lj_ref(c, c->g + c->g_cur_L), cf = 0;
+	__u64 L = lj_ref(c, g + c->g_cur_L), cf = 0;
 	if (!L || read_u64(L + c->L_cframe, &cf))
 		return 0;
 	return cf & c->cframe_rawmask;
 }
 
+#define LF_LJ_NEAR 65536 /* a trace's frame lies this close below its VM's C frame, at most */
+
+/* The VM that runs on the stack at sp (a trace's frame, or the interpreter's): the one
+ * whose running lua_State's C frame is at or just above sp. Each thread has its own stack,
+ * so this tells the VMs of a host with one per thread apart. With one VM, that one. */
+__noinline __u64 lf_lj_pick_g(__u32 pid, __u64 sp)
+{
+	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	if (!c)
+		return 0;
+	if (c->ngs <= 1)
+		return c->gs[0];
+	for (__u32 i = 0; i < LF_MAX_GS; i++) {
+		if (i >= c->ngs)
+			break;
+		__u64 cf = lj_cframe(c, c->gs[i]);
+		if (cf && sp <= cf + 16 && cf - sp < LF_LJ_NEAR)
+			return c->gs[i];
+	}
+	return 0;
+}
+
+/* Whether g is one of pid's VMs. */
+__noinline int lf_lj_known_g(__u32 pid, __u64 g)
+{
+	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	for (__u32 i = 0; c && g && i < LF_MAX_GS; i++)
+		if (i < c->ngs && c->gs[i] == g)
+			return 1;
+	return 0;
+}
+
+/* The VM this thread runs, found once per sample from the stack pointer at hand. */
+static __always_inline __u64 lj_g_at(struct lf_ustate *u, __u32 pid)
+{
+	if (!u->lj_g) {
+		u->lj_g = lf_lj_pick_g(pid, u->sp);
+		u->vm_unknown = !u->lj_g;
+	}
+	return u->lj_g;
+}
+
 /* A frame of the VM's own code whose CFA is a C frame of the VM: the lua_State saved
  * there ran at this point of the native stack. Coroutines run on the C stack of the thread
- * that resumed them, so this is how the resumer's frames are found. */
-static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c)
+ * that resumed them, so this is how the resumer's frames are found; the first such frame
+ * also says which VM this thread runs. */
+static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid)
 {
-	__u64 cf = u->sp - c->cframe_size, L, own = 0;
+	__u64 cf = u->sp - c->cframe_size, L, own = 0, g;
 	if (u->nthreads >= LF_MAX_LTHREADS || u->nlpos >= LF_MAX_LPOS)
 		return;
 	L = lj_ref(c, cf + c->cframe_ofs_l);
-	if (!L || L == u->last_cand || lj_ref(c, L + c->L_glref) != c->g)
+	if (!L || L == u->last_cand)
+		return;
+	g = lj_ref(c, L + c->L_glref);
+	if (u->lj_g ? g != u->lj_g : !lf_lj_known_g(pid, g))
 		return;
 	/* Only the VM's own C frame of that thread counts, not a stray copy of L. */
 	if (read_u64(L + c->L_cframe, &own) || (own & c->cframe_rawmask) != cf)
 		return;
+	u->lj_g = g;
 	u->last_cand = L;
 	lf_note_position(u, L);
 }
 
 /* Moves from inside the VM (or a trace running on its frame) to the VM's caller, restoring
  * what the VM saved in its C frame. Returns 0 or a mark. */
-static __always_inline int step_lj_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c)
+static __always_inline int step_lj_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid)
 {
-	__u64 cf = lj_cframe(c), ra = 0;
+	__u64 g = lj_g_at(u, pid), cf = g ? lj_cframe(c, g) : 0, ra = 0;
 	if (!cf || cf + 16 < u->sp)
 		return LF_MARK_FP_FAILED;
 	__u64 cfa = cf + c->cframe_size;
@@ -69,31 +116,38 @@ static __always_inline int step_lj_cframe(struct lf_ustate *u, const struct lf_l
 	u->sp = cfa;
 	u->ip = ra;
 	u->exact = 0;
-	lj_note_cframe(u, c);
+	lj_note_cframe(u, c, pid);
 	return 0;
 }
 
 /* Whether the sample's leaf runs on the VM's C frame (in the interpreter or a helper it
  * called): rsp is the cframe, or one return address below it. */
-static __always_inline int lj_leaf_in_vm(const struct lf_ustate *u, const struct lf_lj_cfg *c)
+static __always_inline int lj_leaf_in_vm(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid)
 {
 	__s32 vmstate = 0;
-	bpf_probe_read_user(&vmstate, 4, (const void *)(c->g + c->g_vmstate));
-	if (vmstate != ~(__s32)c->vmst_interp)
+	__u64 g = u->lj_g ? u->lj_g : lf_lj_pick_g(pid, u->sp);
+	if (!g || bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate)) ||
+	    vmstate != ~(__s32)c->vmst_interp)
 		return 0;
-	__u64 cf = lj_cframe(c);
-	return cf && (u->sp == cf || u->sp + 8 == cf);
+	__u64 cf = lj_cframe(c, g);
+	if (!cf || (u->sp != cf && u->sp + 8 != cf))
+		return 0;
+	u->lj_g = g;
+	return 1;
 }
 
 /* A trace: the frame becomes a [trace N] marker, then unwinding continues from the VM's
  * C frame. */
 static __always_inline int step_lj_trace(struct lf_ustate *u, struct lf_stack *s, const struct lf_lj_cfg *c)
 {
-	__s32 vmstate = 0;
-	bpf_probe_read_user(&vmstate, 4, (const void *)(c->g + c->g_vmstate));
+	__s32 vmstate = -1;
+	__u32 pid = s->pid;
+	__u64 g = lj_g_at(u, pid);
+	if (g)
+		bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate));
 	__u32 traceno = vmstate >= 0 ? (__u32)vmstate : LF_TRACE_UNKNOWN;
 	s->user[u->cur & (LF_MAX_USTACK - 1)] = lf_word(LF_TAG_LJTRACE, traceno);
-	return step_lj_cframe(u, c);
+	return step_lj_cframe(u, c, pid);
 }
 
 #endif

@@ -173,6 +173,7 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_
 static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, int rc)
 {
 	fold_deep(s, u);
+	u->mark = rc > 0 ? (__u32)rc : 0;
 	if (rc > 0) {
 		__u32 i = u->n;
 		if (i > LF_MAX_NATIVE)
@@ -192,6 +193,8 @@ static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, in
 		stat_inc(LF_STAT_LUA_ELIDED);
 	if (u->lua_depth)
 		stat_inc(LF_STAT_LUA_DEPTH);
+	if (u->vm_unknown)
+		stat_inc(LF_STAT_VM_UNKNOWN);
 	s->nuser = u->n < LF_MAX_USTACK ? u->n : LF_MAX_USTACK;
 	count_stack(s);
 }

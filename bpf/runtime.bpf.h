@@ -35,7 +35,7 @@ static __always_inline int rt_core_frame(struct lf_ustate *u, struct lf_stack *s
 	if (u->runtime != LF_RT_LUAJIT || u->n != 1)
 		return -1;
 	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
-	return c && lj_leaf_in_vm(u, c) ? step_lj_cframe(u, c) : -1;
+	return c && lj_leaf_in_vm(u, c, pid) ? step_lj_cframe(u, c, pid) : -1;
 }
 
 /* After a step out of a frame of the VM's file: LuaJIT's C frames tell where each of its
@@ -47,7 +47,7 @@ static __always_inline void rt_core_stepped(struct lf_ustate *u, struct lf_stack
 		return;
 	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
 	if (c)
-		lj_note_cframe(u, c);
+		lj_note_cframe(u, c, pid);
 }
 
 /* A frame in anonymous executable memory: LuaJIT's traces step to the VM's C frame.

@@ -16,6 +16,7 @@ enum lf_stat {
 	LF_STAT_LUA_ELIDED = LF_STAT_MARK_BASE + LF_MARK_COUNT, /* Lua frames left out mid-stack */
 	LF_STAT_LUA_DEPTH,    /* Lua stack deeper than LF_LUA_WALK: root side lost */
 	LF_STAT_LUA_NO_LOOP,  /* Lua stacks walked without bpf_loop: LF_LUA_NOLOOP frames at most */
+	LF_STAT_VM_UNKNOWN,   /* in a VM user space has not found yet (a state made while recording) */
 	LF_STAT_MAX
 };
 

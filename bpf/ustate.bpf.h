@@ -22,6 +22,9 @@ struct lf_ustate {
 	__u32 core_file;  /* file of the Lua core, LF_FILE_NONE without Lua */
 	__u32 runtime;    /* LF_RT_*: which family's walker the process needs */
 	__u64 leaf_rdx, leaf_rbx, leaf_sp; /* LuaJIT interpreter's BASE and PC at the sample */
+	__u64 lj_g;       /* LuaJIT: the global_State of the VM this thread was seen running, 0: none */
+	__u32 vm_unknown; /* the thread runs a VM not among those user space found */
+	__u32 pad_vm;
 	__u64 last_regs[LF_NSAVED + 1], last_cand; /* note_lua_state's last answer */
 	__u64 m_start, m_end;  /* last mapping found, index m_idx (m_end 0: none) */
 	__u32 m_idx, r_file;   /* last row found: rule r_rule for [r_lo, r_hi) of r_file */

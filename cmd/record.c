@@ -145,7 +145,7 @@ static void record_loop(struct session *s)
 			tick = now;
 		targets_refresh_tables(&s->tg, now);
 		targets_follow(&s->tg, now);
-		runtime_refresh(&s->sc, s->smp, s->ut, now);
+		runtime_refresh(&s->sc, s->smp, s->ut, now, s->st[LF_STAT_VM_UNKNOWN]);
 		if (now >= next_drain) {
 			drain(s, now);
 			next_drain = now + DRAIN_INTERVAL;

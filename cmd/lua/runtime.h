@@ -30,7 +30,6 @@ struct runtime_ops {
 	const char *family;    /* "PUC Lua", "LuaJIT" */
 	const char *cfg_map;   /* the BPF map of per-process walk configurations, keyed by PID */
 	int keep_without_vm;   /* attached before its first VM exists, then refreshed; else attach is retried */
-	int first_vm_only;     /* the BPF side walks the first VM found only */
 	/* 0 with rt filled (rt->vm allocated) when pid holds this family's runtime in a layout
 	 * this build knows; else -1, with unknown[] naming a runtime seen but not readable. */
 	int (*detect)(pid_t pid, struct runtime *rt, char *unknown, size_t size);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lua.h"
 #include "runtime.h"
 #include "runtime_attach.h"
 #include "util.h"
@@ -57,9 +58,9 @@ static enum runtime_attach_result attach_found(struct stack_target *t, struct sa
 	} else {
 		info_lf("PID %d: %s in %s, %d VM%s found", pid, describe(rt, what, sizeof(what)), rt->core_path,
 			rt->nvms, rt->nvms == 1 ? "" : "s");
-		if (rt->nvms > 1 && rt->ops->first_vm_only)
-			warnx_lf("PID %d: %d %s VMs; Lua frames come from the first one only", pid, rt->nvms,
-				 rt->ops->family);
+		if (rt->nvms >= LF_MAX_GS)
+			warnx_lf("PID %d: %d %s VMs or more; the Lua frames of any beyond them are not shown",
+				 pid, rt->nvms, rt->ops->family);
 	}
 	t->rt = rt;
 	push(smp, ut, rt);
@@ -82,16 +83,21 @@ enum runtime_attach_result runtime_attach(struct stack_ctx *sc, struct sampler *
 	return RUNTIME_NONE;
 }
 
-void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, double now)
+void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, double now,
+		     uint64_t vm_misses)
 {
-	static double last;
-	int none = 0;
+	static double last, last_full = -1e9;
+	static uint64_t misses;
+	int none = 0, missed = vm_misses > misses;
 	for (size_t i = 0; i < sc->ntargets && !none; i++)
 		none = sc->targets[i].rt && !sc->targets[i].rt->nvms;
-	if (now - last < (none ? 0.5 : 2.0))
+	if (now - last < (none ? 0.5 : missed ? 1.0 : 2.0))
 		return;
-	int full = now - last >= 10.0;
+	int full = missed || now - last_full >= 10.0;
 	last = now;
+	misses = vm_misses;
+	if (full)
+		last_full = now;
 	for (size_t i = 0; i < sc->ntargets; i++) {
 		struct runtime *rt = sc->targets[i].rt;
 		if (rt && rt->ops->refresh && rt->ops->refresh(rt, smp, full))

@@ -2,6 +2,7 @@
  * (runtime.h): detection and VM scan from luajit_runtime.c, labels from luajit_label.c. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "luajit_label.h"
 #include "luajit_runtime.h"
@@ -34,6 +35,26 @@ static int scan(struct runtime *rt)
 	return rt->nvms;
 }
 
+/* States made while recording (a host with one per thread or per request): found on a full
+ * refresh; a scan that finds none keeps the VMs known. */
+static int refresh(struct runtime *rt, struct sampler *smp, int full)
+{
+	(void)smp;
+	struct luajit_runtime *vm = rt->vm;
+	if (!full)
+		return 0;
+	uint64_t before[LF_MAX_GS];
+	int n = vm->ngs;
+	memcpy(before, vm->gs, sizeof(before));
+	if (!luajit_runtime_scan(vm)) {
+		vm->ngs = n;
+		memcpy(vm->gs, before, sizeof(before));
+		return 0;
+	}
+	rt->nvms = vm->ngs;
+	return n != vm->ngs || memcmp(before, vm->gs, sizeof(before)) != 0;
+}
+
 static size_t bpf_cfg(const struct runtime *rt, uint32_t core_file, void *out, size_t max)
 {
 	if (max < sizeof(struct lf_lj_cfg))
@@ -61,10 +82,10 @@ static void frame_label(const struct runtime *rt, struct symbolizer *sym, const 
 const struct runtime_ops luajit_runtime_ops = {
 	.family = "LuaJIT",
 	.cfg_map = "lj_cfgs",
-	.first_vm_only = 1,
 	.detect = detect,
 	.scan = scan,
 	.bpf_cfg = bpf_cfg,
+	.refresh = refresh,
 	.resolve = resolve,
 	.name_frames = name_frames,
 	.frame_label = frame_label,

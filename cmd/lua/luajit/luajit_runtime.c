@@ -61,8 +61,18 @@ static int scan_chunk(uint64_t base, const unsigned char *buf, size_t len, void 
 {
 	struct scan_ctx *c = ctx;
 	struct luajit_runtime *rt = c->rt;
-	rt->ngs += (int)luajit_scan_gg(c->l, buf, len, base, rt->gs + rt->ngs, (size_t)(LF_MAX_GS - rt->ngs));
-	return rt->ngs > 0;
+	/* Hosts run a VM per thread: all of them, not the first one found. */
+	int before = rt->ngs;
+	uint64_t found[LF_MAX_GS];
+	size_t n = luajit_scan_gg(c->l, buf, len, base, found, LF_MAX_GS);
+	for (size_t i = 0; i < n && rt->ngs < LF_MAX_GS; i++) {
+		int dup = 0; /* chunks overlap: a VM near a boundary is seen twice */
+		for (int k = 0; k < before; k++)
+			dup |= rt->gs[k] == found[i];
+		if (!dup)
+			rt->gs[rt->ngs++] = found[i];
+	}
+	return rt->ngs >= LF_MAX_GS;
 }
 
 /* Finds global states; when the file did not tell GC64 from not, the layout whose
@@ -87,7 +97,8 @@ void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, str
 {
 	const struct luajit_layout *l = rt->lay;
 	memset(c, 0, sizeof(*c));
-	c->g = rt->gs[0];
+	for (int i = 0; i < rt->ngs && i < LF_MAX_GS; i++)
+		c->gs[c->ngs++] = rt->gs[i];
 	c->core_file = core_file;
 	c->gc64 = (__u8)l->gc64;
 	c->fr2 = (__u8)l->fr2;

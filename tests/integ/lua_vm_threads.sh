@@ -1,0 +1,80 @@
+#!/bin/sh
+# Hosts with Lua on several threads (tests/progs/vm_threads.c), for LuaJIT and PUC Lua 5.4:
+# a VM per thread, each thread's samples carry its own VM's frames (burn_I on thread lua-I),
+# JIT code of every VM unwinds to the root, a VM made while recording is found, and a thread
+# that runs no Lua (c-only) never gets Lua frames, also when it shares the process with a VM
+# another thread runs.
+. "$(dirname "$0")/../lib.sh"
+
+build() { # NAME CFLAGS/LIBS...
+	n=$1; shift
+	gcc -O2 -o "$OUT/$n" "$ROOT/tests/progs/vm_threads.c" "$@" -lpthread 2>"$OUT/$n.build" ||
+		{ fail "$n: build" "$(head -3 "$OUT/$n.build")"; return 1; }
+}
+
+# run NAME HOST ARGS...: profiles HOST ARGS per thread for 4 s into $OUT/NAME.folded; with
+# "late" among ARGS, the last Lua thread makes its state 1 s into the recording.
+run() {
+	name=$1; shift
+	rm -f "$OUT/go"; mkfifo "$OUT/go"
+	exec 3<>"$OUT/go"
+	"$@" <"$OUT/go" &
+	tp=$!
+	PIDS_TO_KILL="$PIDS_TO_KILL $tp"
+	sleep 0.5
+	"$LF" -p "$tp" --threads -F 499 -d 4 --stats -o "$OUT/$name.folded" 2>"$OUT/$name.err" &
+	lp=$!
+	for _ in $(seq 100); do grep -q 'profiling PID' "$OUT/$name.err" && break; sleep 0.1; done
+	sleep 1
+	echo go >&3
+	exec 3>&-
+	wait "$lp"
+	kill "$tp" 2>/dev/null
+}
+
+# thread_share FILE THREAD REGEX: percent of THREAD's samples matching REGEX after it.
+thread_share() {
+	t=$(count "$1" "^[^;]*;$2-[0-9]+;")
+	m=$(count "$1" "^[^;]*;$2-[0-9]+;$3")
+	[ "$t" -gt 0 ] && echo $((100 * m / t)) || echo 0
+}
+
+per_thread() { # NAME: checks the per-thread profile NAME
+	f=$OUT/$1.folded
+	for i in 1 2 3; do
+		own=$(thread_share "$f" "lua-$i" ".*burn_$i\\(n\\)")
+		other=$(count "$f" "^[^;]*;lua-$i-[0-9]+;.*burn_[^$i]\\(n\\)")
+		check "$1: thread lua-$i runs its own VM's burn_$i ($own% of its samples)" [ "$own" -ge 85 ]
+		check "$1: thread lua-$i never shows another VM's function ($other samples)" [ "$other" = 0 ]
+	done
+	check "$1: the thread without Lua has no Lua frame" [ "$(count "$f" '^[^;]*;c-only-[0-9]+;.*\(')" = 0 ]
+	check "$1: the thread without Lua has its own stack" \
+		[ "$(thread_share "$f" c-only 'clone3;start_thread;c_thread;c_spin')" -ge 95 ]
+	check "$1: no unwind marker" [ "$(count "$f" '\[unwind:')" = 0 ]
+}
+
+for rt in luajit lua5.4; do
+	case $rt in
+	luajit) flags="-I/usr/include/luajit-2.1 -lluajit-5.1" ;;
+	lua5.4) flags="-I/usr/include/lua5.4 -llua5.4" ;;
+	esac
+	# shellcheck disable=SC2086
+	build "host-$rt" $flags || continue
+	run "$rt-per-thread" "$OUT/host-$rt" per-thread 3
+	grep -q ', 3 VMs found' "$OUT/$rt-per-thread.err"
+	check "$rt per thread: three VMs found" [ $? = 0 ]
+	per_thread "$rt-per-thread"
+
+	run "$rt-late" "$OUT/host-$rt" per-thread 3 late
+	late=$(count "$OUT/$rt-late.folded" '^[^;]*;lua-3-[0-9]+;.*burn_3\(n\)')
+	check "$rt late VM: found while recording, its thread named ($late samples)" [ "$late" -ge 100 ]
+	check "$rt late VM: no unwind marker" [ "$(count "$OUT/$rt-late.folded" '\[unwind:')" = 0 ]
+
+	run "$rt-shared" "$OUT/host-$rt" shared
+	f=$OUT/$rt-shared.folded
+	check "$rt shared VM: the thread without Lua has no Lua frame" \
+		[ "$(count "$f" '^[^;]*;c-only-[0-9]+;.*\(')" = 0 ]
+	check "$rt shared VM: the thread running it shows burn_1" \
+		[ "$(thread_share "$f" lua-1 '.*burn_1\(n\)')" -ge 85 ]
+done
+finish

@@ -130,6 +130,14 @@ diff_run notproto_pprof 1 -o never.svg notproto.pb.gz after.folded
 check notproto_pprof_says grep -q 'malformed profile.proto' notproto_pprof.err
 diff_run help 0 --help
 check help_text grep -q 'usage: lua-flame diff' help.out
+# every long option of diff's parser is in its --help, the manual page and the README
+MANWIDTH=100 man -l "$ROOT/doc/lua-flame.1" 2>/dev/null | sed 's/‐/-/g' >man.txt
+for opt in $(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", .*/\1/p' "$ROOT/render/diff_cli.c"); do
+	check "diff --$opt documented" sh -c "grep -q -- '--$opt\\b' help.out && grep -q -- '--$opt\\b' man.txt &&
+		grep -q -- '--$opt\\b' '$ROOT/README.md'"
+done
+check "diff in the manual page" grep -q 'DIFFERENTIAL FLAME GRAPHS' man.txt
+check "diff in lua-flame --help" sh -c "'$LF' --help | grep -q '^       lua-flame diff '"
 diff_run default_output 0 before.folded after.folded
 check default_output_svg wellformed diff.svg
 

@@ -62,7 +62,7 @@ void diff_put_title(const struct flame_diff *d, const struct fnode *x, FILE *out
 	if (!e->found)
 		fputs("; new: not in BEFORE", out);
 	if (e->gone)
-		fprintf(out, "; %" PRIu64 " before in callees gone since", e->gone);
+		fprintf(out, "; %" PRIu64 " before in child frames gone since", e->gone);
 }
 
 void diff_put_frames_attrs(const struct flame_diff *d, FILE *out)

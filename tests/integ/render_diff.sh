@@ -50,6 +50,17 @@ check pair_top_second sh -c "sed -n 3p pair.out | grep -Eq '^ +50.00% +5.00% +-4
 check pair_top_rows test "$(wc -l <pair.out)" = 4
 diff_run pair_raw 0 --raw --top 1 before.folded after.folded
 check pair_raw_counts sh -c "sed -n 2p pair_raw.out | grep -Eq '^ +10 +60 +\\+50 +10 +60 +\\+50  hot \\(a.lua:5\\)\$'"
+# --reverse merges both sides leaf first: string.rep (under gone before, under new after) is one root
+diff_run pair_reverse 0 --reverse --inverted -o reverse.svg before.folded after.folded
+check pair_reverse_wellformed wellformed reverse.svg
+check pair_reverse_matched sh -c "grep -A1 '<title>string.rep\$' reverse.svg | grep -q '^5 samples, 5.00%; before 10, 10.00%; change -5.00 pts, -5; 10 before in child frames gone since</title>'"
+# an empty side: valid outputs, and a warning naming it
+: >empty.folded
+diff_run empty_after 0 -o empty.svg --format folded -o empty-diff.txt before.folded empty.folded
+check empty_after_svg wellformed empty.svg
+check empty_after_says grep -q 'No samples' empty.svg
+check empty_after_folded sh -c "[ \"\$(awk '\$NF != 0' empty-diff.txt | wc -l)\" = 0 ] && [ \"\$(wc -l <empty-diff.txt)\" = 4 ]"
+check empty_after_warns grep -q 'empty.folded has no samples' empty_after.err
 # the same stacks on both sides: nothing changed anywhere
 diff_run same 0 -o same.folded --top 2 before.folded before.folded
 check same_zero_change sh -c "awk '\$(NF-1) != \$NF' same.folded | grep -q . && exit 1 || exit 0"

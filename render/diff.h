@@ -51,6 +51,8 @@ int diff_write_top(const struct flame_diff *d, size_t n, FILE *out);
 /* Reads a gzipped pprof profile (as lua-flame writes them) into F. Returns 0, or -1 with
  * a message in ERR. */
 int pprof_read(struct flame *f, FILE *in, char *err, size_t errlen);
+/* The same for profile.proto bytes already decompressed. */
+int pprof_parse(struct flame *f, const uint8_t *data, size_t len, char *err, size_t errlen);
 
 /* `lua-flame diff [options] BEFORE AFTER`: exit status 0, 1 or 2. */
 int diff_main(int argc, char **argv);

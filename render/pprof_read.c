@@ -25,6 +25,7 @@ struct prof {
 	uint64_t types[16];       /* sample_type[i].type, string indexes */
 	size_t ntypes;
 	struct { char *s; size_t len, cap; } buf;
+	size_t frames;            /* in buf: the tree keeps FLAME_MAX_DEPTH, so do we */
 };
 
 static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
@@ -174,12 +175,16 @@ static int by_loc_id(const void *a, const void *b)
 static const struct loc *find_loc(const struct prof *pr, uint64_t id)
 {
 	struct loc key = { .id = id };
+	if (!pr->nloc)
+		return NULL;
 	return bsearch(&key, pr->loc, pr->nloc, sizeof(*pr->loc), by_loc_id);
 }
 
 static const struct func *find_fn(const struct prof *pr, uint64_t id)
 {
 	struct func key = { .id = id };
+	if (!pr->nfn)
+		return NULL;
 	return bsearch(&key, pr->fn, pr->nfn, sizeof(*pr->fn), by_fn_id);
 }
 
@@ -203,10 +208,13 @@ static int put(struct prof *pr, const void *s, size_t len)
 	return 0;
 }
 
-/* A name's ';' would split the frame in two: it becomes ','. */
+/* A name's ';' would split the frame in two: it becomes ','. Names are cut where the
+ * tree would cut them anyway, so a huge string repeated in every frame stays cheap. */
 static int put_name(struct prof *pr, struct span s)
 {
 	size_t at = pr->buf.len;
+	if (s.len > FLAME_MAX_NAME)
+		s.len = FLAME_MAX_NAME;
 	if (put(pr, s.p, s.len) < 0)
 		return -1;
 	for (size_t i = at; i < pr->buf.len; i++)
@@ -264,9 +272,9 @@ static int put_location(struct prof *pr, uint64_t id)
 		if (num == 4 && wt == 2)
 			n++;
 	}
-	if (!n)
+	if (!n && pr->frames++ < FLAME_MAX_DEPTH)
 		return put(pr, "[unknown];", 10);
-	for (size_t i = n; i-- > 0;) {
+	for (size_t i = n; i-- > 0 && pr->frames < FLAME_MAX_DEPTH; pr->frames++) {
 		uint64_t fid = 0, line = 0, num, v = 0;
 		int wt;
 		struct span s;
@@ -324,7 +332,8 @@ static int take_sample(struct prof *pr, struct flame *f, struct span m, size_t v
 	if (vi >= nv || vals[vi] == 0 || vals[vi] > MAX_COUNT)
 		return 0;   /* negative values (as uint64) and zero are not samples */
 	pr->buf.len = 0;
-	for (size_t i = n; i-- > 0;)
+	pr->frames = 0;
+	for (size_t i = n; i-- > 0 && pr->frames < FLAME_MAX_DEPTH;)
 		if (put_location(pr, ids[i]) < 0)
 			return -1;
 	return flame_add_stack(f, pr->buf.s ? pr->buf.s : "", pr->buf.len, vals[vi]) < 0 ? -2 : 0;
@@ -383,17 +392,15 @@ static void prof_free(struct prof *pr)
 	free(pr->buf.s);
 }
 
-int pprof_read(struct flame *f, FILE *in, char *err, size_t errlen)
+int pprof_parse(struct flame *f, const uint8_t *data, size_t len, char *err, size_t errlen)
 {
-	size_t len;
-	uint8_t *data = inflate_all(in, &len, err, errlen);
-	if (!data)
-		return -1;
 	struct prof pr = { 0 };
 	int rc = scan(&pr, data, data + len);
 	if (rc == 0) {
-		qsort(pr.fn, pr.nfn, sizeof(*pr.fn), by_fn_id);
-		qsort(pr.loc, pr.nloc, sizeof(*pr.loc), by_loc_id);
+		if (pr.nfn)
+			qsort(pr.fn, pr.nfn, sizeof(*pr.fn), by_fn_id);
+		if (pr.nloc)
+			qsort(pr.loc, pr.nloc, sizeof(*pr.loc), by_loc_id);
 		size_t vi = value_index(&pr);
 		for (size_t i = 0; i < pr.nsamples && rc == 0; i++)
 			rc = take_sample(&pr, f, pr.samples[i], vi);
@@ -401,6 +408,16 @@ int pprof_read(struct flame *f, FILE *in, char *err, size_t errlen)
 	if (rc < 0)
 		snprintf(err, errlen, "%s", rc == -2 ? "out of memory" : "malformed profile.proto data");
 	prof_free(&pr);
-	free(data);
 	return rc < 0 ? -1 : 0;
+}
+
+int pprof_read(struct flame *f, FILE *in, char *err, size_t errlen)
+{
+	size_t len;
+	uint8_t *data = inflate_all(in, &len, err, errlen);
+	if (!data)
+		return -1;
+	int rc = pprof_parse(f, data, len, err, errlen);
+	free(data);
+	return rc;
 }

@@ -177,6 +177,9 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		return bad("%s", "only one of BEFORE and AFTER can be standard input ('-')");
 	if (!c->nout && !c->has_top)
 		return add_output(c, "diff.svg");
+	for (size_t i = 0; i < c->nout; i++)
+		if (c->has_top && !strcmp(c->out[i], "-"))
+			return bad("%s", "--top and -o - would both write to standard output: give -o a file name");
 	return 0;
 }
 

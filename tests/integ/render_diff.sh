@@ -103,6 +103,8 @@ check mixed_same_stacks cmp -s real.folded mixed.folded
 # standard input for one side
 "$LF" diff -o stdin.folded - real-after.folded <real-before.folded 2>/dev/null
 check stdin_before cmp -s real.folded stdin.folded
+"$LF" diff --format folded -o - real-before.folded - <real-after.pb.gz >stdout.folded 2>/dev/null
+check stdin_pprof_stdout cmp -s real.folded stdout.folded
 
 # --- hostile names: the SVG stays well-formed and inert ---
 {
@@ -139,6 +141,8 @@ check truncated_pprof_says grep -q 'reading cut.pb.gz failed: not a complete gzi
 printf '\377\377\377\377' | gzip >notproto.pb.gz
 diff_run notproto_pprof 1 -o never.svg notproto.pb.gz after.folded
 check notproto_pprof_says grep -q 'malformed profile.proto' notproto_pprof.err
+diff_run top_and_stdout 2 --top 3 -o - before.folded after.folded
+check top_and_stdout_says grep -q 'both write to standard output' top_and_stdout.err
 diff_run help 0 --help
 check help_text grep -q 'usage: lua-flame diff' help.out
 # every long option of diff's parser is in its --help, the manual page and the README

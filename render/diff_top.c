@@ -1,11 +1,19 @@
 /* `lua-flame diff --top N`: the functions (frame labels, wherever they are called from)
- * whose self or total share changed most between BEFORE and AFTER, as a table. Total
- * counts a stack once however often the function recurses in it. */
+ * whose self or total share changed most between BEFORE and AFTER, as a table with each
+ * one's kind (Lua, C, ...). Total counts a stack once however often the function recurses
+ * in it. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "diff.h"
+#include "kind.h"
+
+/* Short kind names for a narrow column (kind_label's are for the legend). */
+static const char *const kind_short[KIND_COUNT] = {
+	[KIND_LUA] = "Lua", [KIND_JIT] = "Lua JIT", [KIND_NATIVE] = "C", [KIND_KERNEL] = "kernel",
+	[KIND_VM] = "VM", [KIND_MARKER] = "marker",
+};
 
 struct fn {
 	const struct fnode *name;    /* any frame with this label */
@@ -76,15 +84,15 @@ static void put_side(const struct flame_diff *d, const uint64_t v[2], FILE *out)
 
 static void put_table(const struct flame_diff *d, const struct fns *t, size_t n, FILE *out)
 {
-	fprintf(out, "%12s %10s %10s  %12s %10s %10s  %s\n", "self before", "after",
+	fprintf(out, "%12s %10s %10s  %12s %10s %10s  %-7s  %s\n", "self before", "after",
 		d->raw ? "change" : "change pts", "total before", "after", d->raw ? "change" : "change pts",
-		"function");
+		"kind", "function");
 	for (size_t i = 0; i < n && i < t->n; i++) {
 		const struct fn *f = &t->v[i];
 		put_side(d, f->self, out);
 		fputs("  ", out);
 		put_side(d, f->total, out);
-		fputs("  ", out);
+		fprintf(out, "  %-7s  ", kind_short[kind_of(f->name->name, f->name->len)]);
 		fwrite(f->name->name, 1, f->name->len, out);
 		fputs(!f->total[0] ? " (new)\n" : !f->total[1] ? " (gone)\n" : "\n", out);
 	}

@@ -45,11 +45,11 @@ check pair_hot_title grep -q '^60 samples, 60.00%; before 10, 10.00%; change +50
 check pair_new_marked grep -q '<g data-o="[0-9]*" data-b="0" class="new"><title>new (a.lua:20)$' pair.svg
 check pair_gone_counted grep -q 'not drawn: 1 frame only in BEFORE (10 samples, 10.00%)' pair.svg
 check pair_unchanged_pale grep -q '^30 samples, 30.00%; before 30, 30.00%; change +0.00 pts, +0</title><rect [^>]*fill="#e2e2da"' pair.svg
-check pair_top_first sh -c "sed -n 2p pair.out | grep -Eq '^ +10.00% +60.00% +\\+50.00 +10.00% +60.00% +\\+50.00  hot \\(a.lua:5\\)\$'"
-check pair_top_second sh -c "sed -n 3p pair.out | grep -Eq '^ +50.00% +5.00% +-45.00 +100.00% +100.00% +\\+0.00  main \\(a.lua:1\\)\$'"
+check pair_top_first sh -c "sed -n 2p pair.out | grep -Eq '^ +10.00% +60.00% +\\+50.00 +10.00% +60.00% +\\+50.00  Lua      hot \\(a.lua:5\\)\$'"
+check pair_top_second sh -c "sed -n 3p pair.out | grep -Eq '^ +50.00% +5.00% +-45.00 +100.00% +100.00% +\\+0.00  Lua      main \\(a.lua:1\\)\$'"
 check pair_top_rows test "$(wc -l <pair.out)" = 4
 diff_run pair_raw 0 --raw --top 1 before.folded after.folded
-check pair_raw_counts sh -c "sed -n 2p pair_raw.out | grep -Eq '^ +10 +60 +\\+50 +10 +60 +\\+50  hot \\(a.lua:5\\)\$'"
+check pair_raw_counts sh -c "sed -n 2p pair_raw.out | grep -Eq '^ +10 +60 +\\+50 +10 +60 +\\+50  Lua      hot \\(a.lua:5\\)\$'"
 # --reverse merges both sides leaf first: string.rep (under gone before, under new after) is one root
 diff_run pair_reverse 0 --reverse --inverted -o reverse.svg before.folded after.folded
 check pair_reverse_wellformed wellformed reverse.svg
@@ -90,7 +90,7 @@ b=$(share real-before.folded ';work \([^;]*shares.lua:3\)')
 a=$(share real-after.folded ';work \([^;]*shares.lua:3\)')
 check "work's share raised: ${b}% -> ${a}% (10% -> 55% by construction)" [ "$((a - b))" -ge 25 ]
 diff_run real 0 -o real.svg -o real.folded --top 5 real-before.folded real-after.folded
-check real_top_names_work sh -c "sed -n 2p real.out | grep -Eq '  work \\([^;]*shares.lua:3\\)\$'"
+check real_top_names_work sh -c "sed -n 2p real.out | grep -Eq '  Lua      work \\([^;]*shares.lua:3\\)\$'"
 check real_svg_wellformed wellformed real.svg
 check real_folded_before_total [ "$(awk '{ t += $(NF-1) } END { print t }' real.folded)" = "$(total real-before.folded)" ]
 check real_folded_after_total [ "$(awk '{ t += $NF } END { print t }' real.folded)" = "$(total real-after.folded)" ]

@@ -88,8 +88,8 @@ static void top_counts_recursion_once(void)
 	mem_close(&m);
 	/* f: self 10 -> 40, total 10 -> 40 (not 20 -> 80); h -30; g total +30 ranks after f by name */
 	const char *row = strchr(m.s, '\n');
-	CHECK_STR(row, "\n          10         40        +30            10         40        +30  f\n"
-		  "           0          0         +0            10         40        +30  g\n");
+	CHECK_STR(row, "\n          10         40        +30            10         40        +30  C        f\n"
+		  "           0          0         +0            10         40        +30  C        g\n");
 	free(m.s);
 	diff_free(&d);
 	flame_free(a);

@@ -1,10 +1,12 @@
 /* The differential flame graph's own pieces of SVG, called by svg.c when
  * flame_opts.diff is set: colours by change (red grew, blue shrank, pale unchanged),
- * BEFORE counts for the tooltip and the script, and the legend. */
+ * BEFORE counts and the frame's kind (its colour no longer says it) for the tooltip and
+ * the script, and the legend. */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
 #include "diff.h"
+#include "kind.h"
 
 #define FONT_PX 6.6   /* average glyph width of the 11px legend text */
 
@@ -33,7 +35,8 @@ void diff_color(const struct flame_diff *d, const struct fnode *x, char buf[8])
 void diff_put_attrs(const struct flame_diff *d, const struct fnode *x, FILE *out)
 {
 	const struct diff_entry *e = diff_lookup(d, x);
-	fprintf(out, " data-b=\"%" PRIu64 "\"", e->total);
+	fprintf(out, " data-b=\"%" PRIu64 "\" data-k=\"%s\"", e->total,
+		x->parent ? kind_label(kind_of(x->name, x->len)) : "all");
 	if (!e->found)
 		fputs(" class=\"new\"", out);
 }
@@ -63,6 +66,8 @@ void diff_put_title(const struct flame_diff *d, const struct fnode *x, FILE *out
 		fputs("; new: not in BEFORE", out);
 	if (e->gone)
 		fprintf(out, "; %" PRIu64 " before in child frames gone since", e->gone);
+	if (x->parent)
+		fprintf(out, "; %s", kind_label(kind_of(x->name, x->len)));
 }
 
 void diff_put_frames_attrs(const struct flame_diff *d, FILE *out)

@@ -102,7 +102,9 @@
 		var pts = (total ? 100 * f.n / total : 0) - (btotal ? 100 * b / btotal : 0);
 		var s = "; before " + b.toLocaleString("en-US") + ", " + pct(b, btotal) + "; change " +
 			signed(pts, 2) + " pts, " + signed(f.n - b, 0);
-		return f.g.classList.contains("new") ? s + "; new" : s;
+		if (f.g.classList.contains("new")) s += "; new";
+		var kind = f.g.getAttribute("data-k");
+		return kind && kind !== "all" ? s + "; " + kind : s;
 	}
 
 	function describe(f) {

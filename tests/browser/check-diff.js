@@ -1,5 +1,5 @@
 // Opens differential flame graphs (lua-flame diff) in headless Chromium: hovering a
-// frame shows BEFORE, AFTER and the change; zoom and search work as in the normal
+// frame shows BEFORE, AFTER, the change and the frame's kind; zoom and search work as in the normal
 // graph; hostile frame names stay text. Prints "PASS: x" / "FAIL: x: why".
 // usage: node check-diff.js PAIR.svg HOSTILE.svg OUTDIR (PAIR.svg from render_diff.sh)
 "use strict";
@@ -42,13 +42,13 @@ async function pairView(browser) {
 	await page.goto("file://" + path.resolve(pairPath));
 	await page.waitForSelector("svg[data-ready]", { timeout: 10000 });
 	const hot = await hover(page, "hot (a.lua:5)");
-	const want = "hot (a.lua:5) (60 samples, 60.00%; before 10, 10.00%; change +50.00 pts, +50)";
+	const want = "hot (a.lua:5) (60 samples, 60.00%; before 10, 10.00%; change +50.00 pts, +50; Lua)";
 	check("diff_hover_shows_change", hot === want, "'" + hot + "', expected '" + want + "'");
 	const main = await hover(page, "main (a.lua:1)");
 	check("diff_hover_unchanged", main === "main (a.lua:1) (100 samples, 100.00%; before 100, 100.00%; " +
-		"change +0.00 pts, +0)", "'" + main + "'");
+		"change +0.00 pts, +0; Lua)", "'" + main + "'");
 	const fresh = await hover(page, "string.rep");
-	check("diff_hover_new", fresh === "string.rep (5 samples, 5.00%; before 0, 0.00%; change +5.00 pts, +5; new)",
+	check("diff_hover_new", fresh === "string.rep (5 samples, 5.00%; before 0, 0.00%; change +5.00 pts, +5; new; C/native)",
 		"'" + fresh + "'");
 
 	const root = await frameBox(page, "all");
@@ -87,7 +87,7 @@ async function hostileView(browser) {
 	check("diff_hostile_inert", !st.pwned && st.scripts === 1 && st.foreign === 0 && st.frames > 5,
 		JSON.stringify(st));
 	const d = await hover(page, "only after <&> ]]>");
-	check("diff_hostile_hover", d.startsWith("only after <&> ]]> (3 samples") && d.endsWith("+3; new)"), "'" + d + "'");
+	check("diff_hostile_hover", d.startsWith("only after <&> ]]> (3 samples") && d.endsWith("+3; new; C/native)"), "'" + d + "'");
 	check("diff_hostile_no_errors", errors.length === 0, errors.join("; "));
 }
 

@@ -41,10 +41,10 @@ diff_run pair 0 -o pair.folded -o pair.svg --top 3 before.folded after.folded
 check pair_folded_exact cmp -s expected.folded pair.folded
 check pair_svg_wellformed wellformed pair.svg
 # hot went from 10% to 60%: +50 points, shown in the tooltip, the script's data and red
-check pair_hot_title grep -q '^60 samples, 60.00%; before 10, 10.00%; change +50.00 pts, +50</title><rect [^>]*fill="#d6181c"' pair.svg
-check pair_new_marked grep -q '<g data-o="[0-9]*" data-b="0" class="new"><title>new (a.lua:20)$' pair.svg
+check pair_hot_title grep -q '^60 samples, 60.00%; before 10, 10.00%; change +50.00 pts, +50; Lua</title><rect [^>]*fill="#d6181c"' pair.svg
+check pair_new_marked grep -q '<g data-o="[0-9]*" data-b="0" data-k="Lua" class="new"><title>new (a.lua:20)$' pair.svg
 check pair_gone_counted grep -q 'not drawn: 1 frame only in BEFORE (10 samples, 10.00%)' pair.svg
-check pair_unchanged_pale grep -q '^30 samples, 30.00%; before 30, 30.00%; change +0.00 pts, +0</title><rect [^>]*fill="#e2e2da"' pair.svg
+check pair_unchanged_pale grep -q '^30 samples, 30.00%; before 30, 30.00%; change +0.00 pts, +0; Lua</title><rect [^>]*fill="#e2e2da"' pair.svg
 check pair_top_first sh -c "sed -n 2p pair.out | grep -Eq '^ +10.00% +60.00% +\\+50.00 +10.00% +60.00% +\\+50.00  Lua      hot \\(a.lua:5\\)\$'"
 check pair_top_second sh -c "sed -n 3p pair.out | grep -Eq '^ +50.00% +5.00% +-45.00 +100.00% +100.00% +\\+0.00  Lua      main \\(a.lua:1\\)\$'"
 check pair_top_rows test "$(wc -l <pair.out)" = 4
@@ -53,7 +53,7 @@ check pair_raw_counts sh -c "sed -n 2p pair_raw.out | grep -Eq '^ +10 +60 +\\+50
 # --reverse merges both sides leaf first: string.rep (under gone before, under new after) is one root
 diff_run pair_reverse 0 --reverse --inverted -o reverse.svg before.folded after.folded
 check pair_reverse_wellformed wellformed reverse.svg
-check pair_reverse_matched sh -c "grep -A1 '<title>string.rep\$' reverse.svg | grep -q '^5 samples, 5.00%; before 10, 10.00%; change -5.00 pts, -5; 10 before in child frames gone since</title>'"
+check pair_reverse_matched sh -c "grep -A1 '<title>string.rep\$' reverse.svg | grep -q '^5 samples, 5.00%; before 10, 10.00%; change -5.00 pts, -5; 10 before in child frames gone since; C/native</title>'"
 # an empty side: valid outputs, and a warning naming it
 : >empty.folded
 diff_run empty_after 0 -o empty.svg --format folded -o empty-diff.txt before.folded empty.folded

@@ -1,4 +1,4 @@
-/* lua-flame's command line: `record` (the default), `dump` and `render`. Parses
+/* lua-flame's command line: `record` (the default), `dump`, `render` and `diff`. Parses
  * options, validates them with messages that say what to do, and hands over to the
  * engine. */
 #include <errno.h>
@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "build_id.h"
+#include "diff.h"
 #include "dump.h"
 #include "kfeatures.h"
 #include "flame.h"
@@ -21,6 +22,7 @@ static const char usage_text[] =
 	"       lua-flame [record] [options] -- COMMAND [ARGS...]\n"
 	"       lua-flame dump -p PID\n"
 	"       lua-flame render [-o OUT.svg] [options] [IN.folded | -]\n"
+	"       lua-flame diff [-o OUT.svg|OUT.folded]... [--top N] [options] BEFORE AFTER\n"
 	"\n"
 	"Samples running Lua or LuaJIT processes (their Lua and C code together) with eBPF\n"
 	"and writes a flame graph. No restart, no code change, no debug symbols needed.\n"
@@ -79,6 +81,10 @@ static const char usage_text[] =
 	"samples lost and the Lua runtime found. At the end a summary says how many\n"
 	"stacks were complete and how to open each output.\n"
 	"\n"
+	"diff compares two profiles (folded or lua-flame's .pb.gz): a flame graph of\n"
+	"AFTER coloured by each frame's change in share, 'stack before after' text, and\n"
+	"with --top a table of the functions that changed most; see lua-flame diff --help.\n"
+	"\n"
 	"dump prints what every thread of PID is running now, one frame per line from\n"
 	"the root, from 0.2 s of samples at 999 Hz (-d and -F change that). Threads that\n"
 	"did not run on a CPU meanwhile are listed with their state.\n"
@@ -92,6 +98,8 @@ static const char usage_text[] =
 	"  lua-flame -p 4242 --threads -F 999 -d 5 # per thread, at a higher rate\n"
 	"  lua-flame dump -p 4242                  # what is it doing right now?\n"
 	"  lua-flame render -o old.svg old.folded  # flame graph of any folded file\n"
+	"  lua-flame diff -o diff.svg --top 10 before.folded after.folded\n"
+	"                                          # what grew, what shrank (red, blue)\n"
 	"\n"
 	"Exit status: 0 success (also with no samples), 1 profiling failed, 2 bad usage\n"
 	"or unusable target or environment; with -- COMMAND, COMMAND's exit status.\n"
@@ -306,6 +314,8 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "render"))
 		return render_main(argc - 2, argv + 2); /* it takes the arguments after "render" */
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff_main(argc - 1, argv + 1);   /* argv[0] is "diff", for getopt */
 	static struct record_opts o = { .hz = 99, .kernel = 1, .out_mode = 0600 };
 	o.btf = getenv("LUA_FLAME_BTF"); /* --btf overrides it */
 	int dump = argc > 1 && !strcmp(argv[1], "dump");

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct flame_diff;
+
 struct flame_opts {
 	const char *title;      /* NULL: "Flame Graph" (or "Icicle Graph" when inverted) */
 	const char *subtitle;   /* NULL or "": no subtitle line */
@@ -16,6 +18,8 @@ struct flame_opts {
 	int heaviest_first;     /* siblings by weight instead of by name */
 	double minwidth;        /* frames narrower than this are left out */
 	int minwidth_is_percent;/* minwidth is a percentage of all samples, not pixels */
+	const struct flame_diff *diff; /* NULL, or the BEFORE side of a differential graph
+	                        * (diff.h): colours by change, BEFORE in the tooltips */
 };
 
 void flame_opts_default(struct flame_opts *o);
@@ -35,6 +39,9 @@ uint64_t flame_total(const struct flame *f);
 /* Writes the SVG. Returns 0, or -1 when memory ran out or writing failed. */
 int flame_write_svg(const struct flame *f, const struct flame_opts *o, FILE *out);
 
+/* --width and --minwidth values, shared by `render` and `diff`: 0, or -1 when out of range. */
+int render_parse_width(const char *s, int *width);
+int render_parse_minwidth(const char *s, struct flame_opts *o);
 /* `lua-flame render [opts] [-o OUT.svg] [IN.folded|-]`: exit status 0, 1 or 2. */
 int render_main(int argc, char **argv);
 

@@ -1,12 +1,13 @@
 // Interaction for lua-flame's flame graph (embedded into every SVG): hover details,
 // click to zoom (ancestors stay, full width), regular-expression search with the matched
 // share counted once per nested match, and the view kept in the URL (#x=&s=&ic=).
+// A differential graph (lua-flame diff) also gives each frame's BEFORE count (data-b).
 "use strict";
 (function () {
 	var NS = "http://www.w3.org/2000/svg";
 	var svg = document.documentElement;
 	var frames = [];           // pre-order: {g, rect, text, name, n, off, depth, parent, end}
-	var total = 0, fh = 16, fs = 12, fw = 0.59, pad = 10, pw = 0, countName = "samples";
+	var total = 0, btotal = 0, fh = 16, fs = 12, fw = 0.59, pad = 10, pw = 0, countName = "samples";
 	var zoomed = 0, query = "", ignoreCase = false;
 	var el = function (id) { return document.getElementById(id); };
 
@@ -43,6 +44,7 @@
 		fs = Number(box.getAttribute("data-fs")) || fs;
 		fw = Number(box.getAttribute("data-fw")) || fw;
 		total = Number(box.getAttribute("data-total")) || 0;
+		btotal = Number(box.getAttribute("data-btotal")) || 0;
 		for (var g = box.firstElementChild; g; g = g.nextElementSibling) frames.push(parseFrame(g));
 		if (!frames.length) return;
 		pad = parseFloat(frames[0].rect.getAttribute("x"));
@@ -92,9 +94,23 @@
 
 	function pct(n, of) { return (of ? 100 * n / of : 0).toFixed(2) + "%"; }
 
+	function signed(v, digits) { return (v >= 0 ? "+" : "") + v.toFixed(digits); }
+
+	// BEFORE and the change of a differential graph's frame: shares and counts.
+	function change(f) {
+		var b = Number(f.g.getAttribute("data-b")) || 0;
+		var pts = (total ? 100 * f.n / total : 0) - (btotal ? 100 * b / btotal : 0);
+		var s = "; before " + b.toLocaleString("en-US") + ", " + pct(b, btotal) + "; change " +
+			signed(pts, 2) + " pts, " + signed(f.n - b, 0);
+		if (f.g.classList.contains("new")) s += "; new";
+		var kind = f.g.getAttribute("data-k");
+		return kind && kind !== "all" ? s + "; " + kind : s;
+	}
+
 	function describe(f) {
 		var s = f.name + " (" + f.n.toLocaleString("en-US") + " " + countName + ", " + pct(f.n, total);
 		if (zoomed > 0) s += " of all, " + pct(f.n, frames[zoomed].n) + " of zoomed";
+		if (f.g.hasAttribute("data-b")) s += change(f);
 		return s + ")";
 	}
 

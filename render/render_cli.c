@@ -41,7 +41,7 @@ static int bad(const char *fmt, const char *arg)
 	return 2;
 }
 
-static int parse_width(const char *s, int *width)
+int render_parse_width(const char *s, int *width)
 {
 	char *end;
 	errno = 0;
@@ -52,7 +52,7 @@ static int parse_width(const char *s, int *width)
 	return 0;
 }
 
-static int parse_minwidth(const char *s, struct flame_opts *o)
+int render_parse_minwidth(const char *s, struct flame_opts *o)
 {
 	char *end;
 	double v = strtod(s, &end);
@@ -78,10 +78,10 @@ static int apply(struct cli *c, const char *name, const char *value)
 	else if (!strcmp(name, "countname"))
 		c->o.countname = value;
 	else if (!strcmp(name, "width")) {
-		if (parse_width(value, &c->o.width) < 0)
+		if (render_parse_width(value, &c->o.width) < 0)
 			return bad("--width wants a whole number of pixels from 100 to 100000, not '%s'", value);
 	} else if (!strcmp(name, "minwidth")) {
-		if (parse_minwidth(value, &c->o) < 0)
+		if (render_parse_minwidth(value, &c->o) < 0)
 			return bad("--minwidth wants pixels (0.1) or a percentage (0.05%%), not '%s'", value);
 	}
 	return 0;

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "assets.h"
+#include "diff.h"
 #include "kind.h"
 #include "layout.h"
 #include "text.h"
@@ -85,16 +86,26 @@ static void put_frame(const struct svg *s, size_t i)
 	const struct lframe *lf = &s->l->frames[i];
 	const struct fnode *x = lf->node;
 	double px = layout_x(s->l, i), w = layout_w(s->l, i), y = frame_y(s, lf->depth);
+	const struct flame_diff *d = s->o->diff;
 	char color[8];
-	kind_color(i == 0 ? KIND_MARKER : kind_of(x->name, x->len), x->hash, color);
-	fprintf(s->out, "<g data-o=\"%" PRIu64 "\"><title>", lf->offset);
+	if (d)
+		diff_color(d, x, color);
+	else
+		kind_color(i == 0 ? KIND_MARKER : kind_of(x->name, x->len), x->hash, color);
+	fprintf(s->out, "<g data-o=\"%" PRIu64 "\"", lf->offset);
+	if (d)
+		diff_put_attrs(d, x, s->out);
+	fputs("><title>", s->out);
 	text_put_xml(s->out, x->name, x->len);
 	fputc('\n', s->out);
 	put_count(s->out, x->total);
 	fputc(' ', s->out);
 	put_str(s->out, s->o->countname);
-	fprintf(s->out, ", %.2f%%</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>",
-		100.0 * (double)x->total / (double)s->l->total, px, y, w, FRAME_H - 1, color);
+	fprintf(s->out, ", %.2f%%", 100.0 * (double)x->total / (double)s->l->total);
+	if (d)
+		diff_put_title(d, x, s->out);
+	fprintf(s->out, "</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>",
+		px, y, w, FRAME_H - 1, color);
 	if ((w - 6) / (FONT_SIZE * FONT_WIDTH) >= 3) {
 		fprintf(s->out, "<text x=\"%.2f\" y=\"%.0f\">", px + 3, y + FRAME_H - 4.5);
 		put_fitted(s->out, x->name, x->len, w);
@@ -106,9 +117,13 @@ static void put_frame(const struct svg *s, size_t i)
 static void put_legend(const struct svg *s)
 {
 	int present[KIND_COUNT] = { 0 };
+	double x = LAYOUT_XPAD, y = HEAD_H - 20;
+	if (s->o->diff) {
+		diff_put_legend(s->o->diff, s->out, x, y);
+		return;
+	}
 	for (size_t i = 1; i < s->l->n; i++)
 		present[kind_of(s->l->frames[i].node->name, s->l->frames[i].node->len)] = 1;
-	double x = LAYOUT_XPAD, y = HEAD_H - 20;
 	fputs("<g id=\"legend\">", s->out);
 	for (int k = 0; k < KIND_COUNT; k++) {
 		if (k == KIND_MARKER && !present[k])
@@ -153,8 +168,11 @@ static void put_header(const struct svg *s)
 static void put_frames(const struct svg *s)
 {
 	fprintf(s->out, "<g id=\"frames\" data-fh=\"%d\" data-y0=\"%.0f\" data-dir=\"%d\" data-fs=\"%d\" "
-		"data-fw=\"%.2f\" data-total=\"%" PRIu64 "\">\n", FRAME_H, frame_y(s, 0),
+		"data-fw=\"%.2f\" data-total=\"%" PRIu64 "\"", FRAME_H, frame_y(s, 0),
 		s->o->inverted ? 1 : -1, FONT_SIZE, FONT_WIDTH, s->l->total);
+	if (s->o->diff)
+		diff_put_frames_attrs(s->o->diff, s->out);
+	fputs(">\n", s->out);
 	for (size_t i = 0; i < s->l->n; i++)
 		put_frame(s, i);
 	fputs("</g>\n", s->out);

@@ -118,6 +118,18 @@ struct fnode *flame_child(struct flame *f, struct fnode *parent, const char *nam
 	}
 }
 
+struct fnode *flame_find(const struct flame *f, const struct fnode *parent, const char *name, size_t len)
+{
+	uint32_t h = flame_hash(name, len);
+	for (size_t j = slot_of(f, parent, h);; j = (j + 1) & (f->nslots - 1)) {
+		struct fnode *x = f->slots[j];
+		if (!x)
+			return NULL;
+		if (x->parent == parent && x->hash == h && x->len == len && !memcmp(x->name, name, len))
+			return x;
+	}
+}
+
 void flame_count(struct flame *f, struct fnode **path, size_t n, uint64_t count)
 {
 	f->root.total = sat_add(f->root.total, count);

@@ -31,6 +31,8 @@ struct flame {
 uint32_t flame_hash(const char *s, size_t len);
 /* Child of PARENT called NAME (clean UTF-8), created when missing; NULL when out of memory. */
 struct fnode *flame_child(struct flame *f, struct fnode *parent, const char *name, size_t len);
+/* Child of PARENT called NAME (as stored: clean UTF-8), or NULL; never adds one. */
+struct fnode *flame_find(const struct flame *f, const struct fnode *parent, const char *name, size_t len);
 /* Adds COUNT to every node of PATH[0..N-1] (a chain from a child of the root down). */
 void flame_count(struct flame *f, struct fnode **path, size_t n, uint64_t count);
 /* flame_add with a reason: 0 added, 1 no frames in STACK, -1 out of memory. */

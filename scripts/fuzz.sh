@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets of tests/fuzz/ with ASan and UBSan and runs each for SECONDS
 # (default 600) on a working corpus seeded from tests/fuzz/corpus/. Exits non-zero when a
 # target crashes; the input that did it is left in build/fuzz/artifacts/.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]        targets: cfi (default: all)
+#   scripts/fuzz.sh [SECONDS] [TARGET...]        targets: cfi, pprof (default: all)
 # FUZZ_CORPUS_DIR overrides where the working corpora live (default build/fuzz/corpus-TARGET);
 # FUZZ_BUILD_ONLY=1 builds build/fuzz/fuzz_TARGET without running it.
 # Needs clang and libclang-rt-14-dev.
@@ -11,16 +11,17 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 SECS=${1:-600}
 [ $# -gt 0 ] && shift
-TARGETS=${*:-cfi}
+TARGETS=${*:-cfi pprof}
 B=build/fuzz
 CLANG=${CLANG:-clang}
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Icmd -Icmd/unwind"
+  -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Icmd -Icmd/unwind -Irender"
 
 # Sources each target needs besides tests/fuzz/fuzz_TARGET.c (no libelf/libbpf: raw bytes only).
 sources() {
 	case $1 in
 	cfi) echo cmd/unwind/cfi.c cmd/unwind/cfi_read.c cmd/unwind/cfi_insn.c ;;
+	pprof) echo render/pprof_read.c render/tree.c render/arena.c render/text.c -lz ;;
 	*) return 1 ;;
 	esac
 }

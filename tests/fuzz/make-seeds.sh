@@ -3,6 +3,8 @@
 # real .eh_frame sections, cut at entry boundaries to keep them small, a .debug_frame from a
 # freshly compiled program, and a few deliberately damaged copies. The results are committed,
 # so this only needs running to refresh them. Seed layout: see tests/fuzz/fuzz_cfi.c.
+# The pprof reader's seeds (pprof-*) are lua-flame's own profiles, decompressed: written by
+# build/tests/test_formats --convert, and one recorded from lua5.4 when ./lua-flame runs.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DIR=$ROOT/tests/fuzz/corpus
@@ -72,4 +74,18 @@ cp "$DIR/cfi-libz" "$DIR/cfi-libz-hugelen"
 printf '\377\377\377\177' | dd of="$DIR/cfi-libz-hugelen" bs=1 seek=$((9 + 0x18)) conv=notrunc 2>/dev/null
 head -c 5003 "$DIR/cfi-lua54-head" >"$DIR/cfi-lua54-cut"
 { printf '\000'; tail -c +2 "$DIR/cfi-debug-frame-O2"; } >"$DIR/cfi-debug-frame-as-eh"
+# pprof: lua-flame's writer on hand-made stacks (hostile names included), a recording, a cut
+conv() { "$ROOT/build/tests/test_formats" --convert "$TMP/in.folded" "$TMP/out.pb.gz" && zcat "$TMP/out.pb.gz" >"$DIR/pprof-$1"; }
+if [ -x "$ROOT/build/tests/test_formats" ]; then
+	printf 'app;main (a.lua:1);hot (a.lua:5) 10\napp;main (a.lua:1);gone (a.lua:12);string.rep 10\napp;main (a.lua:1) 50\n' >"$TMP/in.folded"
+	conv pair
+	printf 'app;<script>x</script> 5\napp;]]>&amp; 4\napp;ctl\001\033[1m 2\napp;bad\377utf8 2\napp;x (y:1)_[j];k_[k];lib.so+0x1a 3\n' >"$TMP/in.folded"
+	conv hostile
+fi
+if [ -x "$ROOT/lua-flame" ]; then
+	echo 'local function f() local t = os.clock() repeat until os.clock() - t > 0.2 end f()' >"$TMP/w.lua"
+	"$ROOT/lua-flame" -q -F 499 -o "$TMP/w.pb.gz" -- lua5.4 "$TMP/w.lua" 2>/dev/null &&
+		zcat "$TMP/w.pb.gz" >"$DIR/pprof-lua54"
+fi
+[ -f "$DIR/pprof-lua54" ] && head -c 700 "$DIR/pprof-lua54" >"$DIR/pprof-lua54-cut"
 ls -l "$DIR"

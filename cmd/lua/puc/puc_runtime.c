@@ -55,8 +55,8 @@ static int trust_newer(struct lua_runtime *rt)
 		return 0;
 	}
 	warnx_lf("PID %d: Lua %d.%d.%d in %s is not supported yet: it is newer than this build of lua-flame "
-		 "knows (up to %d.%d.%d) and no VM in its memory matches a known layout; update lua-flame "
-		 "(or run scripts/gen-lua-layouts.sh with LUA_EXTRA=<its source tree> --check)",
+		 "knows (up to %d.%d.%d) and no VM in its memory matches a known layout, so its Lua frames are "
+		 "left out rather than guessed; update lua-flame to a release that knows this Lua",
 		 (int)rt->pid, rt->major, rt->minor, rt->patch, rt->core_path, l->major, l->minor, l->patch_hi);
 	rt->lay = NULL;
 	return -1;

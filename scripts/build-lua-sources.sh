@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds PUC Lua interpreters newer than Debian 12 ships (Debian unstable's lua5.5 and lua5.4) from
 # Debian's source packages, fetched through a private apt configuration (the machine's sources stay
-# untouched), into .cache/lua-sid: once, then a quick check. Prints nothing but errors unless -v.
+# untouched), into .cache/lua-sid: once, then a quick check. Prints what it builds and errors.
 #
 #   scripts/build-lua-sources.sh         fetch and build what is missing
 #   scripts/build-lua-sources.sh --dir   print the directory holding the builds
@@ -17,6 +17,9 @@ log() { echo "build-lua-sources: $*" >&2; }
 
 [ "${1:-}" = --dir ] && { echo "$DIR"; exit 0; }
 mkdir -p "$DIR"
+# .cache may be shared by several checkouts: one build at a time
+exec 9>"$DIR/.lock"
+flock 9
 
 papt() { # TOOL ARGS...: apt with lua-flame's private configuration for the unstable suite
 	t=$1; shift

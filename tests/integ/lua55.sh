@@ -109,4 +109,15 @@ lines 5.4.9 "$L549/lua-stripped"
 errgc 5.5.1 "$L55/lua-stripped"
 errgc 5.5.1-unstripped "$L55/src/lua"
 errgc 5.4.9 "$L549/lua-stripped"
+
+# A VM found while 70000 calls deep: its chain is checked as far as it goes, then trusted.
+D='tests/lua/deep_attach.lua'
+cd "$ROOT" && bg_start "$L55/lua-stripped" "$D" 70000
+sleep 1.5
+"$LF" -p "$LAST_PID" -d 2 -F 499 -o "$OUT/deep.folded" 2>"$OUT/deep.err"
+kill "$LAST_PID"
+check "70000 calls deep at attach: 1 VM found" grep -q "Lua 5.5.1 in .*, 1 VM found" "$OUT/deep.err"
+# deeper than the 4096 frames walked per sample: the innermost ones stay, after the marker
+deep=$(share "$OUT/deep.folded" ";lua_pcallk;\\[lua: depth limit\\];\\? \\($D:4\\);(rec \\($D:4\\);)+work \\($D:3\\)\$")
+check "70000 calls deep at attach: ${deep}% of samples in work under the innermost recs (>= 90%)" [ "$deep" -ge 90 ]
 finish

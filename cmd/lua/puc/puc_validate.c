@@ -7,8 +7,8 @@
 #include "puc_frames.h"
 #include "puc_runtime.h"
 
-#define MAX_CI_WALK 4096         /* CallInfos followed to reach the base (Lua's own limit is ~200 C
-				  * levels, but Lua-to-Lua calls add one each) */
+#define MAX_CI_WALK 65536        /* CallInfos followed to reach the base: Lua-to-Lua calls add one
+				  * each, up to what the stack limit allows */
 #define MAX_STACK_SLOTS 1200000  /* LUAI_MAXSTACK (1,000,000) plus the extra Lua keeps */
 #define TRIES 3                  /* the VM runs while it is read: a torn read gets another go */
 
@@ -45,7 +45,9 @@ static int stack_ok(const struct lua_layout *l, const struct lua_mem *m, uint64_
 	return top >= *lo && top <= *hi + 16ULL * l->stack_slot;
 }
 
-/* From L->ci back to the base CallInfo: every frame's function inside the stack. */
+/* From L->ci back to the base CallInfo, every frame's function inside the stack: CHAIN_BASE when
+ * the base was reached, CHAIN_LONG when every one of MAX_CI_WALK frames was consistent, else 0. */
+enum { CHAIN_BASE = 1, CHAIN_LONG = 2 };
 static int chain_ok(const struct lua_layout *l, const struct lua_mem *m, uint64_t L, uint64_t lo, uint64_t hi)
 {
 	uint64_t ci, base, end = 0;
@@ -54,19 +56,19 @@ static int chain_ok(const struct lua_layout *l, const struct lua_mem *m, uint64_
 	if (l->flags & LUA_LF_CI_ARRAY) {
 		if (rd64(m, L + l->l_base_ci, &base) < 0 || rd64(m, L + l->l_end_ci, &end) < 0)
 			return 0;
-		return base && ci >= base && ci < end && (ci - base) % l->ci_sizeof == 0;
+		return base && ci >= base && ci < end && (ci - base) % l->ci_sizeof == 0 ? CHAIN_BASE : 0;
 	}
 	base = L + l->l_base_ci;
 	for (int i = 0; i < MAX_CI_WALK; i++) {
 		uint64_t func, prev;
 		if (ci == base)
-			return rd64(m, base + l->ci_previous, &prev) == 0 && prev == 0;
+			return rd64(m, base + l->ci_previous, &prev) == 0 && prev == 0 ? CHAIN_BASE : 0;
 		if (rd64(m, ci + l->ci_func, &func) < 0 || func < lo || func > hi ||
 		    rd64(m, ci + l->ci_previous, &prev) < 0 || !prev)
 			return 0;
 		ci = prev;
 	}
-	return 0;
+	return CHAIN_LONG;
 }
 
 int lua_runtime_state_ok(const struct lua_runtime *rt, uint64_t g)
@@ -78,7 +80,11 @@ int lua_runtime_state_ok(const struct lua_runtime *rt, uint64_t g)
 		uint64_t lo, hi;
 		if (rd64(&m, L + l->l_l_G, &lG) < 0 || lG != g)
 			return 0;
-		if (tmname_ok(l, &m, g) && stack_ok(l, &m, L, &lo, &hi) && chain_ok(l, &m, L, lo, hi))
+		if (!tmname_ok(l, &m, g) || !stack_ok(l, &m, L, &lo, &hi))
+			continue;
+		/* a layout taken on trust must show the whole chain; a verified one a consistent part */
+		int chain = chain_ok(l, &m, L, lo, hi);
+		if (chain == CHAIN_BASE || (chain == CHAIN_LONG && !rt->trusted))
 			return 1;
 	}
 	return 0;

@@ -383,6 +383,11 @@ static void test_version_real_strings(void)
 	CHECK_INT(DETECT("$LuaVersion: Lua 5.2.4  Copyright (C) 1994-2015 Lua.org, PUC-Rio $", &a,
 			 &b, &c), LUA_VSRC_IDENT);
 	CHECK(a == 5 && b == 2 && c == 4);
+	/* 5.5.1 built from Debian unstable's source package, as its binary carries it */
+	CHECK_INT(DETECT("Lua 5.5.1  Copyright (C) 1994-2026 Lua.org, PUC-Rio\0$LuaVersion: Lua 5.5.1  "
+			 "Copyright (C) 1994-2026 Lua.org, PUC-Rio $$LuaAuthors: R. Ierusalimschy, L. H. de "
+			 "Figueiredo, W. Celes $", &a, &b, &c), LUA_VSRC_IDENT);
+	CHECK(a == 5 && b == 5 && c == 1);
 	/* 5.1's lua_ident (lua5.1, redis-server). */
 	CHECK_INT(DETECT("junk\0$Lua: Lua 5.1.5 Copyright (C) 1994-2012 Lua.org, PUC-Rio $\n"
 			 "$Authors: R. Ierusalimschy, L. H. de Figueiredo & W. Celes $\n", &a, &b, &c),

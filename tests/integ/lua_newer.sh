@@ -34,11 +34,13 @@ V5410=$(variant v5410 "$SID/lua5.4-5.4.9" 's/^#define LUA_VERSION_RELEASE\t"9"$/
 # a field more in lua_State, before l_G: every offset after it moves
 BAD=$(variant bad552 "$SID/lua5.5-5.5.1" 's/^#define LUA_VERSION_RELEASE_N\t1$/#define LUA_VERSION_RELEASE_N\t2/' \
 	's/^  TStatus status;$/  TStatus status;\n  void *newer_field[2];/')
-for b in "$V552" "$V5410" "$BAD"; do
+# a minor release this build has no table for at all
+V560=$(variant v560 "$SID/lua5.5-5.5.1" 's/^#define LUA_VERSION_MINOR_N\t5$/#define LUA_VERSION_MINOR_N\t6/; s/^#define LUA_VERSION_RELEASE_N\t1$/#define LUA_VERSION_RELEASE_N\t0/')
+for b in "$V552" "$V5410" "$BAD" "$V560"; do
 	[ -x "$b" ] || { fail build "a variant did not build: $(ls "$OUT"/*/build.log)"; finish; }
 done
-check "variants say they are 5.5.2 and 5.4.10" sh -c \
-	"'$V552' -v | grep -q 'Lua 5.5.2' && '$V5410' -v | grep -q 'Lua 5.4.10' && '$BAD' -v | grep -q 'Lua 5.5.2'"
+check "variants say they are 5.5.2, 5.4.10 and 5.6.0" sh -c "'$V552' -v | grep -q 'Lua 5.5.2' && \
+	'$V5410' -v | grep -q 'Lua 5.4.10' && '$BAD' -v | grep -q 'Lua 5.5.2' && '$V560' -v | grep -q 'Lua 5.6.0'"
 
 for v in 5.5.2:5.5.1:"$V552" 5.4.10:5.4.9:"$V5410"; do
 	new=${v%%:*} rest=${v#*:}
@@ -62,4 +64,11 @@ check "changed layout: native stacks only" grep -q "profiling native stacks only
 lua=$(count "$OUT/bad.folded" '\(')
 native=$(total "$OUT/bad.folded")
 check "changed layout: no Lua frame in $native samples ($lua with one)" sh -c "[ $native -ge 100 ] && [ $lua = 0 ]"
+
+run v560 "$V560"
+check "5.6.0: exit status 0" [ $? = 0 ]
+check "5.6.0: not supported yet, and what to do" \
+	grep -q "Lua 5.6.0 in .* is not supported yet: this build of lua-flame knows Lua 5.1 to 5.5; update lua-flame" "$OUT/v560.err"
+check "5.6.0: said once" [ "$(grep -c 'not supported yet' "$OUT/v560.err")" = 1 ]
+check "5.6.0: no Lua frame" [ "$(count "$OUT/v560.folded" '\(')" = 0 ]
 finish

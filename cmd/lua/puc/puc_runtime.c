@@ -41,6 +41,30 @@ static int has_version(pid_t pid, const struct mapping *m, void *ctx)
 	return file_version(pid, m, &rt->major, &rt->minor, &rt->patch);
 }
 
+/* Detection runs again while a late target is awaited: each verdict on a release this build
+ * does not know is told once per process. */
+static int first_time(pid_t pid, int verdict)
+{
+	static struct { pid_t pid; int verdict; } told[64];
+	static unsigned n;
+	for (unsigned i = 0; i < n && i < 64; i++)
+		if (told[i].pid == pid && told[i].verdict == verdict)
+			return 0;
+	told[n % 64].pid = pid;
+	told[n % 64].verdict = verdict;
+	n++;
+	return 1;
+}
+
+static int newest_minor(void)
+{
+	int m = 0;
+	for (size_t i = 0; i < lua_layout_count(); i++)
+		if (lua_layout_at(i)->minor > m)
+			m = lua_layout_at(i)->minor;
+	return m;
+}
+
 /* A release newer than the tables: its minor's newest layout is used only when the VMs in the
  * process fit it in every check; never frames read through a layout that does not fit. */
 static int trust_newer(struct lua_runtime *rt)
@@ -48,16 +72,19 @@ static int trust_newer(struct lua_runtime *rt)
 	const struct lua_layout *l = rt->lay;
 	rt->trusted = 1;
 	if (lua_runtime_scan_states(rt) > 0) {
-		warnx_lf("PID %d: Lua %d.%d.%d in %s is newer than this build of lua-flame knows (up to %d.%d.%d); "
-			 "its VM matches the %d.%d.%d layout (global state, main thread, stack bounds, CallInfo "
-			 "chain checked), so that layout is used", (int)rt->pid, rt->major, rt->minor, rt->patch,
-			 rt->core_path, l->major, l->minor, l->patch_hi, l->major, l->minor, l->patch_hi);
+		if (first_time(rt->pid, 1))
+			warnx_lf("PID %d: Lua %d.%d.%d in %s is newer than this build of lua-flame knows (up to "
+				 "%d.%d.%d); its VM matches the %d.%d.%d layout (global state, main thread, stack bounds, "
+				 "CallInfo chain checked), so that layout is used", (int)rt->pid, rt->major, rt->minor,
+				 rt->patch, rt->core_path, l->major, l->minor, l->patch_hi, l->major, l->minor, l->patch_hi);
 		return 0;
 	}
-	warnx_lf("PID %d: Lua %d.%d.%d in %s is not supported yet: it is newer than this build of lua-flame "
-		 "knows (up to %d.%d.%d) and no VM in its memory matches a known layout, so its Lua frames are "
-		 "left out rather than guessed; update lua-flame to a release that knows this Lua",
-		 (int)rt->pid, rt->major, rt->minor, rt->patch, rt->core_path, l->major, l->minor, l->patch_hi);
+	if (first_time(rt->pid, 2))
+		warnx_lf("PID %d: Lua %d.%d.%d in %s is not supported yet: it is newer than this build of "
+			 "lua-flame knows (up to %d.%d.%d) and no VM in its memory matches a known layout, so its "
+			 "Lua frames are left out rather than guessed; update lua-flame to a release that knows "
+			 "this Lua", (int)rt->pid, rt->major, rt->minor, rt->patch, rt->core_path, l->major,
+			 l->minor, l->patch_hi);
 	rt->lay = NULL;
 	return -1;
 }
@@ -75,8 +102,14 @@ int lua_runtime_detect(pid_t pid, struct lua_runtime *rt)
 	rt->core_inode = m.inode;
 	free(m.path);
 	rt->lay = lua_layout_for(rt->major, rt->minor, rt->patch);
-	if (!rt->lay)
+	if (!rt->lay) {
+		int newest = newest_minor();
+		if (rt->major == 5 && rt->minor > newest && first_time(pid, 3))
+			warnx_lf("PID %d: Lua %d.%d.%d in %s is not supported yet: this build of lua-flame knows Lua "
+				 "5.1 to 5.%d; update lua-flame to a release that knows this Lua", (int)pid, rt->major,
+				 rt->minor, rt->patch, rt->core_path, newest);
 		return -1;
+	}
 	if (rt->patch < rt->lay->patch_lo || rt->patch > rt->lay->patch_hi)
 		return trust_newer(rt);
 	return 0;

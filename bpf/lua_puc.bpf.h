@@ -1,4 +1,4 @@
-/* Walks the CallInfo chain of a PUC Lua 5.1-5.4 lua_State from raw memory and appends
+/* Walks the CallInfo chain of a PUC Lua 5.1-5.5 lua_State from raw memory and appends
  * its frames to the stack record: Lua functions as (Proto, savedpc) with the Proto's
  * fingerprint, C functions as their lua_CFunction pointer. Offsets come from the
  * per-process lf_lua_cfg. */

@@ -43,6 +43,17 @@ for v in 5.1 5.2 5.3 5.4; do
 	check "lua$v-ident-agrees" [ "$(identver "$bin")" = "$want" ]
 done
 
+# Newer releases built from Debian unstable's source packages, stripped (scripts/build-lua-sources.sh).
+if "$ROOT/scripts/build-lua-sources.sh"; then
+	for d in "$("$ROOT/scripts/build-lua-sources.sh" --dir)"/lua5.*-*/; do
+		want=${d%/}; want=${want##*-}
+		check_core "lua$want-sid" "$d/lua-stripped" "$want" ident
+		check "lua$want-sid-banner-agrees" sh -c "'$d/lua-stripped' -v | grep -q '^Lua $want '"
+	done
+else
+	fail sid-lua "scripts/build-lua-sources.sh failed"
+fi
+
 lib=$(ldconfig -p | awk '/liblua5\.3\.so\.0 .*x86-64/ { print $NF; exit }')
 check_core liblua5.3 "${lib:-/usr/lib/x86_64-linux-gnu/liblua5.3.so.0}" "$(pkgver liblua5.3-0)" ident
 

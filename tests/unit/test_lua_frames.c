@@ -62,7 +62,8 @@ static void w32(struct fake *f, uint64_t at, int32_t v) { w(f, at, &v, 4); }
 static void w64(struct fake *f, uint64_t at, uint64_t v) { w(f, at, &v, 8); }
 static void wtag(struct fake *f, uint64_t at, unsigned size, uint32_t v) { w(f, at, &v, size); }
 
-/* A TString holding s (len bytes); long strings as the version stores them. */
+/* A TString holding s (len bytes); long strings as the version stores them (5.5: the bytes
+ * elsewhere, behind a pointer, and a negative shrlen). */
 static uint64_t put_str(struct fake *f, const struct lua_layout *l, const char *s, size_t len)
 {
 	uint64_t at = fake_alloc(f, l->ts_contents + len + 1);
@@ -74,7 +75,14 @@ static uint64_t put_str(struct fake *f, const struct lua_layout *l, const char *
 		w64(f, at + l->ts_lnglen, len);
 	else
 		w8(f, at + l->ts_shrlen, (uint8_t)len);
-	w(f, at + l->ts_contents, s, len);
+	if (lng && (l->flags & LUA_LF_STR_LNGPTR)) {
+		uint64_t bytes = fake_alloc(f, 64 + len + 1) + 64;
+		w8(f, at + l->ts_shrlen, 0xff);  /* LSTRREG, -1 */
+		w64(f, at + l->ts_contents, bytes);
+		w(f, bytes, s, len);
+	} else {
+		w(f, at + l->ts_contents, s, len);
+	}
 	return at;
 }
 static uint64_t put_cstr(struct fake *f, const struct lua_layout *l, const char *s)
@@ -165,7 +173,7 @@ static uint32_t I_jmp(const struct lua_layout *l, int off)
 	return I_abx(l, LOP_JMP, 0, (unsigned)(off + (int)l->offset_sbx));
 }
 
-static const struct lua_layout *L51, *L53, *L54;
+static const struct lua_layout *L51, *L53, *L54, *L55;
 
 static struct fake F;
 static struct lua_mem M = { fake_read, &F };
@@ -184,8 +192,8 @@ static uint64_t proto_with_source(const struct lua_layout *l, uint64_t source, i
 
 static void test_chunk_names(void)
 {
-	const struct lua_layout *ls[] = { L51, L53, L54 };
-	for (size_t v = 0; v < 3; v++) {
+	const struct lua_layout *ls[] = { L51, L53, L54, L55 };
+	for (size_t v = 0; v < 4; v++) {
 		const struct lua_layout *l = ls[v];
 		char chunk[LUA_CHUNK_MAX];
 		int ld = -1;
@@ -245,6 +253,37 @@ static void test_long_chunk_names(void)
 	w64(&F, s + L54->ts_lnglen, 1ULL << 40);
 	CHECK_INT(lua_proto_info(L54, &M, proto_with_source(L54, s, 1), chunk, sizeof chunk, &ld), -1);
 	CHECK_STR(chunk, "");
+}
+
+/* 5.5: a long string's bytes are where its contents pointer says, never at the pointer itself. */
+static void test_strings_55(void)
+{
+	const struct lua_layout *l = L55;
+	char chunk[LUA_CHUNK_MAX], out[64];
+	const char *name = "@a/fairly/long/path/to/a/lua/module/named/app.lua";
+	int ld = -1;
+	fake_init(&F);
+	uint64_t s = put_cstr(&F, l, name);
+	CHECK_INT(F.mem[s - BASE + l->gch_tt], l->gctag_lngstr);
+	CHECK_INT(lua_proto_info(l, &M, proto_with_source(l, s, 3), chunk, sizeof chunk, &ld), 0);
+	CHECK_STR(chunk, name + 1);
+	CHECK_INT(ld, 3);
+	CHECK_INT(lua_tstring(l, &M, s, out, sizeof out, NULL), (long)strlen(name));
+	CHECK_STR(out, name);
+	/* short strings keep their bytes in place */
+	uint64_t t = put_cstr(&F, l, "@short.lua");
+	CHECK_INT(lua_tstring(l, &M, t, out, sizeof out, NULL), 10);
+	CHECK_STR(out, "@short.lua");
+	/* a null or unmapped pointer fails cleanly */
+	w64(&F, s + l->ts_contents, 0);
+	CHECK_INT(lua_tstring(l, &M, s, out, sizeof out, NULL), -1);
+	w64(&F, s + l->ts_contents, 0x10);
+	CHECK_INT(lua_tstring(l, &M, s, out, sizeof out, NULL), -1);
+	CHECK_STR(out, "");
+	/* older versions read a long string's bytes in place */
+	uint64_t u = put_cstr(&F, L54, name);
+	CHECK_INT(lua_tstring(L54, &M, u, out, sizeof out, NULL), (long)strlen(name));
+	CHECK_STR(out, name);
 }
 
 /* ---- Lines ---- */
@@ -414,6 +453,37 @@ static void test_names_54(void)
 	char tiny[2];
 	CHECK_INT(lua_call_name(l, &M, p, after(code_at, 7), tiny, sizeof tiny), 0);
 	CHECK_STR(tiny, "_");
+}
+
+/* 5.5's namer changes: OP_SELF's key is always a constant (its k bit says nothing about it),
+ * OP_GETVARG indexes a named vararg parameter like OP_GETTABLE, and the opcode and mode numbers
+ * moved (ivABC). */
+static void test_names_55(void)
+{
+	const struct lua_layout *l = L55;
+	const char *ks[] = { "obj", "meth", "fn" };
+	const char *ups[] = { "_ENV" };
+	char out[LUA_IDENT_MAX];
+	fake_init(&F);
+	uint32_t code[] = {
+		I_abc(l, LOP_GETTABUP, 1, 0, 0, 0),   /* 0: R1 = _ENV.obj */
+		I_abc(l, LOP_SELF, 0, 1, 1, 0),       /* 1: R0 = R1[K[1]] ("meth"), k bit clear */
+		I_abc(l, LOP_CALL, 0, 2, 1, 0),       /* 2: method 'meth' */
+		I_abx(l, LOP_LOADK, 2, 2),            /* 3: R2 = "fn" */
+		I_abc(l, LOP_GETVARG, 0, 1, 2, 0),    /* 4: R0 = R1[R2] (R1 the vararg parameter) */
+		I_abc(l, LOP_CALL, 0, 1, 1, 0),       /* 5: field 'fn' */
+		I_abc(l, LOP_RETURN0, 0, 0, 0, 0),
+	};
+	int n = (int)(sizeof code / sizeof code[0]);
+	struct pspec sp = { .code = put_code(&F, code, n), .sizecode = n, .linedefined = 1,
+			    .k = put_kstrings(&F, l, ks, 3), .sizek = 3, .upvalues = put_upvals(&F, l, ups, 1),
+			    .sizeup = 1 };
+	uint64_t p = put_proto(&F, l, &sp);
+	CHECK_INT(lua_call_name(l, &M, p, after(sp.code, 2), out, sizeof out), 0);
+	CHECK_STR(out, "meth");
+	CHECK_INT(lua_call_name(l, &M, p, after(sp.code, 5), out, sizeof out), 0);
+	CHECK_STR(out, "fn");
+	CHECK(l->op[LOP_GETVARG] != LUA_OP_NONE && L54->op[LOP_GETVARG] == LUA_OP_NONE);
 }
 
 static void test_names_51_locals(void)
@@ -688,15 +758,18 @@ int main(void)
 	L51 = lua_layout_for(5, 1, 5);
 	L53 = lua_layout_for(5, 3, 6);
 	L54 = lua_layout_for(5, 4, 4);
-	if (!L51 || !L53 || !L54) {
+	L55 = lua_layout_for(5, 5, 1);
+	if (!L51 || !L53 || !L54 || !L55) {
 		printf("FAIL: layouts: missing\n");
 		return 1;
 	}
 	RUN(test_chunk_names);
 	RUN(test_long_chunk_names);
+	RUN(test_strings_55);
 	RUN(test_lines_int_array);
 	RUN(test_lines_54);
 	RUN(test_names_54);
+	RUN(test_names_55);
 	RUN(test_names_51_locals);
 	RUN(test_cache);
 	RUN(test_reads_fail);

@@ -17,7 +17,7 @@ static int present(unsigned v) { return v != NONE; }
 /* Every (minor, patch) from 0 to the newest verified patch maps to exactly one covering table. */
 static void test_lookup_covers_each_patch(void)
 {
-	for (int minor = 1; minor <= 4; minor++) {
+	for (int minor = 1; minor <= 5; minor++) {
 		const struct lua_layout *newest = lua_layout_for(5, minor, -1);
 		CHECK(newest != NULL);
 		if (!newest)
@@ -43,7 +43,7 @@ static void test_lookup_covers_each_patch(void)
 static void test_lookup_unknown(void)
 {
 	CHECK(lua_layout_for(5, 0, 3) == NULL);
-	CHECK(lua_layout_for(5, 5, 0) == NULL);
+	CHECK(lua_layout_for(5, 6, 0) == NULL);
 	CHECK(lua_layout_for(4, 1, 0) == NULL);
 	CHECK(lua_layout_for(6, 4, 4) == NULL);
 	CHECK(lua_layout_for(-5, 4, 4) == NULL);
@@ -108,6 +108,32 @@ static void test_version_semantics(void)
 	CHECK(l536->op[LOP_GETFIELD] == LUA_OP_NONE && l544->op[LOP_GETFIELD] != LUA_OP_NONE);
 }
 
+/* Lua 5.5's changes the walker, the scan and the namer depend on (lstate.h, lobject.h,
+ * lopcodes.h), and the patch releases verified from Debian unstable's sources. */
+static void test_version_55(void)
+{
+	const struct lua_layout *l544 = lua_layout_for(5, 4, 4), *l549 = lua_layout_for(5, 4, 9),
+		*l550 = lua_layout_for(5, 5, 0), *l551 = lua_layout_for(5, 5, 1);
+	CHECK(l544 && l549 && l550 && l551);
+	if (!(l544 && l549 && l550 && l551))
+		return;
+	CHECK(l549 == l544 && l549->patch_hi >= 9);  /* 5.4.9 probed, same layout as 5.4.3+ */
+	CHECK(l550 != l551 && l551->patch_lo == 1);    /* 5.5.1 fixed an opcode mode */
+	/* the main thread lives inside global_State, which has no mainthread pointer */
+	CHECK((l551->flags & LUA_LF_MAIN_IN_G) && !(l544->flags & LUA_LF_MAIN_IN_G));
+	CHECK(!present(l551->g_mainthread) && l551->lg_g == 0);
+	CHECK(l551->lg_l + l551->l_sizeof <= l551->g_sizeof && l551->lg_sizeof == l551->g_sizeof);
+	/* callstatus is 32 bits, nresults is folded into it, the flags moved above bit 15 */
+	CHECK_INT(l551->ci_callstatus_size, 4);
+	CHECK(!present(l551->ci_nresults) && present(l544->ci_nresults));
+	CHECK(l551->cist_fresh > 0xffff && l551->cist_tail > 0xffff && l551->cist_c == 0x8000);
+	/* long strings keep their bytes behind a pointer */
+	CHECK((l551->flags & LUA_LF_STR_LNGPTR) && !(l544->flags & LUA_LF_STR_LNGPTR));
+	/* OP_GETVARG is new; one more instruction format (ivABC) shifts the mode numbers */
+	CHECK(l551->op[LOP_GETVARG] != LUA_OP_NONE && l544->op[LOP_GETVARG] == LUA_OP_NONE);
+	CHECK(l551->mode_iabx == l544->mode_iabx + 1 && l551->mode_isj == l544->mode_isj + 1);
+}
+
 /* off..off+size lies inside a struct of struct_size bytes (absent fields pass). */
 static int inside(unsigned off, unsigned size, unsigned struct_size)
 {
@@ -146,11 +172,18 @@ static void check_state_offsets(const struct lua_layout *t)
 		CHECK(inside(t->l_base_ci, 8, t->l_sizeof));
 	else
 		CHECK(inside(t->l_base_ci, t->ci_sizeof, t->l_sizeof));
-	CHECK(inside(t->g_mainthread, 8, t->g_sizeof) && t->g_mainthread % 8 == 0);
 	CHECK(inside(t->g_tmname, 8u * t->tm[LTM_N], t->g_sizeof));
-	/* LG holds the main thread, then the global state at the next aligned offset. */
-	CHECK(t->lg_g >= t->lg_l + t->l_sizeof && t->lg_g - (t->lg_l + t->l_sizeof) < 16);
-	CHECK(t->lg_sizeof >= t->lg_g + t->g_sizeof);
+	if (t->flags & LUA_LF_MAIN_IN_G) {
+		/* 5.5: global_State is the block; the main thread sits inside it, after tmname */
+		CHECK(!present(t->g_mainthread) && t->lg_g == 0 && t->lg_sizeof == t->g_sizeof);
+		CHECK(t->lg_l >= t->g_tmname + 8u * t->tm[LTM_N] && t->lg_l + t->l_sizeof <= t->g_sizeof);
+		CHECK(t->lg_l % 8 == 0);
+	} else {
+		CHECK(inside(t->g_mainthread, 8, t->g_sizeof) && t->g_mainthread % 8 == 0);
+		/* LG holds the main thread, then the global state at the next aligned offset. */
+		CHECK(t->lg_g >= t->lg_l + t->l_sizeof && t->lg_g - (t->lg_l + t->l_sizeof) < 16);
+		CHECK(t->lg_sizeof >= t->lg_g + t->g_sizeof);
+	}
 	CHECK(t->gch_tt == 8);  /* CommonHeader: next pointer, then the tag */
 }
 
@@ -172,7 +205,7 @@ static void check_callinfo_offsets(const struct lua_layout *t)
 	/* Exactly one way to tell Lua frames from C frames; bits are single and distinct. */
 	CHECK((t->cist_lua != 0) + (t->cist_c != 0) <= 1);
 	CHECK((t->cist_fresh != 0) + (t->cist_reentry != 0) <= 1);
-	const uint16_t bits[] = { t->cist_lua, t->cist_c, t->cist_fresh, t->cist_reentry,
+	const uint32_t bits[] = { t->cist_lua, t->cist_c, t->cist_fresh, t->cist_reentry,
 		t->cist_tail, t->cist_hooked, t->cist_fin };
 	uint32_t seen = 0;
 	for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) {
@@ -181,7 +214,7 @@ static void check_callinfo_offsets(const struct lua_layout *t)
 		seen |= bits[i];
 	}
 	if (present(t->ci_callstatus))
-		CHECK(seen < (1u << (8 * t->ci_callstatus_size)) && (t->cist_lua || t->cist_c));
+		CHECK(seen < (1ull << (8 * t->ci_callstatus_size)) && (t->cist_lua || t->cist_c));
 }
 
 static void check_value_offsets(const struct lua_layout *t)
@@ -276,8 +309,9 @@ static void check_opcodes(const struct lua_layout *t)
 		LOP_CALL, LOP_TAILCALL, LOP_RETURN, LOP_JMP, LOP_CONCAT, LOP_CLOSURE, LOP_VARARG };
 	for (size_t i = 0; i < sizeof always / sizeof always[0]; i++)
 		CHECK(t->op[always[i]] != LUA_OP_NONE);
+	unsigned maxmode = present(t->mode_isj) ? t->mode_isj : present(t->mode_iax) ? t->mode_iax : t->mode_iasbx;
 	for (int i = 0; i < t->num_opcodes; i++)
-		CHECK((t->opmodes[i] & t->om_mode_mask) <= 4);
+		CHECK((t->opmodes[i] & t->om_mode_mask) <= maxmode);
 	/* Opcode modes agree with what each instruction does. */
 	uint8_t call = t->opmodes[t->op[LOP_CALL]], jmp = t->opmodes[t->op[LOP_JMP]];
 	uint8_t move = t->opmodes[t->op[LOP_MOVE]], loadk = t->opmodes[t->op[LOP_LOADK]];
@@ -306,7 +340,7 @@ static void test_sanity_every_table(void)
 	for (size_t i = 0; i < lua_layout_count(); i++) {
 		const struct lua_layout *t = lua_layout_at(i);
 		int before = check_failed;
-		CHECK(t->major == 5 && t->minor >= 1 && t->minor <= 4 && t->patch_lo <= t->patch_hi);
+		CHECK(t->major == 5 && t->minor >= 1 && t->minor <= 5 && t->patch_lo <= t->patch_hi);
 		check_state_offsets(t);
 		check_callinfo_offsets(t);
 		check_value_offsets(t);
@@ -349,6 +383,11 @@ static void test_version_real_strings(void)
 	CHECK_INT(DETECT("$LuaVersion: Lua 5.2.4  Copyright (C) 1994-2015 Lua.org, PUC-Rio $", &a,
 			 &b, &c), LUA_VSRC_IDENT);
 	CHECK(a == 5 && b == 2 && c == 4);
+	/* 5.5.1 built from Debian unstable's source package, as its binary carries it */
+	CHECK_INT(DETECT("Lua 5.5.1  Copyright (C) 1994-2026 Lua.org, PUC-Rio\0$LuaVersion: Lua 5.5.1  "
+			 "Copyright (C) 1994-2026 Lua.org, PUC-Rio $$LuaAuthors: R. Ierusalimschy, L. H. de "
+			 "Figueiredo, W. Celes $", &a, &b, &c), LUA_VSRC_IDENT);
+	CHECK(a == 5 && b == 5 && c == 1);
 	/* 5.1's lua_ident (lua5.1, redis-server). */
 	CHECK_INT(DETECT("junk\0$Lua: Lua 5.1.5 Copyright (C) 1994-2012 Lua.org, PUC-Rio $\n"
 			 "$Authors: R. Ierusalimschy, L. H. de Figueiredo & W. Celes $\n", &a, &b, &c),
@@ -459,6 +498,7 @@ int main(int argc, char **argv)
 	RUN(test_lookup_unknown);
 	RUN(test_ranges_disjoint);
 	RUN(test_version_semantics);
+	RUN(test_version_55);
 	RUN(test_sanity_every_table);
 	RUN(test_version_real_strings);
 	RUN(test_version_not_puc);

@@ -99,6 +99,10 @@ static int tstring_hdr(const struct lua_layout *l, const struct lua_mem *m, uint
 		*len = get_u64(b, l->ts_len);
 	}
 	*contents = ts + l->ts_contents;
+	/* 5.5: a long string's bytes are wherever its contents pointer says */
+	if ((l->flags & LUA_LF_STR_LNGPTR) && tag == l->gctag_lngstr &&
+	    (lua_rd(m, ts + l->ts_contents, contents, 8) < 0 || *contents == 0))
+		return -1;
 	return 0;
 }
 

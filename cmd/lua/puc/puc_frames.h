@@ -1,4 +1,4 @@
-/* Labels of PUC Lua 5.1-5.4 frames read from a target's memory: chunk name and line where a
+/* Labels of PUC Lua 5.1-5.5 frames read from a target's memory: chunk name and line where a
  * function is defined, the line being executed, and the name Lua's own tracebacks would give a
  * function, found from its caller's bytecode. Every byte comes through an untrusted reader. */
 #ifndef LF_LUA_FRAMES_H

@@ -1,4 +1,4 @@
-/* Struct layouts, type tags and bytecode encodings of PUC Lua 5.1-5.4 on x86-64, one table per range
+/* Struct layouts, type tags and bytecode encodings of PUC Lua 5.1-5.5 on x86-64, one table per range
  * of patch releases with identical layout, so the profiler can walk a running VM's stack from raw
  * memory and name functions from their callers' bytecode. Tables come from offsetof() probes compiled
  * against the real sources (scripts/gen-lua-layouts.sh); nothing here is written by hand. */
@@ -9,7 +9,7 @@
 
 #define LUA_OFF_NONE 0xffff   /* offset or size of a field this version does not have */
 #define LUA_OP_NONE 0xff      /* opcode or metamethod this version does not have */
-#define LUA_MAX_OPCODES 96    /* room for every version's opcode set (5.4 has 83) */
+#define LUA_MAX_OPCODES 96    /* room for every version's opcode set (5.5 has 85) */
 
 /* Flags of a layout. */
 enum {
@@ -31,12 +31,18 @@ enum {
 	LUA_LF_CALL_RECURSES = 1 << 7,
 	/* 5.4 stack slots are StackValue (stack_slot bytes); other versions plain TValue. */
 	LUA_LF_STACKVALUE = 1 << 8,
+	/* 5.5: a long string's bytes are elsewhere: ts_contents holds a pointer to them (short
+	 * strings keep theirs at ts_contents, and a negative shrlen marks a long one). */
+	LUA_LF_STR_LNGPTR = 1 << 9,
+	/* 5.5: no LG block: global_State holds the main thread at lg_l (lg_g is 0) and has no
+	 * mainthread pointer (g_mainthread is LUA_OFF_NONE). */
+	LUA_LF_MAIN_IN_G = 1 << 10,
 };
 
 /* Opcodes the stack walker and the function namer look at (index into lua_layout.op). */
 enum lua_op {
 	LOP_MOVE, LOP_LOADK, LOP_LOADKX, LOP_LOADNIL, LOP_GETUPVAL, LOP_GETGLOBAL, LOP_GETTABUP,
-	LOP_GETTABLE, LOP_GETI, LOP_GETFIELD, LOP_SETGLOBAL, LOP_SETTABUP, LOP_SETUPVAL, LOP_SETTABLE,
+	LOP_GETTABLE, LOP_GETI, LOP_GETFIELD, LOP_GETVARG, LOP_SETGLOBAL, LOP_SETTABUP, LOP_SETUPVAL, LOP_SETTABLE,
 	LOP_SETI, LOP_SETFIELD, LOP_SELF, LOP_ADD, LOP_SUB, LOP_MUL, LOP_MOD, LOP_POW, LOP_DIV, LOP_IDIV,
 	LOP_BAND, LOP_BOR, LOP_BXOR, LOP_SHL, LOP_SHR, LOP_UNM, LOP_BNOT, LOP_NOT, LOP_LEN, LOP_CONCAT,
 	LOP_JMP, LOP_EQ, LOP_LT, LOP_LE, LOP_EQK, LOP_EQI, LOP_LTI, LOP_LEI, LOP_GTI, LOP_GEI, LOP_TEST,
@@ -62,6 +68,8 @@ enum lua_tm {
  * lua_State at lg_l and its global_State at lg_g, so for the main thread L
  *     L->l_G == (char *)L + (lg_g - lg_l)   and   G->mainthread == L,
  * L's header tag (at gch_tt) is gctag_thread, and G->tmname[tm[LTM_INDEX]] is the string "__index".
+ * 5.5 (LUA_LF_MAIN_IN_G): the block is global_State itself, the main thread inside it at lg_l, so
+ * L->l_G == (char *)L - lg_l and there is no G->mainthread to point back.
  *
  * Which CallInfo started a new luaV_execute C frame (the anchor for merging with native frames):
  * with cist_fresh, the ones carrying it; with cist_reentry (5.2, 5.3.0-5.3.1), Lua frames without
@@ -91,7 +99,8 @@ struct lua_layout {
 	/* CallInfo (5.2+: base and savedpc are u.l.base, u.l.savedpc) */
 	uint16_t ci_func, ci_top, ci_base, ci_savedpc, ci_previous, ci_next, ci_nresults,
 		ci_callstatus, ci_callstatus_size, ci_tailcalls, ci_sizeof;
-	uint16_t cist_lua, cist_c, cist_fresh, cist_reentry, cist_tail, cist_hooked, cist_fin;
+	/* CIST_* masks: callstatus is 32 bits wide from 5.5 on, and its flags sit above bit 15 */
+	uint32_t cist_lua, cist_c, cist_fresh, cist_reentry, cist_tail, cist_hooked, cist_fin;
 
 	/* TValue and type tags: tvtag_* as stored in a TValue, gctag_* in an object's header */
 	uint16_t tv_sizeof, tv_value, tv_tt, tv_tt_size, stack_slot;

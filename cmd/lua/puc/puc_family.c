@@ -12,7 +12,7 @@
 #include "unwind.h"
 #include "util.h"
 
-static int detect(pid_t pid, struct runtime *rt, char *unknown, size_t size)
+static int detect(pid_t pid, struct runtime *rt)
 {
 	struct lua_runtime *vm = xcalloc(1, sizeof(*vm));
 	rt->vm = vm;
@@ -23,9 +23,10 @@ static int detect(pid_t pid, struct runtime *rt, char *unknown, size_t size)
 		rt->core_dev = vm->core_dev;
 		rt->core_inode = vm->core_inode;
 	}
-	if (rc && vm->major && size)
-		snprintf(unknown, size, "%s in %s", rt->name, vm->core_path);
-	return rc;
+	if (rc && vm->major && !vm->explained)
+		warnx_lf("PID %d: %s in %s has a layout this build does not know; profiling native stacks only",
+			 (int)pid, rt->name, vm->core_path);
+	return rc && vm->major ? -2 : rc;
 }
 
 static int scan(struct runtime *rt)

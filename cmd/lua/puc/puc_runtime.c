@@ -79,6 +79,7 @@ static int trust_newer(struct lua_runtime *rt)
 				 rt->patch, rt->core_path, l->major, l->minor, l->patch_hi, l->major, l->minor, l->patch_hi);
 		return 0;
 	}
+	rt->explained = 1;
 	if (first_time(rt->pid, 2))
 		warnx_lf("PID %d: Lua %d.%d.%d in %s is not supported yet: it is newer than this build of "
 			 "lua-flame knows (up to %d.%d.%d) and no VM in its memory matches a known layout, so its "
@@ -104,7 +105,8 @@ int lua_runtime_detect(pid_t pid, struct lua_runtime *rt)
 	rt->lay = lua_layout_for(rt->major, rt->minor, rt->patch);
 	if (!rt->lay) {
 		int newest = newest_minor();
-		if (rt->major == 5 && rt->minor > newest && first_time(pid, 3))
+		rt->explained = rt->major == 5 && rt->minor > newest;
+		if (rt->explained && first_time(pid, 3))
 			warnx_lf("PID %d: Lua %d.%d.%d in %s is not supported yet: this build of lua-flame knows Lua "
 				 "5.1 to 5.%d; update lua-flame to a release that knows this Lua", (int)pid, rt->major,
 				 rt->minor, rt->patch, rt->core_path, newest);

@@ -18,6 +18,7 @@ struct lua_runtime {
 	int ngs;
 	uint64_t scanned_bytes;
 	int reg_hint;  /* register the BPF side tries first, 0xff unknown */
+	int explained; /* detection has told the user why this release cannot be read */
 	int trusted;   /* the release is newer than lay's tables: lay is used only for VMs it fits */
 };
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "safe_name.h"
 #include "util.h"
 
 #define MAX_SYMS 4000000
@@ -21,12 +22,12 @@ static void add_sym(struct elf_syms *s, uint64_t addr, uint64_t size, const char
 		len = MAX_NAME;
 	if (len == 0 || s->n >= MAX_SYMS)
 		return;
-	if (s->names_len + len + 1 > s->names_cap) {
-		s->names_cap = (s->names_cap + len + 1) * 2;
+	if (s->names_len + 4 * len + 1 > s->names_cap) {
+		s->names_cap = (s->names_cap + 4 * len + 1) * 2;
 		s->names = xrealloc(s->names, s->names_cap);
 	}
-	memcpy(s->names + s->names_len, name, len);
-	s->names[s->names_len + len] = 0;
+	/* The file is the target's: its names are made safe once, here, for every output. */
+	len = safe_name_write(s->names + s->names_len, 4 * len + 1, name, len, SAFE_FOLDED);
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 64;
 		s->sym = xrealloc(s->sym, s->cap * sizeof(*s->sym));

@@ -250,7 +250,7 @@ int lj_name_from_code(const struct luajit_layout *l, const struct lj_mem *m,
 	int rc = lj_rd(m, p->addr, blob, p->sizept) < 0 ? -2 : name_at(&n, pos, out, out_size);
 	free(blob);
 	if (rc == 0)
-		lj_label_sanitize(out);
+		lj_label_sanitize(out, out_size);
 	else
 		out[0] = '\0';
 	return n.failed && rc != 0 ? -2 : rc;

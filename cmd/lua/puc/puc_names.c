@@ -482,7 +482,7 @@ int lua_name_from_code(const struct lua_layout *l, const struct lua_mem *m,
 	if (n.failed)
 		return -2;
 	if (rc == 0)
-		lua_label_sanitize(out);
+		lua_label_sanitize(out, out_size);
 	else
 		out[0] = '\0';
 	return rc;

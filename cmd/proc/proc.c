@@ -181,12 +181,12 @@ int proc_open_mapped(pid_t pid, const struct mapping *m)
 {
 	char path[4200];
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start, m->end);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd >= 0)
 		return fd;
 	int map_files_errno = errno;
 	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd >= 0 && same_file(fd, m))
 		return fd;
 	if (fd >= 0)

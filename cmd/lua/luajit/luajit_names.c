@@ -247,7 +247,7 @@ int lj_name_from_code(const struct luajit_layout *l, const struct lj_mem *m,
 	if (pos < 1 || pos >= p->sizebc || p->sizept > NAME_PROTO_MAX ||
 	    (uint64_t)l->pt_size + 4 * (uint64_t)p->sizebc > p->sizept)
 		return -1;
-	long grant = name_budget_take(), read_cost = READ_STEPS + (long)(p->sizept / 16);
+	long grant = name_budget_take(), read_cost = READ_STEPS + (long)(p->sizept / 32);
 	uint8_t *blob = grant > read_cost ? malloc(p->sizept) : NULL;
 	if (!blob) {
 		name_budget_return(grant);

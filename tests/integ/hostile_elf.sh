@@ -63,6 +63,14 @@ check "debug dir linked into a root-only dir: exit 0" [ "$RC" = 0 ]
 check "debug dir linked into a root-only dir: its names stay out" sh -c "! grep -q lib_inner '$OUT/symlink.folded'"
 check "debug dir linked into a root-only dir: frames by address" grep -q ';libhostile.so+0x[0-9a-f]*;spin;' "$OUT/symlink.folded"
 
+# the same link into a directory everyone may read: followed (distributions link debug files)
+PUBLIC=$(mktemp -d /tmp/lf-public.XXXXXX) && chmod 755 "$PUBLIC" && cp "$W/base/libhostile.debug" "$PUBLIC/" &&
+	chmod 644 "$PUBLIC/libhostile.debug"
+mkdir "$W/p" && cp "$W/base/stripped.so" "$W/p/libhostile.so" && ln -s "$PUBLIC" "$W/p/.debug"
+run_case public "$W/p"
+check "debug dir linked to a public dir: exit 0" [ "$RC" = 0 ]
+check "debug dir linked to a public dir: its names used" grep -q ';lib_call;lib_inner;spin;' "$OUT/public.folded"
+
 mkdir "$W/t" && cp "$W/base/stripped.so" "$W/t/libhostile.so"
 start_target "$W/t"
 timeout -s KILL 25 "$LF" -p "$TPID" -d 4 -o "$OUT/truncated.folded" 2>"$OUT/truncated.err" &
@@ -77,5 +85,5 @@ check "library truncated while recording: exit 0, no SIGBUS (rc $RC)" [ "$RC" = 
 check "library truncated while recording: target still running" kill -0 "$TPID"
 check "library truncated while recording: samples kept ($(total "$OUT/truncated.folded"))" \
 	[ "$(total "$OUT/truncated.folded")" -gt 100 ]
-rm -rf "$W" "$SECRET"
+rm -rf "$W" "$SECRET" "$PUBLIC"
 finish

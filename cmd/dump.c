@@ -9,6 +9,7 @@
 
 #include "dump.h"
 #include "proc.h"
+#include "safe_name.h"
 #include "util.h"
 
 struct dthread {
@@ -97,6 +98,7 @@ static void thread_info(pid_t pid, struct dthread *t, char *state, size_t size)
 	if (read_file(path, t->name, sizeof(t->name)) <= 0)
 		snprintf(t->name, sizeof(t->name), "?");
 	t->name[strcspn(t->name, "\n")] = 0;
+	safe_name_fix(t->name, sizeof(t->name), SAFE_TERMINAL);
 	snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat", (int)pid, t->tid);
 	const char *p = read_file(path, buf, sizeof(buf)) > 0 ? strrchr(buf, ')') : NULL;
 	char c = p && p[1] == ' ' ? p[2] : '?';
@@ -115,7 +117,9 @@ static void print_stack(const char *frames, size_t len)
 	while (len) {
 		const char *semi = memchr(frames, ';', len);
 		size_t n = semi ? (size_t)(semi - frames) : len;
-		printf("    %.*s\n", (int)n, frames);
+		char safe[4096];
+		safe_name_write(safe, sizeof(safe), frames, n, SAFE_TERMINAL);
+		printf("    %s\n", safe);
 		if (!semi)
 			break;
 		len -= n + 1;
@@ -143,10 +147,13 @@ static void print_thread(pid_t pid, struct dthread *t)
 static void print_header(const struct record_opts *o, const struct profile *p, const struct record_result *r,
 			 size_t nthreads)
 {
-	char comm[64];
+	char comm[64], who[1024], lua[512];
 	proc_comm(o->pids[0], comm, sizeof(comm));
-	printf("Process %d (%s): %s; %zu thread%s\n", (int)o->pids[0], comm[0] ? comm : p->command,
-	       r->lua[0] ? r->lua : "no Lua runtime found", nthreads, nthreads == 1 ? "" : "s");
+	const char *w = comm[0] ? comm : p->command;
+	safe_name_write(who, sizeof(who), w, strlen(w), SAFE_TERMINAL);
+	safe_name_write(lua, sizeof(lua), r->lua, strlen(r->lua), SAFE_TERMINAL);
+	printf("Process %d (%s): %s; %zu thread%s\n", (int)o->pids[0], who,
+	       lua[0] ? lua : "no Lua runtime found", nthreads, nthreads == 1 ? "" : "s");
 	printf("Sampled %.2f s at %d Hz: each stack is the one seen most often in that time, "
 	       "root first (a sample, not an exact snapshot).\n\n", p->duration, o->hz);
 }

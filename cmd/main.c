@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 #include <zlib.h>
 
+#include "aggregate.h"
 #include "build_id.h"
 #include "diff.h"
 #include "dump.h"
@@ -47,6 +48,9 @@ static const char usage_text[] =
 	"      --max-stacks N      distinct stacks the kernel buffers between two drains\n"
 	"                          (4 a second), 64-4194304 (default 8192); raise it\n"
 	"                          when lua-flame reports lost samples\n"
+	"      --max-profile-mb MB memory for the profile's distinct stacks (default\n"
+	"                          1024); past it new stacks count under their process\n"
+	"                          as [profile: memory limit], with a warning\n"
 	"      --btf FILE          the kernel's BTF from FILE, for kernels without\n"
 	"                          /sys/kernel/btf/vmlinux (also LUA_FLAME_BTF=FILE)\n"
 	"\n"
@@ -107,7 +111,7 @@ static const char usage_text[] =
 	"See lua-flame(1).\n";
 
 enum { OPT_FORMAT = 256, OPT_THREADS, OPT_NO_KERNEL, OPT_KERNEL, OPT_STATS, OPT_MAX_STACKS, OPT_LINES,
-       OPT_PIDS, OPT_CHILDREN, OPT_BTF, OPT_ADDRESSES, OPT_OUTPUT_MODE };
+       OPT_PIDS, OPT_CHILDREN, OPT_BTF, OPT_ADDRESSES, OPT_OUTPUT_MODE, OPT_MAX_PROFILE_MB };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -120,6 +124,7 @@ static const struct option long_opts[] = {
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
+	{ "max-profile-mb", required_argument, NULL, OPT_MAX_PROFILE_MB },
 	{ "lines", no_argument, NULL, OPT_LINES },
 	{ "addresses", no_argument, NULL, OPT_ADDRESSES },
 	{ "pids", no_argument, NULL, OPT_PIDS },
@@ -245,6 +250,11 @@ static int parse_option(int c, char **argv, struct record_opts *o, const char **
 		if (parse_number(optarg, 64, 1 << 22, &v))
 			return usage_error("invalid --max-stacks '%s': expected 64 to 4194304", optarg);
 		o->max_stacks = (unsigned)v;
+		return 0;
+	case OPT_MAX_PROFILE_MB:
+		if (parse_number(optarg, 1, 1 << 20, &v))
+			return usage_error("invalid --max-profile-mb '%s': expected 1 to 1048576", optarg);
+		profile_set_limit((size_t)v << 20);   /* applies to every profile of the run */
 		return 0;
 	case 'q': lf_quiet = 1; return 0;
 	case 'h': fputs(usage_text, stdout); exit(0);

@@ -7,6 +7,7 @@
 #include "lua_merge.h"
 #include "proc.h"
 #include "runtime.h"
+#include "safe_name.h"
 #include "stacks.h"
 #include "util.h"
 
@@ -64,10 +65,9 @@ static void thread_level(pid_t pid, __u32 tid, struct sbuf *out)
 	if (read_file(path, name, sizeof(name)) <= 0)
 		snprintf(name, sizeof(name), "thread");
 	name[strcspn(name, "\n")] = 0;
-	for (char *p = name; *p; p++)
-		if (*p == ';' || *p == ' ' || (unsigned char)*p < 0x20)
-			*p = '_';
-	sb_printf(out, ";%s-%u", name, tid);
+	sb_puts(out, ";");
+	sb_add_safe(out, name, strlen(name), SAFE_FOLDED_ROOT);
+	sb_printf(out, "-%u", tid);
 }
 
 static int is_lua_word(__u64 w)

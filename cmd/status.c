@@ -9,6 +9,7 @@
 #include "lua.h"
 #include "stacks.h"
 #include "lua_merge.h"
+#include "safe_name.h"
 #include "status.h"
 #include "util.h"
 
@@ -48,6 +49,7 @@ void status_format(const struct status_info *in, char *buf, unsigned size)
 		snprintf(lua, sizeof(lua), "%s", in->lua);
 	snprintf(buf, size, "lua-flame: %s, %llu samples, %llu lost, %s", when,
 		 (unsigned long long)in->samples, (unsigned long long)in->lost, lua);
+	safe_name_fix(buf, size, SAFE_TERMINAL);   /* the runtime's name is read from the target */
 }
 
 void status_show(const struct status_info *in)

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "safe_name.h"
 #include "util.h"
 
 int lf_quiet;
@@ -143,14 +144,35 @@ uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 	return h;
 }
 
+/* Messages name paths and processes of the target: one line each, with no byte that a
+ * terminal would obey. */
+static void message(const char *fmt, va_list ap)
+{
+	struct sbuf raw, safe;
+	sb_init(&raw);
+	sb_init(&safe);
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n > 0) {
+		char *tmp = xmalloc((size_t)n + 1);
+		vsnprintf(tmp, (size_t)n + 1, fmt, ap);
+		sb_add(&raw, tmp, (size_t)n);
+		free(tmp);
+	}
+	sb_add_safe(&safe, raw.s ? raw.s : "", raw.len, SAFE_TERMINAL);
+	fprintf(stderr, "lua-flame: %s\n", safe.s ? safe.s : "");
+	sb_free(&raw);
+	sb_free(&safe);
+}
+
 void warnx_lf(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("lua-flame: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void info_lf(const char *fmt, ...)
@@ -158,11 +180,9 @@ void info_lf(const char *fmt, ...)
 	if (lf_quiet)
 		return;
 	va_list ap;
-	fputs("lua-flame: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 double now_sec(void)

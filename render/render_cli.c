@@ -2,6 +2,7 @@
  * Exit status 0 on success (an empty profile included), 1 when reading or writing
  * failed, 2 for bad usage; every error says what to do about it. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 #include "flame.h"
 #include "outfile.h"
+#include "tree.h"
 
 #define WHO "lua-flame render"
 
@@ -187,6 +189,13 @@ static int read_input(struct flame *f, const char *path)
 	if (ignored)
 		fprintf(stderr, WHO ": ignored %zu malformed line%s (expected \"frame;frame;... COUNT\")\n",
 			ignored, ignored == 1 ? "" : "s");
+	if (f->cut_stacks)
+		fprintf(stderr, WHO ": %zu stack%s deeper than %d frames cut there: the graph shows their "
+			"outermost %d frames\n", f->cut_stacks, f->cut_stacks == 1 ? "" : "s", FLAME_MAX_DEPTH,
+			FLAME_MAX_DEPTH);
+	if (f->saturated)
+		fprintf(stderr, WHO ": the counts add up past %" PRIu64 ": totals stop there and shares are "
+			"approximate\n", UINT64_MAX);
 	return 0;
 }
 

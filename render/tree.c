@@ -132,6 +132,7 @@ struct fnode *flame_find(const struct flame *f, const struct fnode *parent, cons
 
 void flame_count(struct flame *f, struct fnode **path, size_t n, uint64_t count)
 {
+	f->saturated |= f->root.total + count < f->root.total;   /* the root holds the largest sum */
 	f->root.total = sat_add(f->root.total, count);
 	for (size_t i = 0; i < n; i++)
 		path[i]->total = sat_add(path[i]->total, count);
@@ -182,6 +183,8 @@ int flame_add_stack(struct flame *f, const char *stack, size_t len, uint64_t cou
 	}
 	if (depth == 0)
 		return 1;
+	if (depth == FLAME_MAX_DEPTH && next_frame(f, stack, len, &pos, &name, &nlen))
+		f->cut_stacks++;
 	flame_count(f, path, depth, count);
 	return 0;
 }

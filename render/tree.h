@@ -26,6 +26,8 @@ struct flame {
 	struct fnode **slots;    /* open addressing, linear probing */
 	size_t nslots, nnodes;
 	char scratch[FLAME_MAX_NAME];
+	size_t cut_stacks;       /* stacks deeper than FLAME_MAX_DEPTH, cut there */
+	int saturated;           /* a count reached UINT64_MAX and stayed there */
 };
 
 uint32_t flame_hash(const char *s, size_t len);

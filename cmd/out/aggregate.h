@@ -16,6 +16,8 @@ struct profile {
 	struct prof_entry *e;  /* open-addressing table */
 	size_t cap, n;
 	uint64_t total;
+	size_t bytes;          /* what the distinct stacks hold, counted against the limit */
+	uint64_t over_limit;   /* samples counted under "ROOT;[profile: memory limit]" */
 	/* Facts about the run, for summaries and subtitles. */
 	char command[256];
 	char pids[256];
@@ -27,6 +29,10 @@ struct profile {
 void profile_init(struct profile *p);
 void profile_free(struct profile *p);
 void profile_add(struct profile *p, const char *stack, size_t len, uint64_t count);
+/* Memory the distinct stacks of a profile may take (--max-profile-mb); past it, samples of new
+ * stacks are counted under their root frame and a "[profile: memory limit]" marker, once said. */
+#define PROFILE_DEFAULT_MB 1024
+void profile_set_limit(size_t bytes);
 /* Entries sorted by stack string, for deterministic output; caller frees the array. */
 struct prof_entry **profile_sorted(const struct profile *p);
 #endif

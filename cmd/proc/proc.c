@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "safe_name.h"
 #include "util.h"
 
 #define PF_KTHREAD 0x00200000
@@ -59,12 +60,8 @@ void proc_comm(pid_t pid, char *buf, size_t size)
 		return;
 	}
 	buf[strcspn(buf, "\n")] = 0;
-	/* ';' and ' ' separate frames and counts in folded files. */
-	for (char *c = buf; *c; c++)
-		if (*c == ';' || (unsigned char)*c < 0x20)
-			*c = '_';
-		else if (*c == ' ')
-			*c = '_';
+	/* The root frame of folded stacks, and shown on terminals. */
+	safe_name_fix(buf, size, SAFE_FOLDED_ROOT);
 }
 
 int proc_parse_maps_line(const char *line, struct mapping *m)
@@ -184,12 +181,12 @@ int proc_open_mapped(pid_t pid, const struct mapping *m)
 {
 	char path[4200];
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start, m->end);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd >= 0)
 		return fd;
 	int map_files_errno = errno;
 	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd >= 0 && same_file(fd, m))
 		return fd;
 	if (fd >= 0)
@@ -215,6 +212,7 @@ void proc_cmdline(pid_t pid, char *buf, size_t size)
 		n--;
 	buf[n] = 0;
 	for (ssize_t i = 0; i < n; i++)
-		if ((unsigned char)buf[i] < 0x20 || buf[i] == ';')
+		if (buf[i] == 0 || buf[i] == ';')
 			buf[i] = buf[i] ? '_' : ' ';
+	safe_name_fix(buf, size, SAFE_TERMINAL);
 }

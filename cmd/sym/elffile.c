@@ -4,11 +4,14 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cfi.h"
 #include "elffile.h"
 #include "util.h"
+
+#define MAX_INFLATED (256u << 20)   /* a section inflated bigger than this is refused */
 
 static void read_segments(struct elf_file *ef)
 {
@@ -65,11 +68,27 @@ static void read_debuglink(struct elf_file *ef)
 	memcpy(ef->debuglink, d->d_buf, n + 1);
 }
 
+/* libelf inflates a compressed string table while holding its own lock and then waits for
+ * that lock again: a file with one (no toolchain writes such a file) would hang for ever. */
+static int compressed_strtab(Elf *elf)
+{
+	size_t n;
+	if (elf_getshdrnum(elf, &n))
+		return 1;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = elf_getscn(elf, i);
+		if (scn && gelf_getshdr(scn, &sh) && sh.sh_type == SHT_STRTAB && (sh.sh_flags & SHF_COMPRESSED))
+			return 1;
+	}
+	return 0;
+}
+
 static struct elf_file *finish_open(struct elf_file *ef)
 {
 	GElf_Ehdr eh;
 	if (!ef->elf || elf_kind(ef->elf) != ELF_K_ELF || !gelf_getehdr(ef->elf, &eh)
-	    || gelf_getclass(ef->elf) != ELFCLASS64 || eh.e_machine != EM_X86_64) {
+	    || gelf_getclass(ef->elf) != ELFCLASS64 || eh.e_machine != EM_X86_64 || compressed_strtab(ef->elf)) {
 		elf_file_close(ef);
 		return NULL;
 	}
@@ -84,9 +103,16 @@ static struct elf_file *finish_open(struct elf_file *ef)
 struct elf_file *elf_file_open_fd(int fd)
 {
 	elf_version(EV_CURRENT);
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {   /* a FIFO or a device could block or act */
+		close(fd);
+		return NULL;
+	}
 	struct elf_file *ef = xcalloc(1, sizeof(*ef));
 	ef->fd = fd;
-	ef->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* Read, not mapped: the target may truncate or rewrite its files while lua-flame holds
+	 * them, and a mapping would then fault (SIGBUS) instead of failing a read. */
+	ef->elf = elf_begin(fd, ELF_C_READ, NULL);
 	return finish_open(ef);
 }
 
@@ -126,6 +152,15 @@ int elf_file_off_to_vaddr(const struct elf_file *ef, uint64_t off, uint64_t *vad
 	return -1;
 }
 
+/* The size a compressed section claims is allocated before inflating: bound it. */
+static int inflate(Elf_Scn *scn)
+{
+	GElf_Chdr ch;
+	if (!gelf_getchdr(scn, &ch) || ch.ch_size > MAX_INFLATED)
+		return -1;
+	return elf_compress(scn, 0, 0);
+}
+
 Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr, int *type)
 {
 	size_t shstrndx;
@@ -141,7 +176,7 @@ Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr
 			continue;
 		if (sh.sh_type == SHT_NOBITS)
 			return NULL;
-		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		if ((sh.sh_flags & SHF_COMPRESSED) && inflate(scn) < 0)
 			return NULL;
 		if (addr)
 			*addr = sh.sh_addr;

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "root_open.h"
+#include "safe_name.h"
 #include "util.h"
 
 #define MAX_SYMS 4000000
@@ -21,12 +23,12 @@ static void add_sym(struct elf_syms *s, uint64_t addr, uint64_t size, const char
 		len = MAX_NAME;
 	if (len == 0 || s->n >= MAX_SYMS)
 		return;
-	if (s->names_len + len + 1 > s->names_cap) {
-		s->names_cap = (s->names_cap + len + 1) * 2;
+	if (s->names_len + 4 * len + 1 > s->names_cap) {
+		s->names_cap = (s->names_cap + 4 * len + 1) * 2;
 		s->names = xrealloc(s->names, s->names_cap);
 	}
-	memcpy(s->names + s->names_len, name, len);
-	s->names[s->names_len + len] = 0;
+	/* The file is the target's: its names are made safe once, here, for every output. */
+	len = safe_name_write(s->names + s->names_len, 4 * len + 1, name, len, SAFE_FOLDED);
 	if (s->n == s->cap) {
 		s->cap = s->cap ? s->cap * 2 : 64;
 		s->sym = xrealloc(s->sym, s->cap * sizeof(*s->sym));
@@ -126,9 +128,9 @@ void elfsyms_free(struct elf_syms *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static struct elf_file *try_open(const char *path, const struct elf_file *orig)
+static struct elf_file *try_open(const char *root, const char *path, const struct elf_file *orig)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = root_open(root[0] ? root : "/", path);
 	if (fd < 0)
 		return NULL;
 	struct elf_file *d = elf_file_open_fd(fd);
@@ -145,17 +147,17 @@ struct elf_file *elfsyms_open_debug(const struct elf_file *ef, const char *root,
 	char path[4096];
 	struct elf_file *d;
 	if (ef->build_id[0]) {
-		snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", root, ef->build_id,
+		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug", ef->build_id,
 			 ef->build_id + 2);
-		if ((d = try_open(path, ef)))
+		if ((d = try_open(root, path, ef)))
 			return d;
 	}
 	if (!ef->debuglink[0])
 		return NULL;
-	const char *fmts[] = { "%s%s/.debug/%s", "%s/usr/lib/debug%s/%s" };
+	const char *fmts[] = { "%s/.debug/%s", "/usr/lib/debug%s/%s" };
 	for (size_t i = 0; i < ARRAY_SIZE(fmts); i++) {
-		snprintf(path, sizeof(path), fmts[i], root, dir, ef->debuglink);
-		if ((d = try_open(path, ef)))
+		snprintf(path, sizeof(path), fmts[i], dir, ef->debuglink);
+		if ((d = try_open(root, path, ef)))
 			return d;
 	}
 	return NULL;

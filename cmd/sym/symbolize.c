@@ -13,6 +13,7 @@
 #include "elffile.h"
 #include "elfsym.h"
 #include "ksyms.h"
+#include "safe_name.h"
 #include "symbolize.h"
 
 struct sym_file {
@@ -178,8 +179,8 @@ static void base_name(const char *path, struct sbuf *out)
 {
 	const char *b = strrchr(path, '/');
 	b = b ? b + 1 : path;
-	size_t n = strcspn(b, " ;");
-	sb_add(out, b, n);
+	size_t n = strcspn(b, " "); /* " (deleted)" */
+	sb_add_safe(out, b, n, SAFE_FOLDED);
 }
 
 /* Resolves a (already adjusted) user address: its file, ELF vaddr and symbol name. */
@@ -216,7 +217,7 @@ void symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_retur
 		return;
 	}
 	if (r.name) {
-		sb_add(out, r.name, strcspn(r.name, ";"));
+		sb_puts(out, r.name);   /* made safe when read */
 		return;
 	}
 	/* One label per function, so that its samples share one box: the start of the FDE

@@ -125,4 +125,14 @@ render hostile 0 --title '</text><script>alert(4)</script>' --subtitle "$(printf
 check hostile_wellformed wellformed hostile.svg
 check hostile_one_script test "$(grep -c '<script' hostile.svg)" = 1
 check hostile_no_svg_tag test "$(grep -c '<svg' hostile.svg)" = 1
+
+# Limits are said, not silent: a stack deeper than 2048 frames, counts past 2^64-1.
+{
+	printf 'a'; seq 2100 | awk '{ printf ";f%d", $1 }'; printf ' 5\n'
+	awk 'BEGIN { for (i = 0; i < 20000; i++) printf "b;c%d 1000000000000000\n", i % 3 }'
+} >limits.folded
+render limits 0 -o limits.svg limits.folded
+check limits_wellformed wellformed limits.svg
+check limits_cut_said grep -q '^lua-flame render: 1 stack deeper than 2048 frames cut there' limits.err
+check limits_saturation_said grep -q 'counts add up past 18446744073709551615' limits.err
 finish

@@ -215,7 +215,7 @@ static void test_chunk_names(void)
 		/* separators of the folded format never get through */
 		lua_proto_info(l, &M, proto_with_source(l, put_cstr(&F, l, "@a;b\nc\td.lua"), 1), chunk,
 			       sizeof chunk, &ld);
-		CHECK_STR(chunk, "a_b_c_d.lua");
+		CHECK_STR(chunk, "a\\x3bb\\x0ac\\x09d.lua");
 		/* a small output buffer is filled, not overrun */
 		char small[5];
 		lua_proto_info(l, &M, proto_with_source(l, put_cstr(&F, l, "@abcdefgh"), 1), small, sizeof small, &ld);
@@ -435,7 +435,7 @@ static void test_names_54(void)
 	int n = (int)(sizeof code / sizeof code[0]);
 	uint64_t p = proto54(code, n, ks, 4, ups, 2, &code_at);
 	struct { int pc; int rc; const char *name; } want[] = {
-		{ 1, 0, "f" }, { 3, 0, "up" }, { 6, 0, "m_x_" }, { 7, 0, "__add" }, { 8, 0, "for iterator" },
+		{ 1, 0, "f" }, { 3, 0, "up" }, { 6, 0, "m\\x3bx\\x0a" }, { 7, 0, "__add" }, { 8, 0, "for iterator" },
 		{ 11, 0, "f" }, { 13, 0, "integer index" }, { 15, -1, "" }, { 19, -1, "" },
 		{ 20, -1, "" }, { 0, 0, "__index" }, { 10, 0, "__index" }, { 2, -1, "" },
 	};

@@ -216,8 +216,8 @@ static void names_for(const struct luajit_layout *l)
 	struct spec s = prog_spec();
 	uint64_t pt = mk_proto(l, &s);
 	static const struct { uint32_t pos; const char *want; } cases[] = {
-		{ P_GLOBAL, "gfun" }, { P_UPVAL, "upname" }, { P_FIELD, "field_name" },
-		{ P_MOV, "field_name" }, { P_LOCAL, "myloc" }, { P_ITER, "(for generator)" },
+		{ P_GLOBAL, "gfun" }, { P_UPVAL, "upname" }, { P_FIELD, "field\\x3bname" },
+		{ P_MOV, "field\\x3bname" }, { P_LOCAL, "myloc" }, { P_ITER, "(for generator)" },
 		{ P_INDEX, "__index" }, { P_METHOD, "meth" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -293,8 +293,8 @@ static void test_chunk_names(void)
 	chunk_is(l, "=stdin", 0, 3, "stdin");
 	chunk_is(l, "probe('x')", 0, 0, "[string \"probe('x')\"]");
 	chunk_is(l, "first\nsecond", 0, 0, "[string \"first...\"]");
-	chunk_is(l, "a;b", 0, 0, "[string \"a_b\"]");
-	chunk_is(l, "@we;ird\tname", 0, 0, "we_ird_name");
+	chunk_is(l, "a;b", 0, 0, "[string \"a\\x3bb\"]");
+	chunk_is(l, "@we;ird\tname", 0, 0, "we\\x3bird\\x09name");
 	chunk_is(l, "", 0, 0, "[string \"\"]");
 	chunk_is(l, "lib", 0, -1, "[builtin:lib]");
 	/* 48 characters stay whole, 49 are cut to 45 and "..." (LUA_IDSIZE 60) */
@@ -494,14 +494,14 @@ static void test_failing_reads(void)
 		F.reads = 0;
 		F.fail_after = n;
 		int rc = lj_call_name(l, &m, pt, pc_after(l, pt, P_MOV), out, sizeof out);
-		CHECK(rc == -1 || (rc == 0 && !strcmp(out, "field_name")));
+		CHECK(rc == -1 || (rc == 0 && !strcmp(out, "field\\x3bname")));
 		rc = lj_proto_info(l, &m, pt, out, sizeof out, NULL);
 		CHECK(rc == -1 || (rc == 0 && !strcmp(out, "app/main.lua")));
 		int line = lj_proto_line(l, &m, pt, pc_after(l, pt, 5));
 		CHECK(line == -1 || line == 45);
 		F.fail_after = -1;
 		CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_MOV), out, sizeof out), 0);
-		CHECK_STR(out, "field_name");
+		CHECK_STR(out, "field\\x3bname");
 	}
 }
 
@@ -572,10 +572,10 @@ static void test_cache(void)
 	struct lj_mem m2 = m;
 	m2.ctx = (char *)m.ctx + 1;
 	CHECK_INT(lj_call_name(l, &m2, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
-	CHECK_STR(out, "field_name");
+	CHECK_STR(out, "field\\x3bname");
 	lj_frames_cache_clear();
 	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
-	CHECK_STR(out, "field_name");
+	CHECK_STR(out, "field\\x3bname");
 	/* another proto at the same address (new chunk name): every label is refreshed */
 	CHECK_INT(lj_proto_info(l, &m, pt, out, sizeof out, NULL), 0);
 	CHECK_STR(out, "app/main.lua");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "label_cache.h"
+#include "safe_name.h"
 #include "luajit_frames.h"
 
 #define MAX_PROTO (64u << 20)   /* no real proto allocation is this big */
@@ -130,11 +131,9 @@ long lj_gcstr(const struct luajit_layout *l, const struct lj_mem *m, uint64_t s,
 	return (long)strlen(out);
 }
 
-void lj_label_sanitize(char *s)
+void lj_label_sanitize(char *s, size_t size)
 {
-	for (; *s; s++)
-		if (*s == ';' || (unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '_';
+	safe_name_fix(s, size, SAFE_FOLDED);
 }
 
 /* ---- GCfunc ---- */
@@ -191,7 +190,7 @@ const char *lj_fast_name(const struct luajit_layout *l, int ffid, char *buf, siz
 {
 	const char *s = luajit_ff_name(l, ffid, buf, n);
 	if (s)
-		lj_label_sanitize(buf);
+		lj_label_sanitize(buf, n);
 	return s;
 }
 
@@ -206,7 +205,7 @@ int lj_lua_builtin_name(const struct luajit_layout *l, const struct lj_mem *m, u
 	/* one this table does not know keeps the bare name its library registered it under */
 	if (!luajit_lua_builtin_name(chunk, out, size))
 		snprintf(out, size, "%s", chunk);
-	lj_label_sanitize(out);
+	lj_label_sanitize(out, size);
 	return 0;
 }
 
@@ -264,7 +263,7 @@ static int chunk_name(const struct luajit_layout *l, const struct lj_mem *m,
 	} else {
 		chunk_string(head, p->firstline == -1, out, size);
 	}
-	lj_label_sanitize(out);
+	lj_label_sanitize(out, size);
 	return 0;
 }
 

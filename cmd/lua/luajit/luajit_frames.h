@@ -102,8 +102,8 @@ int lj_proto_read(const struct luajit_layout *l, const struct lj_mem *m, uint64_
  * NULL) gets the string's own length. Returns the bytes copied or -1. */
 long lj_gcstr(const struct luajit_layout *l, const struct lj_mem *m, uint64_t s, char *out,
 	      size_t out_size, uint32_t *full_len);
-/* Replaces ';' and control bytes (which would break folded stacks) by '_'. */
-void lj_label_sanitize(char *s);
+/* Makes a name read from the target safe for folded stacks (safe_name.c), within size bytes. */
+void lj_label_sanitize(char *s, size_t size);
 /* The uncached namer behind lj_call_name (luajit_names.c): pos is the index of the calling
  * instruction. Returns 0, -1 (no name) or -2 (the target could not be read: do not cache). */
 int lj_name_from_code(const struct luajit_layout *l, const struct lj_mem *m,

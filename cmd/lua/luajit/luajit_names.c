@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "luajit_frames.h"
+#include "name_budget.h"
 
 #define NAME_PROTO_MAX (16u << 20)  /* protos bigger than this are not read for names */
 #define MAX_RESTARTS 256            /* MOV chains followed for one name */
@@ -19,6 +20,7 @@ struct namer {
 	const struct lj_proto *p;
 	const uint8_t *blob;   /* p->addr .. p->addr + p->sizept */
 	int failed;            /* a read failed: the answer may be wrong, do not cache it */
+	long work;             /* steps left (name_budget.h): huge or tangled code gets no name */
 };
 
 static const char *const builtin_varnames[] = {
@@ -122,7 +124,7 @@ static int var_name(struct namer *n, uint32_t pos, int slot, char *out, size_t s
 {
 	int64_t off = n->p->varinfo ? blob_off(n, n->p->varinfo, 0) : -1;
 	uint64_t lastpc = 0;
-	while (off >= 0 && off < n->p->sizept && slot >= 0) {
+	while (off >= 0 && off < n->p->sizept && slot >= 0 && n->work-- > 0) {
 		int64_t name = off;
 		uint8_t vn = n->blob[off];
 		if (vn == 0)
@@ -185,6 +187,8 @@ static int slot_name(struct namer *n, uint32_t pos, int slot, char *out, size_t 
 		if (var_name(n, pos, slot, out, size) == 0)
 			return 0;
 		int rc = -1, next = 0;
+		if ((n->work -= pos) < 0)
+			return -1;
 		for (uint32_t i = pos - 1; i >= 1 && i < pos; i--) {
 			uint32_t ins = ins_at(n, i);
 			unsigned mode = mode_of(n, LUAJIT_BC_OP(ins)), a = LUAJIT_BC_A(ins);
@@ -243,14 +247,22 @@ int lj_name_from_code(const struct luajit_layout *l, const struct lj_mem *m,
 	if (pos < 1 || pos >= p->sizebc || p->sizept > NAME_PROTO_MAX ||
 	    (uint64_t)l->pt_size + 4 * (uint64_t)p->sizebc > p->sizept)
 		return -1;
-	uint8_t *blob = malloc(p->sizept);
-	if (!blob)
+	long grant = name_budget_take(), read_cost = READ_STEPS + (long)(p->sizept / 32);
+	uint8_t *blob = grant > read_cost ? malloc(p->sizept) : NULL;
+	if (!blob) {
+		name_budget_return(grant);
 		return -2;
-	struct namer n = { l, m, p, blob, 0 };
+	}
+	struct namer n = { l, m, p, blob, 0, grant - read_cost };
 	int rc = lj_rd(m, p->addr, blob, p->sizept) < 0 ? -2 : name_at(&n, pos, out, out_size);
 	free(blob);
+	name_budget_return(n.work);
+	if (n.work <= 0) {   /* no name rather than half of one */
+		rc = -1;
+		n.failed |= grant < NAME_WORK;   /* cut by the shared allowance: worth another try */
+	}
 	if (rc == 0)
-		lj_label_sanitize(out);
+		lj_label_sanitize(out, out_size);
 	else
 		out[0] = '\0';
 	return n.failed && rc != 0 ? -2 : rc;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "label_cache.h"
+#include "safe_name.h"
 #include "puc_frames.h"
 
 #define MAX_COUNT (1 << 26)     /* no real Proto has an array this long (5.4 MAXARG_Ax) */
@@ -124,11 +125,9 @@ long lua_tstring(const struct lua_layout *l, const struct lua_mem *m, uint64_t t
 	return (long)strlen(out);
 }
 
-void lua_label_sanitize(char *s)
+void lua_label_sanitize(char *s, size_t size)
 {
-	for (; *s; s++)
-		if (*s == ';' || (unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '_';
+	safe_name_fix(s, size, SAFE_FOLDED);
 }
 
 /* "@path": the path, or "..." and its tail when it does not fit (the end names the file). */
@@ -191,7 +190,7 @@ static int chunk_name(const struct lua_layout *l, const struct lua_mem *m, uint6
 		chunk_string(head, len, out, size);
 	}
 	out[strnlen(out, size - 1)] = '\0';
-	lua_label_sanitize(out);
+	lua_label_sanitize(out, size);
 	return 0;
 }
 

@@ -78,8 +78,8 @@ int lua_proto_read(const struct lua_layout *l, const struct lua_mem *m, uint64_t
  * NUL; *full_len (may be NULL) gets the string's own length. Returns the bytes copied or -1. */
 long lua_tstring(const struct lua_layout *l, const struct lua_mem *m, uint64_t ts, char *out,
 		 size_t out_size, uint64_t *full_len);
-/* Replaces ';' and control bytes (which would break folded stacks) by '_'. */
-void lua_label_sanitize(char *s);
+/* Makes a name read from the target safe for folded stacks (safe_name.c), within size bytes. */
+void lua_label_sanitize(char *s, size_t size);
 /* Index of the instruction at savedpc - 1 in p, or -2 when savedpc is not inside p->code
  * (savedpc == code gives -1: the function has not started). */
 int lua_pc_of(const struct lua_proto *p, uint64_t savedpc);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "name_budget.h"
 #include "puc_frames.h"
 
 #define MAX_CODE (1 << 20)     /* instructions read for one name (4 MiB) */
@@ -24,6 +25,7 @@ struct namer {
 	int ncode;
 	int depth;
 	int failed;            /* a read failed: the answer may be wrong, do not cache it */
+	long work;             /* steps left (name_budget.h): huge or tangled code gets no name */
 };
 
 static const char *const tm_names[LTM_COUNT] = {
@@ -142,6 +144,8 @@ static int local_name(struct namer *n, int reg1, int pc, char *out, size_t size)
 		return -1;
 	for (int base = 0; base < total; base += LV_CHUNK) {
 		int cnt = total - base < LV_CHUNK ? total - base : LV_CHUNK;
+		if ((n->work -= cnt + READ_STEPS) < 0)
+			return -1;
 		if (lua_rd(n->m, n->p->locvars + (uint64_t)base * l->lv_sizeof, buf,
 			   (size_t)cnt * l->lv_sizeof) < 0) {
 			n->failed = 1;
@@ -184,6 +188,8 @@ static int child_nups(struct namer *n, int b)
 static int findsetreg_51(struct namer *n, int lastpc, int reg)
 {
 	int last = -1;
+	if ((n->work -= lastpc) < 0)
+		return -1;
 	for (int pc = 0; pc < lastpc; pc++) {
 		uint32_t i = n->code[pc];
 		unsigned o = OP(n, i);
@@ -224,6 +230,8 @@ static int findsetreg(struct namer *n, int lastpc, int reg)
 {
 	const int v54 = n->l->minor >= 4;
 	int setreg = -1, jmptarget = 0;
+	if ((n->work -= lastpc) < 0)
+		return -1;
 	if (v54 && lastpc < n->ncode) {
 		unsigned o = OP(n, n->code[lastpc]);
 		if (is(n, o, LOP_MMBIN) || is(n, o, LOP_MMBINI) || is(n, o, LOP_MMBINK))
@@ -400,7 +408,7 @@ static enum what objname_common(struct namer *n, int pc, uint32_t i, char *out, 
 static enum what getobjname(struct namer *n, int lastpc, int reg, char *out, size_t size)
 {
 	enum what w = W_NONE;
-	if (lastpc < 0 || lastpc >= n->ncode || n->depth >= MAX_DEPTH)
+	if (lastpc < 0 || lastpc >= n->ncode || n->depth >= MAX_DEPTH || n->work <= 0)
 		return W_NONE;
 	n->depth++;
 	if (local_name(n, reg + 1, lastpc, out, size) == 0) {
@@ -470,20 +478,26 @@ int lua_name_from_code(const struct lua_layout *l, const struct lua_mem *m,
 	if (pc < 0 || pc >= p->sizecode || pc >= MAX_CODE - 1 || l->size_op == 0)
 		return -1;
 	int ncode = pc + 2 <= p->sizecode ? pc + 2 : p->sizecode;
-	uint32_t *code = malloc((size_t)ncode * 4);
-	if (!code)
-		return -2;
-	if (lua_rd(m, p->code, code, (size_t)ncode * 4) < 0) {
+	long grant = name_budget_take();
+	long read_cost = READ_STEPS + ncode / 4;
+	uint32_t *code = grant > read_cost ? malloc((size_t)ncode * 4) : NULL;
+	if (!code || lua_rd(m, p->code, code, (size_t)ncode * 4) < 0) {
 		free(code);
+		name_budget_return(grant);
 		return -2;
 	}
-	struct namer n = { .l = l, .m = m, .p = p, .code = code, .ncode = ncode };
+	struct namer n = { .l = l, .m = m, .p = p, .code = code, .ncode = ncode, .work = grant - read_cost };
 	int rc = name_of_call(&n, pc, out, out_size);
 	free(code);
+	name_budget_return(n.work);
+	if (n.work <= 0) {   /* no name rather than half of one */
+		rc = -1;
+		n.failed |= grant < NAME_WORK;   /* cut by the shared allowance: worth another try */
+	}
 	if (n.failed)
 		return -2;
 	if (rc == 0)
-		lua_label_sanitize(out);
+		lua_label_sanitize(out, out_size);
 	else
 		out[0] = '\0';
 	return rc;

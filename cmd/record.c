@@ -85,7 +85,7 @@ static void sleep_until(double t)
 
 /* "Lua 5.4.6 (/usr/bin/lua5.4)" or "LuaJIT 2.1... (path)" for the first runtime found;
  * returns how many targets have one. */
-static int lua_found(struct session *s, char *buf, size_t size, int with_path)
+static int runtime_found(struct session *s, char *buf, size_t size, int with_path)
 {
 	int n = 0;
 	buf[0] = 0;
@@ -102,7 +102,7 @@ static void show_status(struct session *s, double start, double now)
 {
 	struct status_info in = { now - start, s->o->duration, s->st[LF_STAT_SAMPLES],
 				  s->st[LF_STAT_LOST_MAPFULL], (int)s->tg.nt, 0, "" };
-	in.nlua = lua_found(s, in.lua, sizeof(in.lua), 0);
+	in.nlua = runtime_found(s, in.lua, sizeof(in.lua), 0);
 	status_show(&in);
 }
 
@@ -326,7 +326,7 @@ static int session_run(struct session *s, struct record_opts *o, struct profile 
 static void describe_lua(struct session *s, struct record_result *res)
 {
 	res->nprocs = (int)s->tg.nt;
-	res->nlua = lua_found(s, res->lua, sizeof(res->lua), 1);
+	res->nlua = runtime_found(s, res->lua, sizeof(res->lua), 1);
 	res->gone = s->sc.gone;
 }
 

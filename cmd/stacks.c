@@ -129,7 +129,7 @@ static void native_label(struct stack_ctx *c, pid_t pid, const struct lm_native 
 
 /* Where Lua frames were left out: between the innermost and the outermost ones kept, or
  * beyond the walk's reach, losing the root side. */
-static void lua_marker_label(const struct lm_lua *f, struct sbuf *out)
+static void gap_label(const struct lm_lua *f, struct sbuf *out)
 {
 	if (f->aux)
 		sb_printf(out, "[lua: %llu frames elided]", (unsigned long long)(f->aux & LF_PC_MASK));
@@ -186,7 +186,7 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 		if (mo[i].kind == LM_NATIVE)
 			native_label(c, (pid_t)st->pid, &ls.nat[mo[i].a], out);
 		else if (ls.th[mo[i].a].f[mo[i].b].marker)
-			lua_marker_label(&ls.th[mo[i].a].f[mo[i].b], out);
+			gap_label(&ls.th[mo[i].a].f[mo[i].b], out);
 		else
 			rt->ops->frame_label(rt, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
 		if (rt->ops->thread_label && mo[i].kind == LM_LUA && mo[i].b == 0)

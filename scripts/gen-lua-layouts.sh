@@ -575,7 +575,7 @@ probe_all() {
 # Emits the generated block from $WORK/out: consecutive patch releases with equal bodies merge.
 emit_block() {
 	echo "$BEGIN_MARK"
-	echo "static const struct lua_layout lua_layout_table[] = {"
+	echo "static const struct puc_layout lua_layout_table[] = {"
 	for minor in 1 2 3 4 5; do
 		ls "$WORK/out" | grep "^5\.$minor\." | sort -t. -k3,3n >"$WORK/list" || true
 		lo=""; prev=""; pbody=""

@@ -16,7 +16,7 @@
 
 #define MAX_FRAMES 200
 
-static const struct lua_layout *lay;
+static const struct puc_layout *lay;
 static int mismatches, probes;
 
 static long self_read(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -25,7 +25,7 @@ static long self_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	memcpy(buf, (const void *)(uintptr_t)addr, len);
 	return (long)len;
 }
-static const struct lua_mem mem = { self_read, NULL };
+static const struct puc_mem mem = { self_read, NULL };
 
 static uint64_t ptr_at(uint64_t a) { uint64_t v; memcpy(&v, (void *)(uintptr_t)a, 8); return v; }
 static unsigned uint_at(uint64_t a, unsigned size)
@@ -106,7 +106,7 @@ static int our_name(struct frame *fr, int n, int j, char *out, size_t size)
 		return -1;
 	if (lay->minor == 1 && fr[j].lua && fr[j].tailcalls > 0)
 		return -1;
-	return lua_call_name(lay, &mem, fr[j + 1].proto, fr[j + 1].savedpc, out, size);
+	return puc_call_name(lay, &mem, fr[j + 1].proto, fr[j + 1].savedpc, out, size);
 }
 
 /* Lua's name, with 5.4's "index" for a metamethod spelled "__index" like older versions. */
@@ -137,7 +137,7 @@ static void check_frame(lua_State *L, const char *tag, struct frame *fr, int n, 
 		return;
 	}
 	int linedefined = -1;
-	if (lua_proto_info(lay, &mem, fr[j].proto, chunk, sizeof chunk, &linedefined) < 0)
+	if (puc_proto_info(lay, &mem, fr[j].proto, chunk, sizeof chunk, &linedefined) < 0)
 		snprintf(chunk, sizeof chunk, "(failed)");
 	if (strcmp(chunk, ar->short_src) != 0)
 		mismatch(tag, j, "chunk", chunk, ar->short_src);
@@ -147,7 +147,7 @@ static void check_frame(lua_State *L, const char *tag, struct frame *fr, int n, 
 		snprintf(a, sizeof a, "%d", ar->linedefined);
 		mismatch(tag, j, "linedefined", num, a);
 	}
-	int line = lua_proto_line(lay, &mem, fr[j].proto, fr[j].savedpc);
+	int line = puc_proto_line(lay, &mem, fr[j].proto, fr[j].savedpc);
 	if (line != ar->currentline) {
 		char a[32];
 		snprintf(num, sizeof num, "%d", line);
@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s SCRIPT.lua\n", argv[0]);
 		return 2;
 	}
-	lay = lua_layout_for(maj, min, patch);
+	lay = puc_layout_for(maj, min, patch);
 	if (!lay) {
 		fprintf(stderr, "no layout for %s\n", LUA_RELEASE);
 		return 2;
@@ -207,7 +207,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	lua_close(L);
-	lua_frames_cache_free();
+	puc_frames_cache_free();
 	printf("%s: %d probes, %d mismatches\n", LUA_RELEASE, probes, mismatches);
 	return mismatches ? 1 : 0;
 }

@@ -31,7 +31,7 @@ static long self_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	(void)ctx;
 	return (long)process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
 }
-static const struct lj_mem mem = { self_read, NULL };
+static const struct luajit_mem mem = { self_read, NULL };
 static int self_read0(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	return self_read(ctx, addr, buf, len) == (long)len ? 0 : -1;
@@ -45,7 +45,7 @@ static uint64_t ref_at(uint64_t a, int size) { return size == 8 ? u64_at(a) : u3
  * how it was called (a Lua frame's link is the caller's return pc). */
 struct frame {
 	uint64_t fn, link, contpc;
-	enum lj_fn_kind kind;
+	enum luajit_fn_kind kind;
 	uint64_t proto;
 	int ffid;
 };
@@ -89,7 +89,7 @@ static int walk(lua_State *L, struct frame *fr)
 		}
 		if ((f->link & lay->frame_typep) == (uint64_t)lay->frame_cont)
 			f->contpc = cont_pc(base);
-		f->kind = lj_func_info(lay, &mem, f->fn, &f->proto, &f->ffid);
+		f->kind = luajit_func_info(lay, &mem, f->fn, &f->proto, &f->ffid);
 		if (f->fn != l)  /* dummy frames (lj_err_optype_call) are no level */
 			n++;
 		if ((f->link & lay->frame_type) == (uint64_t)lay->frame_lua) {
@@ -133,7 +133,7 @@ static int our_name(const struct frame *fr, int n, int j, char *out, size_t size
 	uint64_t pc = caller_pc(&fr[j]);
 	if (j + 1 >= n || fr[j + 1].kind != LJ_FN_LUA || !pc)
 		return -1;
-	return lj_call_name(lay, &mem, fr[j + 1].proto, pc, out, size);
+	return luajit_call_name(lay, &mem, fr[j + 1].proto, pc, out, size);
 }
 
 /* What lua_getinfo's source becomes in our chunk names: '@'/'=' stripped, else short_src. */
@@ -149,7 +149,7 @@ static void check_lua(const char *tag, const struct frame *fr, int j, const lua_
 {
 	char chunk[LJ_CHUNK_MAX];
 	int first = -2, line = -1;
-	if (lj_proto_info(lay, &mem, fr[j].proto, chunk, sizeof chunk, &first) < 0)
+	if (luajit_proto_info(lay, &mem, fr[j].proto, chunk, sizeof chunk, &first) < 0)
 		snprintf(chunk, sizeof chunk, "(failed)");
 	if (strcmp(chunk, want_chunk(ar)) != 0)
 		mismatch(tag, j, "chunk", chunk, want_chunk(ar));
@@ -157,7 +157,7 @@ static void check_lua(const char *tag, const struct frame *fr, int j, const lua_
 		mismatch_int(tag, j, "linedefined", first, ar->linedefined);
 	uint64_t pc = j > 0 ? caller_pc(&fr[j - 1]) : 0;
 	if (pc)
-		line = lj_proto_line(lay, &mem, fr[j].proto, pc);
+		line = luajit_proto_line(lay, &mem, fr[j].proto, pc);
 	if (line != ar->currentline)
 		mismatch_int(tag, j, "currentline", line, ar->currentline);
 	snprintf(label, size, "%s (%s:%d)@%d", name ? name : first == 0 ? "main chunk" : "?",
@@ -180,7 +180,7 @@ static void check_frame(lua_State *L, const char *tag, const struct frame *fr, i
 	if (fr[j].kind == LJ_FN_LUA) {
 		check_lua(tag, fr, j, ar, rc == 0 ? name : NULL, label, size);
 	} else if (fr[j].kind == LJ_FN_FAST) {
-		const char *f = lj_fast_name(lay, fr[j].ffid, ff, sizeof ff);
+		const char *f = luajit_fast_name(lay, fr[j].ffid, ff, sizeof ff);
 		snprintf(label, size, "%s [builtin %s]", rc == 0 ? name : "?", f ? f : "?");
 	} else {
 		snprintf(label, size, "%s [C]", rc == 0 ? name : "?");
@@ -229,8 +229,8 @@ static int ffcheck(lua_State *L)
 	const char *want = luaL_checkstring(L, 2);
 	char buf[64];
 	int ffid = -1;
-	enum lj_fn_kind k = lj_func_info(lay, &mem, fn, &h, &ffid);
-	const char *got = k == LJ_FN_FAST ? lj_fast_name(lay, ffid, buf, sizeof buf) : NULL;
+	enum luajit_fn_kind k = luajit_func_info(lay, &mem, fn, &h, &ffid);
+	const char *got = k == LJ_FN_FAST ? luajit_fast_name(lay, ffid, buf, sizeof buf) : NULL;
 	ffchecks++;
 	if (!got || strcmp(got, want) != 0)
 		mismatch(want, 0, "builtin", got ? got : "(not a built-in)", want);
@@ -283,7 +283,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	lua_close(L);
-	lj_frames_cache_free();
+	luajit_frames_cache_free();
 	printf("%s: %d probes, %d builtins, %d mismatches\n", lay->name, probes, ffchecks,
 	       mismatches);
 	return mismatches ? 1 : 0;

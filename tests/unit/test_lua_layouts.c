@@ -18,12 +18,12 @@ static int present(unsigned v) { return v != NONE; }
 static void test_lookup_covers_each_patch(void)
 {
 	for (int minor = 1; minor <= 5; minor++) {
-		const struct lua_layout *newest = lua_layout_for(5, minor, -1);
+		const struct puc_layout *newest = puc_layout_for(5, minor, -1);
 		CHECK(newest != NULL);
 		if (!newest)
 			continue;
 		for (int p = 0; p <= newest->patch_hi; p++) {
-			const struct lua_layout *t = lua_layout_for(5, minor, p);
+			const struct puc_layout *t = puc_layout_for(5, minor, p);
 			CHECK(t != NULL);
 			if (!t)
 				continue;
@@ -32,8 +32,8 @@ static void test_lookup_covers_each_patch(void)
 			CHECK(t->patch_lo <= p && p <= t->patch_hi);
 		}
 		/* No other table of this minor claims a patch past the newest. */
-		for (size_t i = 0; i < lua_layout_count(); i++) {
-			const struct lua_layout *t = lua_layout_at(i);
+		for (size_t i = 0; i < puc_layout_count(); i++) {
+			const struct puc_layout *t = puc_layout_at(i);
 			if (t->minor == minor)
 				CHECK(t->patch_hi <= newest->patch_hi);
 		}
@@ -42,29 +42,29 @@ static void test_lookup_covers_each_patch(void)
 
 static void test_lookup_unknown(void)
 {
-	CHECK(lua_layout_for(5, 0, 3) == NULL);
-	CHECK(lua_layout_for(5, 6, 0) == NULL);
-	CHECK(lua_layout_for(4, 1, 0) == NULL);
-	CHECK(lua_layout_for(6, 4, 4) == NULL);
-	CHECK(lua_layout_for(-5, 4, 4) == NULL);
-	CHECK(lua_layout_at(lua_layout_count()) == NULL);
+	CHECK(puc_layout_for(5, 0, 3) == NULL);
+	CHECK(puc_layout_for(5, 6, 0) == NULL);
+	CHECK(puc_layout_for(4, 1, 0) == NULL);
+	CHECK(puc_layout_for(6, 4, 4) == NULL);
+	CHECK(puc_layout_for(-5, 4, 4) == NULL);
+	CHECK(puc_layout_at(puc_layout_count()) == NULL);
 	/* Unknown or future patch: the newest table of the minor. */
-	const struct lua_layout *n = lua_layout_for(5, 4, -1);
-	CHECK(n != NULL && lua_layout_for(5, 4, 200) == n);
+	const struct puc_layout *n = puc_layout_for(5, 4, -1);
+	CHECK(n != NULL && puc_layout_for(5, 4, 200) == n);
 	CHECK(n != NULL && n->patch_lo <= n->patch_hi);
-	for (size_t i = 0; n && i < lua_layout_count(); i++)
-		if (lua_layout_at(i)->minor == 4)
-			CHECK(lua_layout_at(i)->patch_hi <= n->patch_hi);
+	for (size_t i = 0; n && i < puc_layout_count(); i++)
+		if (puc_layout_at(i)->minor == 4)
+			CHECK(puc_layout_at(i)->patch_hi <= n->patch_hi);
 }
 
 /* Ranges of one minor never overlap, so a version never has two answers. */
 static void test_ranges_disjoint(void)
 {
-	size_t n = lua_layout_count();
+	size_t n = puc_layout_count();
 	CHECK(n >= 4);
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++) {
-			const struct lua_layout *a = lua_layout_at(i), *b = lua_layout_at(j);
+			const struct puc_layout *a = puc_layout_at(i), *b = puc_layout_at(j);
 			if (a->minor == b->minor)
 				CHECK(a->patch_hi < b->patch_lo || b->patch_hi < a->patch_lo);
 		}
@@ -73,9 +73,9 @@ static void test_ranges_disjoint(void)
 /* Facts from the sources' history that decide how the walker behaves. */
 static void test_version_semantics(void)
 {
-	const struct lua_layout *l51 = lua_layout_for(5, 1, 5), *l52 = lua_layout_for(5, 2, 4),
-		*l530 = lua_layout_for(5, 3, 0), *l536 = lua_layout_for(5, 3, 6),
-		*l540 = lua_layout_for(5, 4, 0), *l544 = lua_layout_for(5, 4, 4);
+	const struct puc_layout *l51 = puc_layout_for(5, 1, 5), *l52 = puc_layout_for(5, 2, 4),
+		*l530 = puc_layout_for(5, 3, 0), *l536 = puc_layout_for(5, 3, 6),
+		*l540 = puc_layout_for(5, 4, 0), *l544 = puc_layout_for(5, 4, 4);
 	CHECK(l51 && l52 && l530 && l536 && l540 && l544);
 	if (!(l51 && l52 && l530 && l536 && l540 && l544))
 		return;
@@ -112,8 +112,8 @@ static void test_version_semantics(void)
  * lopcodes.h), and the patch releases verified from Debian unstable's sources. */
 static void test_version_55(void)
 {
-	const struct lua_layout *l544 = lua_layout_for(5, 4, 4), *l549 = lua_layout_for(5, 4, 9),
-		*l550 = lua_layout_for(5, 5, 0), *l551 = lua_layout_for(5, 5, 1);
+	const struct puc_layout *l544 = puc_layout_for(5, 4, 4), *l549 = puc_layout_for(5, 4, 9),
+		*l550 = puc_layout_for(5, 5, 0), *l551 = puc_layout_for(5, 5, 1);
 	CHECK(l544 && l549 && l550 && l551);
 	if (!(l544 && l549 && l550 && l551))
 		return;
@@ -157,7 +157,7 @@ static int ptr_aligned(const uint16_t *v, size_t n)
 	return 1;
 }
 
-static void check_state_offsets(const struct lua_layout *t)
+static void check_state_offsets(const struct puc_layout *t)
 {
 	const uint16_t l[] = { t->l_status, t->l_top, t->l_base, t->l_l_G, t->l_ci, t->l_savedpc,
 		t->l_stack_last, t->l_stack, t->l_end_ci, t->l_base_ci, t->l_size_ci, t->l_nci, t->gch_tt };
@@ -187,7 +187,7 @@ static void check_state_offsets(const struct lua_layout *t)
 	CHECK(t->gch_tt == 8);  /* CommonHeader: next pointer, then the tag */
 }
 
-static void check_callinfo_offsets(const struct lua_layout *t)
+static void check_callinfo_offsets(const struct puc_layout *t)
 {
 	const uint16_t c[] = { t->ci_func, t->ci_top, t->ci_base, t->ci_savedpc, t->ci_previous,
 		t->ci_next, t->ci_nresults, t->ci_callstatus, t->ci_tailcalls };
@@ -217,7 +217,7 @@ static void check_callinfo_offsets(const struct lua_layout *t)
 		CHECK(seen < (1ull << (8 * t->ci_callstatus_size)) && (t->cist_lua || t->cist_c));
 }
 
-static void check_value_offsets(const struct lua_layout *t)
+static void check_value_offsets(const struct puc_layout *t)
 {
 	CHECK(inside(t->tv_value, 8, t->tv_sizeof));
 	CHECK(inside(t->tv_tt, t->tv_tt_size, t->tv_sizeof) && t->tv_tt != t->tv_value);
@@ -237,7 +237,7 @@ static void check_value_offsets(const struct lua_layout *t)
 	CHECK(t->lcl_upvals > t->lcl_p && t->ccl_upvalue > t->ccl_f);
 }
 
-static void check_proto_offsets(const struct lua_layout *t)
+static void check_proto_offsets(const struct puc_layout *t)
 {
 	const uint16_t p[] = { t->p_source, t->p_linedefined, t->p_lastlinedefined, t->p_code,
 		t->p_sizecode, t->p_lineinfo, t->p_sizelineinfo, t->p_abslineinfo, t->p_sizeabslineinfo,
@@ -267,7 +267,7 @@ static void check_proto_offsets(const struct lua_layout *t)
 }
 
 /* Field (pos, size) pairs of an instruction must not overlap and must fit in 32 bits. */
-static void check_instruction_fields(const struct lua_layout *t)
+static void check_instruction_fields(const struct puc_layout *t)
 {
 	const uint16_t pos[] = { t->pos_op, t->pos_a, t->pos_b, t->pos_c, t->pos_k };
 	const uint16_t size[] = { t->size_op, t->size_a, t->size_b, t->size_c, 1 };
@@ -293,7 +293,7 @@ static void check_instruction_fields(const struct lua_layout *t)
 		CHECK(!present(t->pos_k) && t->bitrk == 1u << (t->size_b - 1));
 }
 
-static void check_opcodes(const struct lua_layout *t)
+static void check_opcodes(const struct puc_layout *t)
 {
 	CHECK(t->num_opcodes > 30 && t->num_opcodes <= LUA_MAX_OPCODES);
 	CHECK(t->num_opcodes <= (1u << t->size_op));
@@ -337,8 +337,8 @@ static void check_opcodes(const struct lua_layout *t)
 
 static void test_sanity_every_table(void)
 {
-	for (size_t i = 0; i < lua_layout_count(); i++) {
-		const struct lua_layout *t = lua_layout_at(i);
+	for (size_t i = 0; i < puc_layout_count(); i++) {
+		const struct puc_layout *t = puc_layout_at(i);
 		int before = check_failed;
 		CHECK(t->major == 5 && t->minor >= 1 && t->minor <= 5 && t->patch_lo <= t->patch_hi);
 		check_state_offsets(t);
@@ -365,7 +365,7 @@ static int detect_guarded(const char *s, size_t n, int *a, int *b, int *c)
 		return -1;
 	char *buf = m + pg - n;
 	memcpy(buf, s, n);
-	int r = lua_version_from_bytes(buf, n, a, b, c);
+	int r = puc_version_from_bytes(buf, n, a, b, c);
 	munmap(m, 2 * (size_t)pg);
 	return r;
 }
@@ -415,8 +415,8 @@ static void test_version_not_puc(void)
 	CHECK_INT(DETECT("Built with Lua version : Lua 5.3.6\0", &a, &b, &c), LUA_VSRC_NONE);
 	CHECK_INT(DETECT("$LuaAuthors: R. Ierusalimschy $", &a, &b, &c), LUA_VSRC_NONE);
 	CHECK(a == 7 && b == 7 && c == 7);  /* untouched on failure */
-	CHECK_INT(lua_version_from_bytes(NULL, 100, &a, &b, &c), LUA_VSRC_NONE);
-	CHECK_INT(lua_version_from_bytes("", 0, &a, &b, &c), LUA_VSRC_NONE);
+	CHECK_INT(puc_version_from_bytes(NULL, 100, &a, &b, &c), LUA_VSRC_NONE);
+	CHECK_INT(puc_version_from_bytes("", 0, &a, &b, &c), LUA_VSRC_NONE);
 }
 
 static void test_version_hostile(void)
@@ -453,7 +453,7 @@ static void test_version_hostile(void)
 	for (size_t i = 0; i + sizeof miss - 1 <= n; i += sizeof miss - 1)
 		memcpy(big + i, miss, sizeof miss - 1);
 	memcpy(big + n - 16, "$Lua: Lua 5.1.4 ", 16);
-	CHECK_INT(lua_version_from_bytes(big, n, &a, &b, &c), LUA_VSRC_IDENT);
+	CHECK_INT(puc_version_from_bytes(big, n, &a, &b, &c), LUA_VSRC_IDENT);
 	CHECK(a == 5 && b == 1 && c == 4);
 	free(big);
 }
@@ -474,8 +474,8 @@ static int detect_files(int argc, char **argv)
 			continue;
 		}
 		int a = 0, b = 0, c = 0;
-		int r = lua_version_from_bytes(buf, n, &a, &b, &c);
-		const struct lua_layout *t = r ? lua_layout_for(a, b, c) : NULL;
+		int r = puc_version_from_bytes(buf, n, &a, &b, &c);
+		const struct puc_layout *t = r ? puc_layout_for(a, b, c) : NULL;
 		if (r && t)
 			printf("%s %d.%d.%d %s 5.%d.%d-5.%d.%d\n", argv[i], a, b, c,
 			       r == LUA_VSRC_IDENT ? "ident" : "release", t->minor, t->patch_lo, t->minor,

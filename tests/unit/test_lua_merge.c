@@ -8,7 +8,7 @@
 /* Fake process: functions start on 0x100 boundaries; 0x3000 is lua_pcallk, 0x4000 the host
  * C function (pmain) that Lua calls and that calls lua_pcallk again. */
 enum { LEAF = 0x1010, VM = 0x2020, PCALL = 0x3030, PMAIN = 0x4040, MAIN = 0x5050, START = 0x6060 };
-#define W(tag, v) lf_word(tag, v)
+#define W(tag, v) (((__u64)(tag) << LF_TAG_SHIFT) | (v)) /* constant: used in initializers */
 
 static int same_function(void *ctx, uint64_t addr, uint64_t func) { (void)ctx; return (addr & ~0xffULL) == func; }
 static int is_api_entry(void *ctx, uint64_t addr) { (void)ctx; return (addr & ~0xffULL) == 0x3000; }

@@ -23,7 +23,7 @@ struct fake {
 };
 
 static struct fake F;
-static const struct lj_mem M = { NULL, &F };
+static const struct luajit_mem M = { NULL, &F };
 
 static long fake_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
@@ -38,9 +38,9 @@ static long fake_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return (long)len;
 }
 
-static struct lj_mem mem(void)
+static struct luajit_mem mem(void)
 {
-	struct lj_mem m = M;
+	struct luajit_mem m = M;
 	m.read = fake_read;
 	return m;
 }
@@ -53,7 +53,7 @@ static void fake_init(void)
 	F.next = BASE + 64;
 	F.reads = 0;
 	F.fail_after = -1;
-	lj_frames_cache_clear();
+	luajit_frames_cache_clear();
 }
 
 static uint64_t fake_alloc(size_t n)
@@ -209,7 +209,7 @@ static const struct luajit_layout *layouts[2];
 
 static void names_for(const struct luajit_layout *l)
 {
-	struct lj_mem m = mem();
+	struct luajit_mem m = mem();
 	char out[LJ_IDENT_MAX];
 	fake_init();
 	mk_prog(l);
@@ -221,18 +221,18 @@ static void names_for(const struct luajit_layout *l)
 		{ P_INDEX, "__index" }, { P_METHOD, "meth" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		int rc = lj_call_name(l, &m, pt, pc_after(l, pt, cases[i].pos), out, sizeof out);
+		int rc = luajit_call_name(l, &m, pt, pc_after(l, pt, cases[i].pos), out, sizeof out);
 		CHECK_INT(rc, 0);
 		CHECK_STR(out, cases[i].want);
 	}
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_KNIL), out, sizeof out), -1);
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_NOUV), out, sizeof out), -1);
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, 0), out, sizeof out), -1);  /* header */
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_SIZEBC), out, sizeof out), -1);
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL) + 2, out, sizeof out), -1);
-	CHECK_INT(lj_call_name(l, &m, pt, 0, out, sizeof out), -1);
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_KNIL), out, sizeof out), -1);
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_NOUV), out, sizeof out), -1);
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, 0), out, sizeof out), -1);  /* header */
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_SIZEBC), out, sizeof out), -1);
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL) + 2, out, sizeof out), -1);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, out, sizeof out), -1);
 	/* cut to the buffer */
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_ITER), out, 5), 0);
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_ITER), out, 5), 0);
 	CHECK_STR(out, "(for");
 }
 
@@ -241,23 +241,23 @@ static void test_names_nogc64(void) { names_for(layouts[1]); }
 
 static void lines_for(const struct luajit_layout *l, int32_t numline)
 {
-	struct lj_mem m = mem();
+	struct luajit_mem m = mem();
 	fake_init();
 	mk_prog(l);
 	struct spec s = prog_spec();
 	s.numline = numline;
 	uint64_t pt = mk_proto(l, &s), bc = pt + l->pt_size;
 	for (uint32_t pos = 1; pos < P_SIZEBC; pos++)
-		CHECK_INT(lj_proto_line(l, &m, pt, pc_after(l, pt, pos)), 40 + pos);
-	CHECK_INT(lj_proto_line(l, &m, pt, pc_after(l, pt, 0)), 40);
-	CHECK_INT(lj_proto_line(l, &m, pt, bc), 40);
-	CHECK_INT(lj_proto_line(l, &m, pt, pc_after(l, pt, P_SIZEBC)), -1);
-	CHECK_INT(lj_proto_line(l, &m, pt, bc - 4), -1);
-	CHECK_INT(lj_proto_line(l, &m, pt, bc + 6), -1);
-	CHECK_INT(lj_proto_line(l, &m, pt, 0), -1);
+		CHECK_INT(luajit_proto_line(l, &m, pt, pc_after(l, pt, pos)), 40 + pos);
+	CHECK_INT(luajit_proto_line(l, &m, pt, pc_after(l, pt, 0)), 40);
+	CHECK_INT(luajit_proto_line(l, &m, pt, bc), 40);
+	CHECK_INT(luajit_proto_line(l, &m, pt, pc_after(l, pt, P_SIZEBC)), -1);
+	CHECK_INT(luajit_proto_line(l, &m, pt, bc - 4), -1);
+	CHECK_INT(luajit_proto_line(l, &m, pt, bc + 6), -1);
+	CHECK_INT(luajit_proto_line(l, &m, pt, 0), -1);
 	s.no_lineinfo = 1;
 	uint64_t stripped = mk_proto(l, &s);
-	CHECK_INT(lj_proto_line(l, &m, stripped, pc_after(l, stripped, 3)), -1);
+	CHECK_INT(luajit_proto_line(l, &m, stripped, pc_after(l, stripped, 3)), -1);
 }
 
 static void test_lines(void)
@@ -270,7 +270,7 @@ static void test_lines(void)
 static void chunk_is(const struct luajit_layout *l, const char *src, size_t len, int32_t first,
 		     const char *want)
 {
-	struct lj_mem m = mem();
+	struct luajit_mem m = mem();
 	char out[LJ_CHUNK_MAX];
 	int line = -5;
 	mk_prog(l);
@@ -279,7 +279,7 @@ static void chunk_is(const struct luajit_layout *l, const char *src, size_t len,
 	s.chunk_len = len;
 	s.firstline = first;
 	uint64_t pt = mk_proto(l, &s);
-	CHECK_INT(lj_proto_info(l, &m, pt, out, sizeof out, &line), 0);
+	CHECK_INT(luajit_proto_info(l, &m, pt, out, sizeof out, &line), 0);
 	CHECK_STR(out, want);
 	CHECK_INT(line, first);
 }
@@ -316,11 +316,11 @@ static void test_chunk_names(void)
 	/* an embedded NUL ends a file name */
 	chunk_is(l, "@ab\0cd", 6, 0, "ab");
 	/* a small buffer still gets a terminated prefix */
-	struct lj_mem m = mem();
+	struct luajit_mem m = mem();
 	char small[6];
 	struct spec s = prog_spec();
 	uint64_t pt = mk_proto(l, &s);
-	CHECK_INT(lj_proto_info(l, &m, pt, small, sizeof small, NULL), 0);
+	CHECK_INT(luajit_proto_info(l, &m, pt, small, sizeof small, NULL), 0);
 	CHECK_STR(small, "app/m");
 }
 
@@ -328,7 +328,7 @@ static void test_chunk_names(void)
  * knows them; any other proto is none. */
 static void builtin_is(const struct luajit_layout *l, const char *chunk, int32_t first, const char *want)
 {
-	struct lj_mem m = mem();
+	struct luajit_mem m = mem();
 	char out[LJ_IDENT_MAX];
 	mk_prog(l);
 	struct spec s = prog_spec();
@@ -336,10 +336,10 @@ static void builtin_is(const struct luajit_layout *l, const char *chunk, int32_t
 	s.firstline = first;
 	uint64_t pt = mk_proto(l, &s);
 	if (want) {
-		CHECK_INT(lj_lua_builtin_name(l, &m, pt, out, sizeof out), 0);
+		CHECK_INT(luajit_proto_builtin_name(l, &m, pt, out, sizeof out), 0);
 		CHECK_STR(out, want);
 	} else {
-		CHECK_INT(lj_lua_builtin_name(l, &m, pt, out, sizeof out), -1);
+		CHECK_INT(luajit_proto_builtin_name(l, &m, pt, out, sizeof out), -1);
 	}
 }
 
@@ -364,7 +364,7 @@ static void test_lua_builtins(void)
 
 static void test_func_info(void)
 {
-	struct lj_mem m = mem();
+	struct luajit_mem m = mem();
 	for (int k = 0; k < 2; k++) {
 		const struct luajit_layout *l = layouts[k];
 		uint64_t p = 1;
@@ -374,28 +374,28 @@ static void test_func_info(void)
 		uint64_t lua = mk_func(l, l->ff_lua, 0x2000000);
 		uint64_t c = mk_func(l, l->ff_c, 0x401234);
 		uint64_t ff = mk_func(l, 5, 0x405678);
-		CHECK_INT(lj_func_info(l, &m, lua, &p, &ffid), LJ_FN_LUA);
+		CHECK_INT(luajit_func_info(l, &m, lua, &p, &ffid), LJ_FN_LUA);
 		CHECK_INT(p, 0x2000000);
 		CHECK_INT(ffid, 0);
-		CHECK_INT(lj_func_info(l, &m, c, &p, &ffid), LJ_FN_C);
+		CHECK_INT(luajit_func_info(l, &m, c, &p, &ffid), LJ_FN_C);
 		CHECK_INT(p, 0x401234);
-		CHECK_INT(lj_func_info(l, &m, ff, &p, &ffid), LJ_FN_FAST);
+		CHECK_INT(luajit_func_info(l, &m, ff, &p, &ffid), LJ_FN_FAST);
 		CHECK_INT(ffid, 5);
-		CHECK_STR(lj_fast_name(l, ffid, buf, sizeof buf), "pairs");
-		CHECK_INT(lj_func_info(l, &m, ff, NULL, NULL), LJ_FN_FAST);
+		CHECK_STR(luajit_fast_name(l, ffid, buf, sizeof buf), "pairs");
+		CHECK_INT(luajit_func_info(l, &m, ff, NULL, NULL), LJ_FN_FAST);
 		/* not a function, an impossible built-in, unreadable, a Lua function without pc */
 		w8(ff + l->fn_gct, (uint8_t)l->gct_str);
-		CHECK_INT(lj_func_info(l, &m, ff, &p, &ffid), LJ_FN_BAD);
+		CHECK_INT(luajit_func_info(l, &m, ff, &p, &ffid), LJ_FN_BAD);
 		CHECK_INT(p, 0);
 		w8(ff + l->fn_gct, (uint8_t)l->gct_func);
 		w8(ff + l->fn_ffid, 255);
-		CHECK_INT(lj_func_info(l, &m, ff, &p, &ffid), LJ_FN_BAD);
-		CHECK_INT(lj_func_info(l, &m, BASE + SIZE - 4, &p, &ffid), LJ_FN_BAD);
-		CHECK_INT(lj_func_info(l, &m, 0, &p, &ffid), LJ_FN_BAD);
+		CHECK_INT(luajit_func_info(l, &m, ff, &p, &ffid), LJ_FN_BAD);
+		CHECK_INT(luajit_func_info(l, &m, BASE + SIZE - 4, &p, &ffid), LJ_FN_BAD);
+		CHECK_INT(luajit_func_info(l, &m, 0, &p, &ffid), LJ_FN_BAD);
 		wref(lua + l->fn_pc, l->mref_size, 0);
-		CHECK_INT(lj_func_info(l, &m, lua, &p, &ffid), LJ_FN_BAD);
-		CHECK(lj_fast_name(l, 1, buf, sizeof buf) == NULL);
-		CHECK(lj_fast_name(l, 9999, buf, sizeof buf) == NULL);
+		CHECK_INT(luajit_func_info(l, &m, lua, &p, &ffid), LJ_FN_BAD);
+		CHECK(luajit_fast_name(l, 1, buf, sizeof buf) == NULL);
+		CHECK(luajit_fast_name(l, 9999, buf, sizeof buf) == NULL);
 	}
 }
 
@@ -404,7 +404,7 @@ static void test_func_info(void)
 static void test_huge_sizes(void)
 {
 	const struct luajit_layout *l = layouts[0];
-	struct lj_mem m = mem();
+	struct luajit_mem m = mem();
 	char out[LJ_CHUNK_MAX];
 	const int32_t fields[] = { l->pt_sizebc, l->pt_sizept, l->pt_sizekgc, l->pt_k,
 				   l->pt_lineinfo, l->pt_uvinfo, l->pt_varinfo, l->pt_chunkname,
@@ -419,12 +419,12 @@ static void test_huge_sizes(void)
 			int size = fields[f] == l->pt_sizebc || fields[f] == l->pt_sizept ||
 				   fields[f] == l->pt_sizekgc || fields[f] == l->pt_numline ? 4 : 8;
 			wref(pt + fields[f], size, vals[v]);
-			int rc = lj_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out);
+			int rc = luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out);
 			CHECK(rc == -1 || (rc == 0 && !strcmp(out, "gfun")));
-			int line = lj_proto_line(l, &m, pt, pc_after(l, pt, 3));
+			int line = luajit_proto_line(l, &m, pt, pc_after(l, pt, 3));
 			/* another numline changes the line info's element size: wrong but bounded */
 			CHECK(line == -1 || line == 43 || fields[f] == l->pt_numline);
-			rc = lj_proto_info(l, &m, pt, out, sizeof out, NULL);
+			rc = luajit_proto_info(l, &m, pt, out, sizeof out, NULL);
 			CHECK(rc == -1 || (rc == 0 && !strcmp(out, "app/main.lua")));
 		}
 	}
@@ -440,20 +440,20 @@ static void test_huge_sizes(void)
 	uint64_t kref = mk_str(l, q, sizeof q);
 	wref(pt + ofs_k - 8, 8, kref);
 	w32(kref + l->str_len, 0xffffffffu);
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	CHECK_INT(strlen(out), LJ_IDENT_MAX - 1);  /* cut to a name's size */
 	CHECK(!strncmp(out, "gfunqqq", 7));
 	w32(kref + l->str_len, 4);
 	w8(kref + l->str_gct, 0);
-	lj_frames_cache_clear();
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), -1);
+	luajit_frames_cache_clear();
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), -1);
 }
 
 /* Debug info that runs off the end of the proto: no name, no read outside it. */
 static void test_unterminated(void)
 {
 	const struct luajit_layout *l = layouts[0];
-	struct lj_mem m = mem();
+	struct luajit_mem m = mem();
 	char out[LJ_IDENT_MAX];
 	static const uint8_t long_var[] = { 'a', 'b', 'c' };               /* no NUL */
 	static const uint8_t bad_uleb[] = { 'v', 0, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80 };
@@ -471,9 +471,9 @@ static void test_unterminated(void)
 		memset(F.mem, 'z', SIZE);            /* whatever follows is not NUL either */
 		F.next = BASE + 64;
 		uint64_t pt = mk_proto(l, &s);
-		CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_LOCAL), out, sizeof out), -1);
-		CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_UPVAL), out, sizeof out), -1);
-		CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+		CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_LOCAL), out, sizeof out), -1);
+		CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_UPVAL), out, sizeof out), -1);
+		CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 		CHECK_STR(out, "gfun");
 	}
 }
@@ -483,24 +483,24 @@ static void test_unterminated(void)
 static void test_failing_reads(void)
 {
 	const struct luajit_layout *l = layouts[1];
-	struct lj_mem m = mem();
+	struct luajit_mem m = mem();
 	char out[LJ_CHUNK_MAX];
 	fake_init();
 	mk_prog(l);
 	struct spec s = prog_spec();
 	uint64_t pt = mk_proto(l, &s);
 	for (long n = 0; n < 8; n++) {
-		lj_frames_cache_clear();
+		luajit_frames_cache_clear();
 		F.reads = 0;
 		F.fail_after = n;
-		int rc = lj_call_name(l, &m, pt, pc_after(l, pt, P_MOV), out, sizeof out);
+		int rc = luajit_call_name(l, &m, pt, pc_after(l, pt, P_MOV), out, sizeof out);
 		CHECK(rc == -1 || (rc == 0 && !strcmp(out, "field\\x3bname")));
-		rc = lj_proto_info(l, &m, pt, out, sizeof out, NULL);
+		rc = luajit_proto_info(l, &m, pt, out, sizeof out, NULL);
 		CHECK(rc == -1 || (rc == 0 && !strcmp(out, "app/main.lua")));
-		int line = lj_proto_line(l, &m, pt, pc_after(l, pt, 5));
+		int line = luajit_proto_line(l, &m, pt, pc_after(l, pt, 5));
 		CHECK(line == -1 || line == 45);
 		F.fail_after = -1;
-		CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_MOV), out, sizeof out), 0);
+		CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_MOV), out, sizeof out), 0);
 		CHECK_STR(out, "field\\x3bname");
 	}
 }
@@ -518,7 +518,7 @@ static uint64_t rnd(void)
 static void test_garbage(void)
 {
 	char out[LJ_CHUNK_MAX];
-	struct lj_mem m = mem();
+	struct luajit_mem m = mem();
 	for (int k = 0; k < 2; k++) {
 		const struct luajit_layout *l = layouts[k];
 		for (int round = 0; round < 300; round++) {
@@ -534,17 +534,17 @@ static void test_garbage(void)
 			if (round < 100 && at + l->pt_size < BASE + 4096)
 				w8(at + l->pt_gct, (uint8_t)l->gct_proto);  /* get past the tag */
 			for (uint32_t pos = 0; pos <= P_SIZEBC; pos++) {
-				int rc = lj_call_name(l, &m, at, pc_after(l, at, pos), out, sizeof out);
+				int rc = luajit_call_name(l, &m, at, pc_after(l, at, pos), out, sizeof out);
 				CHECK(rc == -1 || (rc == 0 && strlen(out) < sizeof out));
-				int line = lj_proto_line(l, &m, at, pc_after(l, at, pos));
+				int line = luajit_proto_line(l, &m, at, pc_after(l, at, pos));
 				CHECK(line >= -1);
 			}
-			if (lj_proto_info(l, &m, at, out, sizeof out, NULL) == 0)
+			if (luajit_proto_info(l, &m, at, out, sizeof out, NULL) == 0)
 				for (const char *c = out; *c; c++)
 					CHECK(*c != ';' && (unsigned char)*c >= 0x20);
 			uint64_t p;
 			int ffid;
-			(void)lj_func_info(l, &m, at, &p, &ffid);
+			(void)luajit_func_info(l, &m, at, &p, &ffid);
 		}
 	}
 }
@@ -554,63 +554,63 @@ static void test_garbage(void)
 static void test_cache(void)
 {
 	const struct luajit_layout *l = layouts[0];
-	struct lj_mem m = mem();
+	struct luajit_mem m = mem();
 	char out[LJ_CHUNK_MAX];
 	fake_init();
 	mk_prog(l);
 	struct spec s = prog_spec();
 	uint64_t pt = mk_proto(l, &s);
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	long before = F.reads;
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	CHECK_STR(out, "gfun");
 	CHECK_INT(F.reads - before, 1);  /* the header only */
 	/* same fingerprint, other contents: only a clear (or another ctx) sees it */
 	w32(pt + l->pt_size + 4 * 1, ins_ad(l->bc_gget, 0, 1));
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	CHECK_STR(out, "gfun");
-	struct lj_mem m2 = m;
+	struct luajit_mem m2 = m;
 	m2.ctx = (char *)m.ctx + 1;
-	CHECK_INT(lj_call_name(l, &m2, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_INT(luajit_call_name(l, &m2, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	CHECK_STR(out, "field\\x3bname");
-	lj_frames_cache_clear();
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	luajit_frames_cache_clear();
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	CHECK_STR(out, "field\\x3bname");
 	/* another proto at the same address (new chunk name): every label is refreshed */
-	CHECK_INT(lj_proto_info(l, &m, pt, out, sizeof out, NULL), 0);
+	CHECK_INT(luajit_proto_info(l, &m, pt, out, sizeof out, NULL), 0);
 	CHECK_STR(out, "app/main.lua");
 	w32(pt + l->pt_size + 4 * 1, ins_ad(l->bc_gget, 0, 0));
 	uint64_t other = mk_str(l, "@other.lua", 10);
 	wref(pt + l->pt_chunkname, l->gcref_size, other);
-	CHECK_INT(lj_proto_info(l, &m, pt, out, sizeof out, NULL), 0);
+	CHECK_INT(luajit_proto_info(l, &m, pt, out, sizeof out, NULL), 0);
 	CHECK_STR(out, "other.lua");
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	CHECK_STR(out, "gfun");
-	lj_frames_cache_free();
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	luajit_frames_cache_free();
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 }
 
 static void test_bad_args(void)
 {
 	const struct luajit_layout *l = layouts[0];
-	struct lj_mem m = mem(), none = { NULL, NULL };
+	struct luajit_mem m = mem(), none = { NULL, NULL };
 	char out[16];
 	fake_init();
 	mk_prog(l);
 	struct spec s = prog_spec();
 	uint64_t pt = mk_proto(l, &s);
-	CHECK_INT(lj_call_name(NULL, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), -1);
-	CHECK_INT(lj_call_name(l, &none, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), -1);
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), NULL, 4), -1);
-	CHECK_INT(lj_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, 0), -1);
-	CHECK_INT(lj_proto_info(l, &m, pt, NULL, 4, NULL), -1);
-	CHECK_INT(lj_proto_line(NULL, &m, pt, pc_after(l, pt, 1)), -1);
-	CHECK_INT(lj_func_info(NULL, &m, pt, NULL, NULL), LJ_FN_BAD);
-	CHECK(lj_fast_name(NULL, 5, out, sizeof out) == NULL);
+	CHECK_INT(luajit_call_name(NULL, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), -1);
+	CHECK_INT(luajit_call_name(l, &none, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), -1);
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), NULL, 4), -1);
+	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, 0), -1);
+	CHECK_INT(luajit_proto_info(l, &m, pt, NULL, 4, NULL), -1);
+	CHECK_INT(luajit_proto_line(NULL, &m, pt, pc_after(l, pt, 1)), -1);
+	CHECK_INT(luajit_func_info(NULL, &m, pt, NULL, NULL), LJ_FN_BAD);
+	CHECK(luajit_fast_name(NULL, 5, out, sizeof out) == NULL);
 	/* a proto read as a GCfunc and the reverse */
 	uint64_t fn = mk_func(l, l->ff_lua, pt);
-	CHECK_INT(lj_func_info(l, &m, pt, NULL, NULL), LJ_FN_BAD);
-	CHECK_INT(lj_proto_info(l, &m, fn, out, sizeof out, NULL), -1);
+	CHECK_INT(luajit_func_info(l, &m, pt, NULL, NULL), LJ_FN_BAD);
+	CHECK_INT(luajit_proto_info(l, &m, fn, out, sizeof out, NULL), -1);
 }
 
 /* Labels by the fingerprint of a sample, in both layouts: what was read while the proto lived
@@ -622,35 +622,35 @@ static void test_fingerprints(void)
 	int line = -1;
 	for (int i = 0; i < 2; i++) {
 		const struct luajit_layout *l = layouts[i];
-		struct lj_mem m = mem();
+		struct luajit_mem m = mem();
 		fake_init();
 		mk_prog(l);
 		struct spec s = prog_spec();
 		uint64_t pt = mk_proto(l, &s), name = 0;
-		if (lj_rd_ref(&m, pt + (uint64_t)l->pt_chunkname, l->gcref_size, &name) < 0 || !name) {
+		if (luajit_rd_ref(&m, pt + (uint64_t)l->pt_chunkname, l->gcref_size, &name) < 0 || !name) {
 			CHECK(0);
 			continue;
 		}
 		w32(name + (uint64_t)l->str_len - 4, 0x1111);  /* GCstr.hash */
-		uint32_t fp1 = lj_proto_fp(l, &m, pt);
+		uint32_t fp1 = luajit_proto_fp(l, &m, pt);
 		CHECK(fp1 != 0 && fp1 < (1u << LF_FP_BITS));
-		CHECK_INT(lj_proto_info_fp(l, &m, pt, fp1, out, sizeof out, &line), 0);
+		CHECK_INT(luajit_proto_info_fp(l, &m, pt, fp1, out, sizeof out, &line), 0);
 		CHECK_STR(out, "app/main.lua");
-		CHECK_INT(lj_call_name_fp(l, &m, pt, fp1, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+		CHECK_INT(luajit_call_name_fp(l, &m, pt, fp1, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 		CHECK_STR(out, "gfun");
 		w(name + (uint64_t)l->str_size, "@app/next.lua", 13);
 		w32(name + (uint64_t)l->str_len - 4, 0x2222);
-		uint32_t fp2 = lj_proto_fp(l, &m, pt);
+		uint32_t fp2 = luajit_proto_fp(l, &m, pt);
 		CHECK(fp2 != 0 && fp2 != fp1);
 		long before = F.reads;
-		CHECK_INT(lj_proto_info_fp(l, &m, pt, fp1, out, sizeof out, &line), 0);
+		CHECK_INT(luajit_proto_info_fp(l, &m, pt, fp1, out, sizeof out, &line), 0);
 		CHECK_STR(out, "app/main.lua");
-		CHECK_INT(lj_call_name_fp(l, &m, pt, fp1, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+		CHECK_INT(luajit_call_name_fp(l, &m, pt, fp1, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 		CHECK_STR(out, "gfun");
 		CHECK_INT(F.reads - before, 0);
-		CHECK_INT(lj_proto_info_fp(l, &m, pt, fp2, out, sizeof out, &line), 0);
+		CHECK_INT(luajit_proto_info_fp(l, &m, pt, fp2, out, sizeof out, &line), 0);
 		CHECK_STR(out, "app/next.lua");
-		CHECK_INT(lj_proto_info_fp(l, &m, pt, (fp1 ^ fp2 ^ 4) | 1, out, sizeof out, &line), -2);
+		CHECK_INT(luajit_proto_info_fp(l, &m, pt, (fp1 ^ fp2 ^ 4) | 1, out, sizeof out, &line), -2);
 	}
 }
 
@@ -676,6 +676,6 @@ int main(void)
 	RUN(test_bad_args);
 	RUN(test_fingerprints);
 	free(F.mem);
-	lj_frames_cache_free();
+	luajit_frames_cache_free();
 	CHECK_EXIT();
 }

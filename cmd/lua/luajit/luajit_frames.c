@@ -13,7 +13,7 @@
 #define STRING_CHUNK_SCAN 48    /* LuaJIT: string chunk names keep up to LUA_IDSIZE - 12 bytes */
 #define STRING_CHUNK_CUT 45     /* ...and LUA_IDSIZE - 15 before "..." when cut */
 
-int lj_rd(const struct lj_mem *m, uint64_t addr, void *buf, size_t len)
+int luajit_rd(const struct luajit_mem *m, uint64_t addr, void *buf, size_t len)
 {
 	if (!m || !m->read || addr == 0 || addr + len < addr)
 		return -1;
@@ -27,10 +27,10 @@ static uint64_t load_ref(const uint8_t *b, int32_t size)
 	return v;
 }
 
-int lj_rd_ref(const struct lj_mem *m, uint64_t addr, int32_t size, uint64_t *out)
+int luajit_rd_ref(const struct luajit_mem *m, uint64_t addr, int32_t size, uint64_t *out)
 {
 	uint8_t b[8];
-	if ((size != 4 && size != 8) || lj_rd(m, addr, b, (size_t)size) < 0)
+	if ((size != 4 && size != 8) || luajit_rd(m, addr, b, (size_t)size) < 0)
 		return -1;
 	*out = load_ref(b, size);
 	return 0;
@@ -50,7 +50,7 @@ static int fits(int32_t off, int32_t len, int32_t size)
 }
 
 /* An array of len bytes at a, if not NULL, must lie inside the proto's allocation. */
-static int inside(const struct lj_proto *p, uint64_t a, uint64_t len)
+static int inside(const struct luajit_proto *p, uint64_t a, uint64_t len)
 {
 	uint64_t end = p->addr + p->sizept;
 	return a == 0 || (a >= p->addr && a <= end && len <= end - a);
@@ -69,7 +69,7 @@ static int proto_fields_ok(const struct luajit_layout *l)
 
 /* Where LuaJIT puts things (lj_parse.c fs_finish, lj_bcread.c): header, bytecode, string
  * constants (GCRefs below k), numbers from k on, upvalue map, then line/upvalue/variable info. */
-static int proto_check(const struct luajit_layout *l, struct lj_proto *p)
+static int proto_check(const struct luajit_layout *l, struct luajit_proto *p)
 {
 	uint64_t bc_end = p->bc + 4 * (uint64_t)p->sizebc;
 	uint64_t kgc = (uint64_t)p->sizekgc * (uint32_t)l->gcref_size;
@@ -85,11 +85,11 @@ static int proto_check(const struct luajit_layout *l, struct lj_proto *p)
 	return 0;
 }
 
-int lj_proto_read(const struct luajit_layout *l, const struct lj_mem *m, uint64_t addr,
-		  struct lj_proto *p)
+int luajit_proto_read(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t addr,
+		  struct luajit_proto *p)
 {
 	uint8_t b[HDR_MAX];
-	if (!l || !proto_fields_ok(l) || lj_rd(m, addr, b, (size_t)l->pt_size) < 0)
+	if (!l || !proto_fields_ok(l) || luajit_rd(m, addr, b, (size_t)l->pt_size) < 0)
 		return -1;
 	if (b[l->pt_gct] != (uint8_t)l->gct_proto)
 		return -1;
@@ -110,7 +110,7 @@ int lj_proto_read(const struct luajit_layout *l, const struct lj_mem *m, uint64_
 	return proto_check(l, p);
 }
 
-long lj_gcstr(const struct luajit_layout *l, const struct lj_mem *m, uint64_t s, char *out,
+long luajit_gcstr(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t s, char *out,
 	      size_t out_size, uint32_t *full_len)
 {
 	uint8_t b[HDR_MAX];
@@ -118,12 +118,12 @@ long lj_gcstr(const struct luajit_layout *l, const struct lj_mem *m, uint64_t s,
 		return -1;
 	out[0] = '\0';
 	if (!l || l->str_size <= 0 || l->str_size > HDR_MAX || !fits(l->str_gct, 1, l->str_size) ||
-	    !fits(l->str_len, 4, l->str_size) || lj_rd(m, s, b, (size_t)l->str_size) < 0 ||
+	    !fits(l->str_len, 4, l->str_size) || luajit_rd(m, s, b, (size_t)l->str_size) < 0 ||
 	    b[l->str_gct] != (uint8_t)l->gct_str)
 		return -1;
 	uint32_t len = get_u32(b, l->str_len);
 	size_t n = len < out_size - 1 ? len : out_size - 1;
-	if (n > 0 && lj_rd(m, s + (uint64_t)l->str_size, out, n) < 0)
+	if (n > 0 && luajit_rd(m, s + (uint64_t)l->str_size, out, n) < 0)
 		return -1;
 	out[n] = '\0';
 	if (full_len)
@@ -131,7 +131,7 @@ long lj_gcstr(const struct luajit_layout *l, const struct lj_mem *m, uint64_t s,
 	return (long)strlen(out);
 }
 
-void lj_label_sanitize(char *s, size_t size)
+void luajit_label_sanitize(char *s, size_t size)
 {
 	safe_name_fix(s, size, SAFE_FOLDED);
 }
@@ -149,7 +149,7 @@ static int func_fields_ok(const struct luajit_layout *l, int32_t *need)
 	       (l->mref_size == 4 || l->mref_size == 8);
 }
 
-enum lj_fn_kind lj_func_info(const struct luajit_layout *l, const struct lj_mem *m, uint64_t fn,
+enum luajit_fn_kind luajit_func_info(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t fn,
 			     uint64_t *proto_or_cfunc, int *ffid)
 {
 	uint8_t b[HDR_MAX];
@@ -158,12 +158,12 @@ enum lj_fn_kind lj_func_info(const struct luajit_layout *l, const struct lj_mem 
 		*proto_or_cfunc = 0;
 	if (ffid)
 		*ffid = -1;
-	if (!l || !func_fields_ok(l, &need) || lj_rd(m, fn, b, (size_t)need) < 0 ||
+	if (!l || !func_fields_ok(l, &need) || luajit_rd(m, fn, b, (size_t)need) < 0 ||
 	    b[l->fn_gct] != (uint8_t)l->gct_func)
 		return LJ_FN_BAD;
 	int id = b[l->fn_ffid];
 	uint64_t v;
-	enum lj_fn_kind kind;
+	enum luajit_fn_kind kind;
 	if (id == l->ff_lua) {
 		/* fn->l.pc points at the first instruction, right after the GCproto header; a pc
 		 * in the first pages cannot be one */
@@ -175,7 +175,7 @@ enum lj_fn_kind lj_func_info(const struct luajit_layout *l, const struct lj_mem 
 	} else {
 		if (id != l->ff_c && id >= l->ff_names_count)
 			return LJ_FN_BAD;  /* no VM of this layout has such a built-in */
-		if (lj_rd(m, fn + (uint64_t)l->fn_c_f, &v, sizeof v) < 0)
+		if (luajit_rd(m, fn + (uint64_t)l->fn_c_f, &v, sizeof v) < 0)
 			return LJ_FN_BAD;
 		kind = id == l->ff_c ? LJ_FN_C : LJ_FN_FAST;
 	}
@@ -186,36 +186,36 @@ enum lj_fn_kind lj_func_info(const struct luajit_layout *l, const struct lj_mem 
 	return kind;
 }
 
-const char *lj_fast_name(const struct luajit_layout *l, int ffid, char *buf, size_t n)
+const char *luajit_fast_name(const struct luajit_layout *l, int ffid, char *buf, size_t n)
 {
 	const char *s = luajit_ff_name(l, ffid, buf, n);
 	if (s)
-		lj_label_sanitize(buf, n);
+		luajit_label_sanitize(buf, n);
 	return s;
 }
 
-int lj_lua_builtin_name(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto,
+int luajit_proto_builtin_name(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto,
 			char *out, size_t size)
 {
-	struct lj_proto p;
+	struct luajit_proto p;
 	char chunk[LJ_IDENT_MAX];
-	if (!out || size == 0 || lj_proto_read(l, m, proto, &p) < 0 || p.firstline != -1 ||
-	    lj_gcstr(l, m, p.chunkname, chunk, sizeof chunk, NULL) <= 0)
+	if (!out || size == 0 || luajit_proto_read(l, m, proto, &p) < 0 || p.firstline != -1 ||
+	    luajit_gcstr(l, m, p.chunkname, chunk, sizeof chunk, NULL) <= 0)
 		return -1;
 	/* one this table does not know keeps the bare name its library registered it under */
 	if (!luajit_lua_builtin_name(chunk, out, size))
 		snprintf(out, size, "%s", chunk);
-	lj_label_sanitize(out, size);
+	luajit_label_sanitize(out, size);
 	return 0;
 }
 
 /* ---- Chunk names ---- */
 
 /* "@path": the path, or "..." and its tail when it does not fit (the end names the file). */
-static int chunk_file(const struct lj_mem *m, uint64_t at, uint32_t len, char *out, size_t size)
+static int chunk_file(const struct luajit_mem *m, uint64_t at, uint32_t len, char *out, size_t size)
 {
 	if (len <= size - 1) {
-		if (len && lj_rd(m, at, out, len) < 0)
+		if (len && luajit_rd(m, at, out, len) < 0)
 			return -1;
 		out[len] = '\0';
 		return 0;
@@ -226,7 +226,7 @@ static int chunk_file(const struct lj_mem *m, uint64_t at, uint32_t len, char *o
 	}
 	size_t keep = size - 1 - 3;
 	memcpy(out, "...", 3);
-	if (lj_rd(m, at + len - keep, out + 3, keep) < 0)
+	if (luajit_rd(m, at + len - keep, out + 3, keep) < 0)
 		return -1;
 	out[size - 1] = '\0';
 	return 0;
@@ -246,12 +246,12 @@ static void chunk_string(const char *src, int builtin, char *out, size_t size)
 		 cut ? "..." : "", builtin ? "]" : "\"]");
 }
 
-static int chunk_name(const struct luajit_layout *l, const struct lj_mem *m,
-		      const struct lj_proto *p, char *out, size_t size)
+static int chunk_name(const struct luajit_layout *l, const struct luajit_mem *m,
+		      const struct luajit_proto *p, char *out, size_t size)
 {
 	char head[STRING_CHUNK_SCAN + 2];
 	uint32_t len;
-	if (lj_gcstr(l, m, p->chunkname, head, sizeof head, &len) < 0)
+	if (luajit_gcstr(l, m, p->chunkname, head, sizeof head, &len) < 0)
 		return -1;
 	uint64_t at = p->chunkname + (uint64_t)l->str_size;
 	if (head[0] == '@' || head[0] == '=') {
@@ -263,7 +263,7 @@ static int chunk_name(const struct luajit_layout *l, const struct lj_mem *m,
 	} else {
 		chunk_string(head, p->firstline == -1, out, size);
 	}
-	lj_label_sanitize(out, size);
+	luajit_label_sanitize(out, size);
 	return 0;
 }
 
@@ -271,7 +271,7 @@ static int chunk_name(const struct luajit_layout *l, const struct lj_mem *m,
 
 /* Index of the instruction before pc, or -2 when pc is not inside p's bytecode (pc == bc gives
  * -1: nothing ran yet). Index 0 is the function header (FUNCF...). */
-static int64_t pos_of(const struct lj_proto *p, uint64_t pc)
+static int64_t pos_of(const struct luajit_proto *p, uint64_t pc)
 {
 	if (pc < p->bc || (pc - p->bc) % 4 != 0 || (pc - p->bc) / 4 > p->sizebc)  /* past RET */
 		return -2;
@@ -280,7 +280,7 @@ static int64_t pos_of(const struct lj_proto *p, uint64_t pc)
 
 /* lj_debug_line: lineinfo holds firstline-relative lines of instructions 1 .. sizebc-1; the
  * header (0) is on firstline. */
-static int proto_line(const struct lj_mem *m, const struct lj_proto *p, int64_t pos)
+static int proto_line(const struct luajit_mem *m, const struct luajit_proto *p, int64_t pos)
 {
 	if (!p->lineinfo || pos < -1 || pos >= p->sizebc)
 		return -1;
@@ -290,7 +290,7 @@ static int proto_line(const struct lj_mem *m, const struct lj_proto *p, int64_t 
 	} else {
 		unsigned sz = LUAJIT_LINEINFO_SIZE(p->numline);
 		uint32_t v = 0;
-		if (lj_rd(m, p->lineinfo + (uint64_t)(pos - 1) * sz, &v, sz) < 0)
+		if (luajit_rd(m, p->lineinfo + (uint64_t)(pos - 1) * sz, &v, sz) < 0)
 			return -1;
 		line = (int64_t)p->firstline + v;
 	}
@@ -301,31 +301,31 @@ static int proto_line(const struct lj_mem *m, const struct lj_proto *p, int64_t 
 
 static struct label_cache cache;
 
-void lj_frames_cache_clear(void)
+void luajit_frames_cache_clear(void)
 {
 	label_cache_clear(&cache);
 }
 
-void lj_frames_cache_free(void)
+void luajit_frames_cache_free(void)
 {
 	label_cache_free(&cache);
 }
 
 /* What must not change for a cached label of proto p to stay valid. */
-static uint64_t fingerprint(const struct lj_proto *p)
+static uint64_t fingerprint(const struct luajit_proto *p)
 {
 	uint64_t h = lf_fp_step(lf_fp_step(0, p->chunkname), p->k);
 	h = lf_fp_step(lf_fp_step(h, (uint64_t)p->sizebc << 32 | p->sizept), (uint32_t)p->firstline);
 	return h | 1ULL << 63;  /* never a sampled fingerprint (LF_FP_BITS) */
 }
 
-static struct label_entry *cache_get(const struct lj_mem *m, const struct lj_proto *p, int64_t pos, int kind)
+static struct label_entry *cache_get(const struct luajit_mem *m, const struct luajit_proto *p, int64_t pos, int kind)
 {
 	uint64_t fp = fingerprint(p);
 	return label_cache_get(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pos, kind, fp);
 }
 
-static struct label_entry *cache_put(const struct lj_mem *m, const struct lj_proto *p, int64_t pos, int kind)
+static struct label_entry *cache_put(const struct luajit_mem *m, const struct luajit_proto *p, int64_t pos, int kind)
 {
 	uint64_t fp = fingerprint(p);
 	return label_cache_put(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pos, kind, fp);
@@ -333,17 +333,17 @@ static struct label_entry *cache_put(const struct lj_mem *m, const struct lj_pro
 
 /* A cached label of proto, looked up by the fingerprint the sample carries (0: none, no hit):
  * a hit needs no read of the target, which may have freed the function or exited since. */
-static struct label_entry *lookup(const struct lj_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
+static struct label_entry *lookup(const struct luajit_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
 {
 	return fp ? label_cache_get(&cache, (uint64_t)(uintptr_t)m->ctx, proto, pos, kind, fp) : NULL;
 }
 
-static struct label_entry *remember(const struct lj_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
+static struct label_entry *remember(const struct luajit_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
 {
 	return label_cache_put(&cache, (uint64_t)(uintptr_t)m->ctx, proto, pos, kind, fp);
 }
 
-void lj_fp_cfg(const struct luajit_layout *l, struct lf_fp_cfg *f)
+void luajit_fp_cfg(const struct luajit_layout *l, struct lf_fp_cfg *f)
 {
 	memset(f, 0, sizeof *f);
 	/* the bytecode follows the GCproto header: its address is covered by the proto's */
@@ -361,36 +361,36 @@ void lj_fp_cfg(const struct luajit_layout *l, struct lf_fp_cfg *f)
 
 static int rd_lj(const void *m, uint64_t a, void *b, size_t n)
 {
-	return lj_rd(m, a, b, n);
+	return luajit_rd(m, a, b, n);
 }
 
-uint32_t lj_proto_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto)
+uint32_t luajit_proto_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto)
 {
 	struct lf_fp_cfg f;
-	lj_fp_cfg(l, &f);
+	luajit_fp_cfg(l, &f);
 	return lf_fp_read(&f, proto, rd_lj, m);
 }
 
 /* Reads proto and the fingerprint it has now into *key: 0, -1 when it cannot be read, -2
  * when it is no longer the function of fingerprint fp (0: any). */
-static int current(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto, uint32_t fp,
-		   struct lj_proto *p, uint32_t *key)
+static int current(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
+		   struct luajit_proto *p, uint32_t *key)
 {
-	if (lj_proto_read(l, m, proto, p) < 0 || !(*key = lj_proto_fp(l, m, proto)))
+	if (luajit_proto_read(l, m, proto, p) < 0 || !(*key = luajit_proto_fp(l, m, proto)))
 		return -1;
 	return fp && *key != fp ? -2 : 0;
 }
 
 /* ---- API ---- */
 
-int lj_proto_info(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto,
+int luajit_proto_info(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto,
 		  char *chunk, size_t chunk_size, int *firstline)
 {
-	struct lj_proto p;
+	struct luajit_proto p;
 	if (!chunk || chunk_size == 0)
 		return -1;
 	chunk[0] = '\0';
-	if (lj_proto_read(l, m, proto, &p) < 0)
+	if (luajit_proto_read(l, m, proto, &p) < 0)
 		return -1;
 	struct label_entry *e = cache_get(m, &p, 0, LABEL_INFO);
 	if (e) {
@@ -408,11 +408,11 @@ int lj_proto_info(const struct luajit_layout *l, const struct lj_mem *m, uint64_
 	return 0;
 }
 
-int lj_proto_line(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto,
+int luajit_proto_line(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto,
 		  uint64_t pc)
 {
-	struct lj_proto p;
-	if (lj_proto_read(l, m, proto, &p) < 0)
+	struct luajit_proto p;
+	if (luajit_proto_read(l, m, proto, &p) < 0)
 		return -1;
 	int64_t pos = pos_of(&p, pc);
 	if (pos < -1)
@@ -426,14 +426,14 @@ int lj_proto_line(const struct luajit_layout *l, const struct lj_mem *m, uint64_
 	return line;
 }
 
-int lj_call_name(const struct luajit_layout *l, const struct lj_mem *m, uint64_t caller_proto,
+int luajit_call_name(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t caller_proto,
 		 uint64_t caller_pc, char *out, size_t out_size)
 {
-	struct lj_proto p;
+	struct luajit_proto p;
 	if (!out || out_size == 0)
 		return -1;
 	out[0] = '\0';
-	if (lj_proto_read(l, m, caller_proto, &p) < 0)
+	if (luajit_proto_read(l, m, caller_proto, &p) < 0)
 		return -1;
 	int64_t pos = pos_of(&p, caller_pc);
 	if (pos < 1 || pos >= p.sizebc)  /* a call is neither the header nor past the end */
@@ -444,7 +444,7 @@ int lj_call_name(const struct luajit_layout *l, const struct lj_mem *m, uint64_t
 		return e->num < 0 ? -1 : 0;
 	}
 	char buf[LJ_IDENT_MAX];
-	int rc = lj_name_from_code(l, m, &p, (uint32_t)pos, buf, sizeof buf);
+	int rc = luajit_name_from_code(l, m, &p, (uint32_t)pos, buf, sizeof buf);
 	if (rc < -1)
 		return -1;  /* the target could not be read: try again next time */
 	if (rc == 0 && buf[0] == '\0')
@@ -461,10 +461,10 @@ int lj_call_name(const struct luajit_layout *l, const struct lj_mem *m, uint64_t
 
 /* ---- The same, for frames of a sample: by its fingerprint ---- */
 
-int lj_proto_info_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto, uint32_t fp,
+int luajit_proto_info_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
 		  char *chunk, size_t chunk_size, int *firstline)
 {
-	struct lj_proto p;
+	struct luajit_proto p;
 	uint32_t key;
 	if (!chunk || chunk_size == 0)
 		return -1;
@@ -495,10 +495,10 @@ int lj_proto_info_fp(const struct luajit_layout *l, const struct lj_mem *m, uint
 	return 0;
 }
 
-int lj_proto_line_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto, uint32_t fp,
+int luajit_proto_line_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
 		  uint64_t pc)
 {
-	struct lj_proto p;
+	struct luajit_proto p;
 	uint32_t key;
 	struct label_entry *e = lookup(m, proto, (int64_t)pc, LABEL_LINE, fp);
 	if (e)
@@ -514,10 +514,10 @@ int lj_proto_line_fp(const struct luajit_layout *l, const struct lj_mem *m, uint
 	return line;
 }
 
-int lj_call_name_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t caller_proto,
+int luajit_call_name_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t caller_proto,
 		 uint32_t caller_fp, uint64_t caller_pc, char *out, size_t out_size)
 {
-	struct lj_proto p;
+	struct luajit_proto p;
 	uint32_t key;
 	if (!out || out_size == 0)
 		return -1;
@@ -533,7 +533,7 @@ int lj_call_name_fp(const struct luajit_layout *l, const struct lj_mem *m, uint6
 	if (pos < 1 || pos >= p.sizebc)  /* a call is neither the header nor past the end */
 		return -1;
 	char buf[LJ_IDENT_MAX];
-	int rc = lj_name_from_code(l, m, &p, (uint32_t)pos, buf, sizeof buf);
+	int rc = luajit_name_from_code(l, m, &p, (uint32_t)pos, buf, sizeof buf);
 	if (rc < -1)
 		return -1;  /* the target could not be read: try again next time */
 	if (rc == 0 && buf[0] == '\0')

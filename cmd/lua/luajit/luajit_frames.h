@@ -9,37 +9,37 @@
 #include "lua_fp.h"
 
 /* Reads len bytes at addr of the target; returns the number of bytes read or -1. */
-typedef long (*lj_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+typedef long (*luajit_mem_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 /* One target address space. Results are cached per (ctx, proto[, pc]) and checked against the
  * proto's header on every call (one read), so a freed and reused proto address gets fresh
- * labels; a ctx must still not be reused for another process without lj_frames_cache_clear().
+ * labels; a ctx must still not be reused for another process without luajit_frames_cache_clear().
  * The _fp variants below key labels by the fingerprint the BPF walker took at sample time
  * instead. The cache is process-wide and not locked: call these functions from one thread. */
-struct lj_mem { lj_read_fn read; void *ctx; };
+struct luajit_mem { luajit_mem_read_fn read; void *ctx; };
 
 #define LJ_CHUNK_MAX 256  /* chunk names are cut to this many bytes, NUL included */
 #define LJ_IDENT_MAX 128  /* function names likewise */
 
-enum lj_fn_kind { LJ_FN_BAD, LJ_FN_LUA, LJ_FN_C, LJ_FN_FAST };
+enum luajit_fn_kind { LJ_FN_BAD, LJ_FN_LUA, LJ_FN_C, LJ_FN_FAST };
 
 /* What the GCfunc at fn is: a Lua function (*proto_or_cfunc = its GCproto), a C function
  * (*proto_or_cfunc = its lua_CFunction) or a built-in ("fast function": *ffid set, and
  * *proto_or_cfunc its handler). LJ_FN_BAD when fn cannot be read or is no function. Either out
  * pointer may be NULL. */
-enum lj_fn_kind lj_func_info(const struct luajit_layout *l, const struct lj_mem *m, uint64_t fn,
+enum luajit_fn_kind luajit_func_info(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t fn,
 			     uint64_t *proto_or_cfunc, int *ffid);
 
 /* Chunk name of proto (without its leading '@' or '='; a string chunk becomes
  * [string "first line..."] and a built-in one [builtin:name], as LuaJIT prints them; a path
  * too long for chunk_size keeps its end after "...") and the line where the function is
  * defined (0 for a main chunk). ';', newlines and other control bytes become '_'. 0 or -1. */
-int lj_proto_info(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto,
+int luajit_proto_info(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto,
 		  char *chunk, size_t chunk_size, int *firstline);
 
 /* Line of the instruction before pc (pc points past the current or calling instruction), as
  * lua_getinfo's currentline; pc at the first instruction gives the first line. -1 when pc is
  * not inside the proto's bytecode (0, a trace's copy) or it has no line info. */
-int lj_proto_line(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto,
+int luajit_proto_line(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto,
 		  uint64_t pc);
 
 /* Name of the function called by the instruction before caller_pc in caller_proto, as
@@ -49,63 +49,63 @@ int lj_proto_line(const struct luajit_layout *l, const struct lj_mem *m, uint64_
  * one: stripped upvalue names). Only for a callee whose frame link holds caller_pc (a Lua
  * frame) or whose continuation frame saved it (metamethods); a function called by pcall or
  * from C has no caller pc and no name. */
-int lj_call_name(const struct luajit_layout *l, const struct lj_mem *m, uint64_t caller_proto,
+int luajit_call_name(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t caller_proto,
 		 uint64_t caller_pc, char *out, size_t out_size);
 
 /* The same for a frame of a sample, whose GCproto had fingerprint fp (caller_fp) then: a label
  * cached for that fingerprint needs no read; else it is read only if the proto still has that
- * fingerprint (fp 0: whatever it holds now). lj_proto_info_fp returns -2 when it does not. */
-int lj_proto_info_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto, uint32_t fp,
+ * fingerprint (fp 0: whatever it holds now). luajit_proto_info_fp returns -2 when it does not. */
+int luajit_proto_info_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
 		     char *chunk, size_t chunk_size, int *firstline);
-int lj_proto_line_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto, uint32_t fp,
+int luajit_proto_line_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
 		     uint64_t pc);
-int lj_call_name_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t caller_proto,
+int luajit_call_name_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t caller_proto,
 		    uint32_t caller_fp, uint64_t caller_pc, char *out, size_t out_size);
 
 /* Name of built-in ffid as Lua knows it ("string.rep", "pairs") in buf, or NULL. */
-const char *lj_fast_name(const struct luajit_layout *l, int ffid, char *buf, size_t n);
+const char *luajit_fast_name(const struct luajit_layout *l, int ffid, char *buf, size_t n);
 
 /* Name of a built-in LuaJIT implements in bytecode (LJLIB_LUA: table.remove, math.deg...)
  * when proto is one (its firstline is -1), as Lua knows it, in out. 0, or -1 for any other
  * proto. */
-int lj_lua_builtin_name(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto,
+int luajit_proto_builtin_name(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto,
 			char *out, size_t size);
 
 /* Where the fingerprinted GCproto fields are in layout l, for the BPF walker. */
-void lj_fp_cfg(const struct luajit_layout *l, struct lf_fp_cfg *f);
+void luajit_fp_cfg(const struct luajit_layout *l, struct lf_fp_cfg *f);
 /* The fingerprint the BPF walker would take of proto now, or 0 when unreadable. */
-uint32_t lj_proto_fp(const struct luajit_layout *l, const struct lj_mem *m, uint64_t proto);
+uint32_t luajit_proto_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto);
 
 /* Forgets every cached label (call when a target's ctx is reused). */
-void lj_frames_cache_clear(void);
+void luajit_frames_cache_clear(void);
 /* Frees the cache; it is re-created on the next use. */
-void lj_frames_cache_free(void);
+void luajit_frames_cache_free(void);
 
 /* ---- Shared by luajit_frames.c and luajit_names.c; not for other callers. ---- */
 
 /* The fields of a GCproto the labels need, read in one go and checked: every array it points
  * to lies inside the proto's own allocation [addr, addr + sizept), as LuaJIT colocates them. */
-struct lj_proto {
+struct luajit_proto {
 	uint64_t addr, bc, k, lineinfo, uvinfo, varinfo, chunkname;
 	uint32_t sizebc, sizekgc, sizept, sizeuv;
 	int32_t firstline, numline;
 };
 
 /* Exactly len bytes at addr, or -1. */
-int lj_rd(const struct lj_mem *m, uint64_t addr, void *buf, size_t len);
+int luajit_rd(const struct luajit_mem *m, uint64_t addr, void *buf, size_t len);
 /* A GCRef/MRef of size bytes (4 or 8) at addr, zero-extended; 0 or -1. */
-int lj_rd_ref(const struct lj_mem *m, uint64_t addr, int32_t size, uint64_t *out);
+int luajit_rd_ref(const struct luajit_mem *m, uint64_t addr, int32_t size, uint64_t *out);
 /* Reads and checks the GCproto at addr. Returns 0 or -1. */
-int lj_proto_read(const struct luajit_layout *l, const struct lj_mem *m, uint64_t addr,
-		  struct lj_proto *p);
+int luajit_proto_read(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t addr,
+		  struct luajit_proto *p);
 /* Bytes of the GCstr at s (its header must say string), cut to out_size - 1; *full_len (may be
  * NULL) gets the string's own length. Returns the bytes copied or -1. */
-long lj_gcstr(const struct luajit_layout *l, const struct lj_mem *m, uint64_t s, char *out,
+long luajit_gcstr(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t s, char *out,
 	      size_t out_size, uint32_t *full_len);
 /* Makes a name read from the target safe for folded stacks (safe_name.c), within size bytes. */
-void lj_label_sanitize(char *s, size_t size);
-/* The uncached namer behind lj_call_name (luajit_names.c): pos is the index of the calling
+void luajit_label_sanitize(char *s, size_t size);
+/* The uncached namer behind luajit_call_name (luajit_names.c): pos is the index of the calling
  * instruction. Returns 0, -1 (no name) or -2 (the target could not be read: do not cache). */
-int lj_name_from_code(const struct luajit_layout *l, const struct lj_mem *m,
-		      const struct lj_proto *p, uint32_t pos, char *out, size_t out_size);
+int luajit_name_from_code(const struct luajit_layout *l, const struct luajit_mem *m,
+		      const struct luajit_proto *p, uint32_t pos, char *out, size_t out_size);
 #endif

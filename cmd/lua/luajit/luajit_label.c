@@ -16,13 +16,13 @@ static long read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 /* What GCfuncs without a fingerprint (C functions and built-ins, which live as long as the
  * library tables holding them) were when last read, for stacks read after the target exited. */
 #define FN_SEEN 1024
-static struct fn_seen { pid_t pid; uint64_t fn, p; int ffid; enum lj_fn_kind k; } fn_seen[FN_SEEN];
+static struct fn_seen { pid_t pid; uint64_t fn, p; int ffid; enum luajit_fn_kind k; } fn_seen[FN_SEEN];
 
-static enum lj_fn_kind func_info(const struct luajit_runtime *rt, uint64_t fn, uint64_t *p, int *ffid)
+static enum luajit_fn_kind func_info(const struct luajit_runtime *rt, uint64_t fn, uint64_t *p, int *ffid)
 {
-	struct lj_mem m = { read_target, (void *)(intptr_t)rt->pid };
+	struct luajit_mem m = { read_target, (void *)(intptr_t)rt->pid };
 	struct fn_seen *e = &fn_seen[(fn >> 4 ^ (uint64_t)rt->pid * 0x9e3779b1u) % FN_SEEN];
-	enum lj_fn_kind k = lj_func_info(rt->lay, &m, fn, p, ffid);
+	enum luajit_fn_kind k = luajit_func_info(rt->lay, &m, fn, p, ffid);
 	uint8_t probe;
 	if (k != LJ_FN_BAD && k != LJ_FN_LUA) {
 		*e = (struct fn_seen){ rt->pid, fn, *p, *ffid, k };
@@ -45,7 +45,7 @@ void luajit_resolve(const struct luajit_runtime *rt, struct lm_stack *st)
 			int ffid = 0;
 			if (!f->lj || !f->ptr || lm_fp(f))
 				continue;  /* with a fingerprint, the sample says it is a Lua function's proto */
-			enum lj_fn_kind k = func_info(rt, f->ptr, &p, &ffid);
+			enum luajit_fn_kind k = func_info(rt, f->ptr, &p, &ffid);
 			f->c = k != LJ_FN_LUA;
 			f->ffid = ffid;
 			f->ptr = k == LJ_FN_BAD || k == LJ_FN_FAST ? 0 : p;
@@ -58,32 +58,32 @@ void luajit_resolve(const struct luajit_runtime *rt, struct lm_stack *st)
 /* The name the caller (frame j+1) used for frame j, as LuaJIT's traceback gives it. */
 static int called_name(const struct luajit_runtime *rt, const struct lm_thread *th, int j, char *out, size_t n)
 {
-	struct lj_mem m = { read_target, (void *)(intptr_t)rt->pid };
+	struct luajit_mem m = { read_target, (void *)(intptr_t)rt->pid };
 	if (j + 1 >= th->n || th->f[j + 1].c || (th->f[j].aux & LF_LFLAG_CENTRY) || !(th->f[j + 1].aux & LF_PC_MASK))
 		return -1;
 	const struct lm_lua *caller = &th->f[j + 1];
-	return lj_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
+	return luajit_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
 }
 
-static void lua_function_label(const struct luajit_runtime *rt, const struct lm_thread *th, int j, int lines,
+static void function_label(const struct luajit_runtime *rt, const struct lm_thread *th, int j, int lines,
 			       struct sbuf *out)
 {
-	struct lj_mem m = { read_target, (void *)(intptr_t)rt->pid };
+	struct luajit_mem m = { read_target, (void *)(intptr_t)rt->pid };
 	const struct lm_lua *f = &th->f[j];
 	char chunk[256], name[128];
 	int line = -1;
-	if (lj_proto_info_fp(rt->lay, &m, lm_addr(f), lm_fp(f), chunk, sizeof(chunk), &line)) {
+	if (luajit_proto_info_fp(rt->lay, &m, lm_addr(f), lm_fp(f), chunk, sizeof(chunk), &line)) {
 		sb_puts(out, LF_LABEL_GONE);
 		return;
 	}
-	if (line < 0 && lj_lua_builtin_name(rt->lay, &m, lm_addr(f), name, sizeof(name)) == 0) {
+	if (line < 0 && luajit_proto_builtin_name(rt->lay, &m, lm_addr(f), name, sizeof(name)) == 0) {
 		sb_puts(out, name);  /* table.remove: named as the built-ins written in C are */
 		return;
 	}
 	if (called_name(rt, th, j, name, sizeof(name)))
 		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
 	if (lines && (f->aux & LF_PC_MASK)) {
-		int cur = lj_proto_line_fp(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & LF_PC_MASK);
+		int cur = luajit_proto_line_fp(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & LF_PC_MASK);
 		if (cur >= 0)
 			line = cur;
 	}
@@ -98,13 +98,13 @@ static void frame_label(const struct luajit_runtime *rt, struct symbolizer *sym,
 	const struct lm_lua *f = &th->f[j];
 	char name[128];
 	if (!f->c) {
-		lua_function_label(rt, th, j, lines, out);
+		function_label(rt, th, j, lines, out);
 		return;
 	}
 	const char *sname = f->ptr ? symbolize_name(sym, rt->pid, f->ptr) : NULL;
 	if (sname)
 		sb_add(out, sname, strcspn(sname, ";"));
-	else if (f->ffid > 1 && lj_fast_name(rt->lay, f->ffid, name, sizeof(name)))
+	else if (f->ffid > 1 && luajit_fast_name(rt->lay, f->ffid, name, sizeof(name)))
 		sb_puts(out, name);
 	else if (called_name(rt, th, j, name, sizeof(name)) == 0)
 		sb_puts(out, name);
@@ -142,7 +142,7 @@ void luajit_name_frames(const struct luajit_runtime *rt, const struct lm_thread 
 		if (!th->f[j].c && th->f[j].ptr) {
 			sb_reset(&scratch);
 			label_cache_lock();
-			lua_function_label(rt, th, j, lines, &scratch);
+			function_label(rt, th, j, lines, &scratch);
 			label_cache_unlock();
 		}
 }

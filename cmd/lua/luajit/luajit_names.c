@@ -16,8 +16,8 @@
  * it, so every index below is checked against this buffer rather than trusted. */
 struct namer {
 	const struct luajit_layout *l;
-	const struct lj_mem *m;
-	const struct lj_proto *p;
+	const struct luajit_mem *m;
+	const struct luajit_proto *p;
 	const uint8_t *blob;   /* p->addr .. p->addr + p->sizept */
 	int failed;            /* a read failed: the answer may be wrong, do not cache it */
 	long work;             /* steps left (name_budget.h): huge or tangled code gets no name */
@@ -65,7 +65,7 @@ static int kgc_string(struct namer *n, uint32_t idx, char *out, size_t size)
 		return -1;
 	uint64_t s = 0;
 	memcpy(&s, n->blob + off, (size_t)l->gcref_size);
-	if (lj_gcstr(l, n->m, s, out, size, NULL) < 0) {
+	if (luajit_gcstr(l, n->m, s, out, size, NULL) < 0) {
 		n->failed = 1;
 		return -1;
 	}
@@ -238,8 +238,8 @@ static int name_at(struct namer *n, uint32_t pos, char *out, size_t size)
 	return -1;
 }
 
-int lj_name_from_code(const struct luajit_layout *l, const struct lj_mem *m,
-		      const struct lj_proto *p, uint32_t pos, char *out, size_t out_size)
+int luajit_name_from_code(const struct luajit_layout *l, const struct luajit_mem *m,
+		      const struct luajit_proto *p, uint32_t pos, char *out, size_t out_size)
 {
 	if (!out || out_size == 0)
 		return -1;
@@ -254,7 +254,7 @@ int lj_name_from_code(const struct luajit_layout *l, const struct lj_mem *m,
 		return -2;
 	}
 	struct namer n = { l, m, p, blob, 0, grant - read_cost };
-	int rc = lj_rd(m, p->addr, blob, p->sizept) < 0 ? -2 : name_at(&n, pos, out, out_size);
+	int rc = luajit_rd(m, p->addr, blob, p->sizept) < 0 ? -2 : name_at(&n, pos, out, out_size);
 	free(blob);
 	name_budget_return(n.work);
 	if (n.work <= 0) {   /* no name rather than half of one */
@@ -262,7 +262,7 @@ int lj_name_from_code(const struct luajit_layout *l, const struct lj_mem *m,
 		n.failed |= grant < NAME_WORK;   /* cut by the shared allowance: worth another try */
 	}
 	if (rc == 0)
-		lj_label_sanitize(out, out_size);
+		luajit_label_sanitize(out, out_size);
 	else
 		out[0] = '\0';
 	return n.failed && rc != 0 ? -2 : rc;

@@ -130,5 +130,5 @@ void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, str
 	c->pt_size = (__u16)l->pt_size;
 	c->gct_func = (__u8)l->gct_func;
 	c->ff_lua = (__u8)l->ff_lua;
-	lj_fp_cfg(l, &c->fp);
+	luajit_fp_cfg(l, &c->fp);
 }

@@ -14,9 +14,9 @@
 
 static int detect(pid_t pid, struct runtime *rt)
 {
-	struct lua_runtime *vm = xcalloc(1, sizeof(*vm));
+	struct puc_runtime *vm = xcalloc(1, sizeof(*vm));
 	rt->vm = vm;
-	int rc = lua_runtime_detect(pid, vm);
+	int rc = puc_runtime_detect(pid, vm);
 	if (vm->major) {
 		snprintf(rt->name, sizeof(rt->name), "Lua %d.%d.%d", vm->major, vm->minor, vm->patch);
 		snprintf(rt->core_path, sizeof(rt->core_path), "%s", vm->core_path);
@@ -31,15 +31,15 @@ static int detect(pid_t pid, struct runtime *rt)
 
 static int scan(struct runtime *rt)
 {
-	struct lua_runtime *vm = rt->vm;
-	return rt->nvms = lua_runtime_scan_states(vm);
+	struct puc_runtime *vm = rt->vm;
+	return rt->nvms = puc_runtime_scan_states(vm);
 }
 
 static size_t bpf_cfg(const struct runtime *rt, uint32_t core_file, void *out, size_t max)
 {
 	if (max < sizeof(struct lf_lua_cfg))
 		return 0;
-	lua_runtime_cfg(rt->vm, core_file, out);
+	puc_runtime_cfg(rt->vm, core_file, out);
 	return sizeof(struct lf_lua_cfg);
 }
 
@@ -67,7 +67,7 @@ static int reg_hint(struct sampler *smp)
 /* VMs made after attach; a VM already found is rescanned only on a full refresh. */
 static int refresh(struct runtime *rt, struct sampler *smp, int full)
 {
-	struct lua_runtime *vm = rt->vm;
+	struct puc_runtime *vm = rt->vm;
 	int hint = reg_hint(smp), before = vm->ngs, changed = hint != vm->reg_hint;
 	vm->reg_hint = hint;
 	if (!vm->ngs || full)
@@ -77,13 +77,13 @@ static int refresh(struct runtime *rt, struct sampler *smp, int full)
 
 static void name_frames(const struct runtime *rt, const struct lm_thread *th, int lines)
 {
-	lua_name_frames(rt->vm, th, lines);
+	puc_name_frames(rt->vm, th, lines);
 }
 
 static void frame_label(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
 			int lines, struct sbuf *out)
 {
-	lua_frame_label(rt->vm, sym, th, j, lines, out);
+	puc_frame_label(rt->vm, sym, th, j, lines, out);
 }
 
 const struct runtime_ops puc_runtime_ops = {

@@ -13,7 +13,7 @@
 #define MAX_ABS_STEPS 40        /* binary search steps over abslineinfo */
 #define STRING_LINE_MAX 43      /* string chunks: first line kept up to this (as Lua's LUA_IDSIZE) */
 
-int lua_rd(const struct lua_mem *m, uint64_t addr, void *buf, size_t len)
+int puc_rd(const struct puc_mem *m, uint64_t addr, void *buf, size_t len)
 {
 	if (!m || !m->read || addr == 0 || addr + len < addr)
 		return -1;
@@ -46,11 +46,11 @@ static uint64_t get_ptr(const uint8_t *b, uint16_t off)
 	return off == LUA_OFF_NONE ? 0 : get_u64(b, off);
 }
 
-int lua_proto_read(const struct lua_layout *l, const struct lua_mem *m, uint64_t addr,
-		   struct lua_proto *p)
+int puc_proto_read(const struct puc_layout *l, const struct puc_mem *m, uint64_t addr,
+		   struct puc_proto *p)
 {
 	uint8_t b[512];
-	if (!l || l->p_sizeof > sizeof b || lua_rd(m, addr, b, l->p_sizeof) < 0)
+	if (!l || l->p_sizeof > sizeof b || puc_rd(m, addr, b, l->p_sizeof) < 0)
 		return -1;
 	if (b[l->gch_tt] != l->gctag_proto)
 		return -1;
@@ -80,11 +80,11 @@ int lua_proto_read(const struct lua_layout *l, const struct lua_mem *m, uint64_t
 }
 
 /* Where the bytes of the TString at ts start and how long it says it is. */
-static int tstring_hdr(const struct lua_layout *l, const struct lua_mem *m, uint64_t ts,
+static int tstring_hdr(const struct puc_layout *l, const struct puc_mem *m, uint64_t ts,
 		       uint64_t *contents, uint64_t *len)
 {
 	uint8_t b[64];
-	if (l->ts_contents > sizeof b || lua_rd(m, ts, b, l->ts_contents) < 0)
+	if (l->ts_contents > sizeof b || puc_rd(m, ts, b, l->ts_contents) < 0)
 		return -1;
 	uint8_t tag = b[l->gch_tt];
 	if (l->flags & LUA_LF_STR_SHRLEN) {
@@ -102,12 +102,12 @@ static int tstring_hdr(const struct lua_layout *l, const struct lua_mem *m, uint
 	*contents = ts + l->ts_contents;
 	/* 5.5: a long string's bytes are wherever its contents pointer says */
 	if ((l->flags & LUA_LF_STR_LNGPTR) && tag == l->gctag_lngstr &&
-	    (lua_rd(m, ts + l->ts_contents, contents, 8) < 0 || *contents == 0))
+	    (puc_rd(m, ts + l->ts_contents, contents, 8) < 0 || *contents == 0))
 		return -1;
 	return 0;
 }
 
-long lua_tstring(const struct lua_layout *l, const struct lua_mem *m, uint64_t ts, char *out,
+long puc_tstring(const struct puc_layout *l, const struct puc_mem *m, uint64_t ts, char *out,
 		 size_t out_size, uint64_t *full_len)
 {
 	uint64_t at, len;
@@ -117,7 +117,7 @@ long lua_tstring(const struct lua_layout *l, const struct lua_mem *m, uint64_t t
 	if (tstring_hdr(l, m, ts, &at, &len) < 0)
 		return -1;
 	size_t n = len < out_size - 1 ? (size_t)len : out_size - 1;
-	if (n > 0 && lua_rd(m, at, out, n) < 0)
+	if (n > 0 && puc_rd(m, at, out, n) < 0)
 		return -1;
 	out[n] = '\0';
 	if (full_len)
@@ -125,16 +125,16 @@ long lua_tstring(const struct lua_layout *l, const struct lua_mem *m, uint64_t t
 	return (long)strlen(out);
 }
 
-void lua_label_sanitize(char *s, size_t size)
+void puc_label_sanitize(char *s, size_t size)
 {
 	safe_name_fix(s, size, SAFE_FOLDED);
 }
 
 /* "@path": the path, or "..." and its tail when it does not fit (the end names the file). */
-static int chunk_file(const struct lua_mem *m, uint64_t at, uint64_t len, char *out, size_t size)
+static int chunk_file(const struct puc_mem *m, uint64_t at, uint64_t len, char *out, size_t size)
 {
 	if (len <= size - 1) {
-		if (len && lua_rd(m, at, out, (size_t)len) < 0)
+		if (len && puc_rd(m, at, out, (size_t)len) < 0)
 			return -1;
 		out[len] = '\0';
 		return 0;
@@ -145,7 +145,7 @@ static int chunk_file(const struct lua_mem *m, uint64_t at, uint64_t len, char *
 	}
 	size_t keep = size - 1 - 3;
 	memcpy(out, "...", 3);
-	if (lua_rd(m, at + len - keep, out + 3, keep) < 0)
+	if (puc_rd(m, at + len - keep, out + 3, keep) < 0)
 		return -1;
 	out[size - 1] = '\0';
 	return 0;
@@ -164,7 +164,7 @@ static void chunk_string(const char *src, uint64_t len, char *out, size_t size)
 	snprintf(out, size, "[string \"%s%s\"]", buf, cut ? "..." : "");
 }
 
-static int chunk_name(const struct lua_layout *l, const struct lua_mem *m, uint64_t source,
+static int chunk_name(const struct puc_layout *l, const struct puc_mem *m, uint64_t source,
 		      char *out, size_t size)
 {
 	uint64_t at, len;
@@ -175,7 +175,7 @@ static int chunk_name(const struct lua_layout *l, const struct lua_mem *m, uint6
 	}
 	if (tstring_hdr(l, m, source, &at, &len) < 0 || len == 0)
 		return -1;
-	if (lua_rd(m, at, head, 1) < 0)
+	if (puc_rd(m, at, head, 1) < 0)
 		return -1;
 	if (head[0] == '@' || head[0] == '=') {
 		if (head[0] == '=' && len - 1 > size - 1)
@@ -184,17 +184,17 @@ static int chunk_name(const struct lua_layout *l, const struct lua_mem *m, uint6
 			return -1;
 	} else {
 		size_t n = len < sizeof head - 1 ? (size_t)len : sizeof head - 1;
-		if (lua_rd(m, at, head, n) < 0)
+		if (puc_rd(m, at, head, n) < 0)
 			return -1;
 		head[n] = '\0';
 		chunk_string(head, len, out, size);
 	}
 	out[strnlen(out, size - 1)] = '\0';
-	lua_label_sanitize(out, size);
+	puc_label_sanitize(out, size);
 	return 0;
 }
 
-int lua_pc_of(const struct lua_proto *p, uint64_t savedpc)
+int puc_pc_of(const struct puc_proto *p, uint64_t savedpc)
 {
 	if (savedpc < p->code || (savedpc - p->code) % 4 != 0)
 		return -2;
@@ -205,7 +205,7 @@ int lua_pc_of(const struct lua_proto *p, uint64_t savedpc)
 }
 
 /* 5.4: the last abslineinfo entry at or before pc (binary search), as base pc and line. */
-static int abs_base(const struct lua_layout *l, const struct lua_mem *m, const struct lua_proto *p,
+static int abs_base(const struct puc_layout *l, const struct puc_mem *m, const struct puc_proto *p,
 		    int pc, int *basepc, int *baseline)
 {
 	int lo = 0, hi = p->sizeabslineinfo - 1, found = -1, steps = 0;
@@ -214,7 +214,7 @@ static int abs_base(const struct lua_layout *l, const struct lua_mem *m, const s
 	*baseline = p->linedefined;
 	while (lo <= hi && steps++ < MAX_ABS_STEPS) {
 		int mid = lo + (hi - lo) / 2;
-		if (lua_rd(m, p->abslineinfo + (uint64_t)mid * l->ali_sizeof, e, sizeof e) < 0)
+		if (puc_rd(m, p->abslineinfo + (uint64_t)mid * l->ali_sizeof, e, sizeof e) < 0)
 			return -1;
 		if (e[l->ali_pc / 4] <= pc) {
 			found = mid;
@@ -230,7 +230,7 @@ static int abs_base(const struct lua_layout *l, const struct lua_mem *m, const s
 	return 0;
 }
 
-static int line_54(const struct lua_layout *l, const struct lua_mem *m, const struct lua_proto *p,
+static int line_54(const struct puc_layout *l, const struct puc_mem *m, const struct puc_proto *p,
 		   int pc)
 {
 	int basepc, base;
@@ -248,7 +248,7 @@ static int line_54(const struct lua_layout *l, const struct lua_mem *m, const st
 	int8_t *d = malloc(n > 0 ? (size_t)n : 1);
 	if (!d)
 		return -1;
-	if (n > 0 && lua_rd(m, p->lineinfo + (uint64_t)(basepc + 1), d, (size_t)n) < 0)
+	if (n > 0 && puc_rd(m, p->lineinfo + (uint64_t)(basepc + 1), d, (size_t)n) < 0)
 		line = -1;
 	/* -0x80 marks an abslineinfo entry, which cannot lie after the base we found */
 	for (int i = 0; i < n && line >= 0 && line <= 0x7fffffff; i++)
@@ -257,7 +257,7 @@ static int line_54(const struct lua_layout *l, const struct lua_mem *m, const st
 	return line >= 0 && line <= 0x7fffffff ? (int)line : -1;
 }
 
-static int proto_line(const struct lua_layout *l, const struct lua_mem *m, const struct lua_proto *p,
+static int proto_line(const struct puc_layout *l, const struct puc_mem *m, const struct puc_proto *p,
 		      int pc)
 {
 	if (!p->lineinfo || pc < -1 || pc >= p->sizelineinfo)
@@ -267,14 +267,14 @@ static int proto_line(const struct lua_layout *l, const struct lua_mem *m, const
 	if (l->flags & LUA_LF_ABSLINEINFO)
 		return l->p_lineinfo_size == 1 ? line_54(l, m, p, pc) : -1;
 	int32_t line;
-	if (l->p_lineinfo_size != 4 || lua_rd(m, p->lineinfo + 4 * (uint64_t)pc, &line, 4) < 0)
+	if (l->p_lineinfo_size != 4 || puc_rd(m, p->lineinfo + 4 * (uint64_t)pc, &line, 4) < 0)
 		return -1;
 	return line >= 0 ? line : -1;
 }
 
 /* ---- Fingerprints ---- */
 
-void lua_fp_cfg(const struct lua_layout *l, struct lf_fp_cfg *f)
+void puc_fp_cfg(const struct puc_layout *l, struct lf_fp_cfg *f)
 {
 	memset(f, 0, sizeof *f);
 	lf_fp_span(f, l->p_code, l->p_source, l->p_linedefined, l->p_sizecode);
@@ -296,13 +296,13 @@ void lua_fp_cfg(const struct lua_layout *l, struct lf_fp_cfg *f)
 
 static int rd_lua(const void *m, uint64_t a, void *b, size_t n)
 {
-	return lua_rd(m, a, b, n);
+	return puc_rd(m, a, b, n);
 }
 
-uint32_t lua_proto_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto)
+uint32_t puc_proto_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto)
 {
 	struct lf_fp_cfg f;
-	lua_fp_cfg(l, &f);
+	puc_fp_cfg(l, &f);
 	return lf_fp_read(&f, proto, rd_lua, m);
 }
 
@@ -310,31 +310,31 @@ uint32_t lua_proto_fp(const struct lua_layout *l, const struct lua_mem *m, uint6
 
 static struct label_cache cache;
 
-void lua_frames_cache_clear(void)
+void puc_frames_cache_clear(void)
 {
 	label_cache_clear(&cache);
 }
 
-void lua_frames_cache_free(void)
+void puc_frames_cache_free(void)
 {
 	label_cache_free(&cache);
 }
 
 /* What must not change for a cached label of proto p to stay valid. */
-static uint64_t fingerprint(const struct lua_proto *p)
+static uint64_t fingerprint(const struct puc_proto *p)
 {
 	uint64_t h = lf_fp_step(lf_fp_step(0, p->code), p->source);
 	h = lf_fp_step(lf_fp_step(h, (uint32_t)p->sizecode), (uint32_t)p->linedefined);
 	return h | 1ULL << 63;  /* never a sampled fingerprint (LF_FP_BITS) */
 }
 
-static struct label_entry *cache_get(const struct lua_mem *m, const struct lua_proto *p, int pc, int kind)
+static struct label_entry *cache_get(const struct puc_mem *m, const struct puc_proto *p, int pc, int kind)
 {
 	uint64_t fp = fingerprint(p);
 	return label_cache_get(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pc, kind, fp);
 }
 
-static struct label_entry *cache_put(const struct lua_mem *m, const struct lua_proto *p, int pc, int kind)
+static struct label_entry *cache_put(const struct puc_mem *m, const struct puc_proto *p, int pc, int kind)
 {
 	uint64_t fp = fingerprint(p);
 	return label_cache_put(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pc, kind, fp);
@@ -342,36 +342,36 @@ static struct label_entry *cache_put(const struct lua_mem *m, const struct lua_p
 
 /* A cached label of proto, looked up by the fingerprint the sample carries (0: none, no hit):
  * a hit needs no read of the target, which may have freed the function or exited since. */
-static struct label_entry *lookup(const struct lua_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
+static struct label_entry *lookup(const struct puc_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
 {
 	return fp ? label_cache_get(&cache, (uint64_t)(uintptr_t)m->ctx, proto, pos, kind, fp) : NULL;
 }
 
-static struct label_entry *remember(const struct lua_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
+static struct label_entry *remember(const struct puc_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
 {
 	return label_cache_put(&cache, (uint64_t)(uintptr_t)m->ctx, proto, pos, kind, fp);
 }
 
 /* Reads proto and the fingerprint it has now into *key: 0, -1 when it cannot be read, -2
  * when it is no longer the function of fingerprint fp (0: any). */
-static int current(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto, uint32_t fp,
-		   struct lua_proto *p, uint32_t *key)
+static int current(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
+		   struct puc_proto *p, uint32_t *key)
 {
-	if (lua_proto_read(l, m, proto, p) < 0 || !(*key = lua_proto_fp(l, m, proto)))
+	if (puc_proto_read(l, m, proto, p) < 0 || !(*key = puc_proto_fp(l, m, proto)))
 		return -1;
 	return fp && *key != fp ? -2 : 0;
 }
 
 /* ---- API ---- */
 
-int lua_proto_info(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto,
+int puc_proto_info(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto,
 		   char *chunk, size_t chunk_size, int *linedefined)
 {
-	struct lua_proto p;
+	struct puc_proto p;
 	if (!chunk || chunk_size == 0)
 		return -1;
 	chunk[0] = '\0';
-	if (lua_proto_read(l, m, proto, &p) < 0)
+	if (puc_proto_read(l, m, proto, &p) < 0)
 		return -1;
 	struct label_entry *e = cache_get(m, &p, 0, LABEL_INFO);
 	if (!e) {
@@ -389,13 +389,13 @@ int lua_proto_info(const struct lua_layout *l, const struct lua_mem *m, uint64_t
 	return 0;
 }
 
-int lua_proto_line(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto,
+int puc_proto_line(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto,
 		   uint64_t savedpc)
 {
-	struct lua_proto p;
-	if (lua_proto_read(l, m, proto, &p) < 0)
+	struct puc_proto p;
+	if (puc_proto_read(l, m, proto, &p) < 0)
 		return -1;
-	int pc = lua_pc_of(&p, savedpc);
+	int pc = puc_pc_of(&p, savedpc);
 	if (pc < -1)
 		return -1;
 	struct label_entry *e = cache_get(m, &p, pc, LABEL_LINE);
@@ -407,22 +407,22 @@ int lua_proto_line(const struct lua_layout *l, const struct lua_mem *m, uint64_t
 	return line;
 }
 
-int lua_call_name(const struct lua_layout *l, const struct lua_mem *m, uint64_t caller_proto,
+int puc_call_name(const struct puc_layout *l, const struct puc_mem *m, uint64_t caller_proto,
 		  uint64_t caller_savedpc, char *out, size_t out_size)
 {
-	struct lua_proto p;
+	struct puc_proto p;
 	if (!out || out_size == 0)
 		return -1;
 	out[0] = '\0';
-	if (lua_proto_read(l, m, caller_proto, &p) < 0)
+	if (puc_proto_read(l, m, caller_proto, &p) < 0)
 		return -1;
-	int pc = lua_pc_of(&p, caller_savedpc);
+	int pc = puc_pc_of(&p, caller_savedpc);
 	if (pc < 0)
 		return -1;
 	struct label_entry *e = cache_get(m, &p, pc, LABEL_NAME);
 	if (!e) {
 		char buf[LUA_IDENT_MAX];
-		int rc = lua_name_from_code(l, m, &p, pc, buf, sizeof buf);
+		int rc = puc_name_from_code(l, m, &p, pc, buf, sizeof buf);
 		if (rc < -1)
 			return -1;  /* the target could not be read: try again next time */
 		if ((e = cache_put(m, &p, pc, LABEL_NAME))) {
@@ -442,10 +442,10 @@ int lua_call_name(const struct lua_layout *l, const struct lua_mem *m, uint64_t 
 
 /* ---- The same, for frames of a sample: by its fingerprint ---- */
 
-int lua_proto_info_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto, uint32_t fp,
+int puc_proto_info_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
 		   char *chunk, size_t chunk_size, int *linedefined)
 {
-	struct lua_proto p;
+	struct puc_proto p;
 	uint32_t key;
 	if (!chunk || chunk_size == 0)
 		return -1;
@@ -476,17 +476,17 @@ int lua_proto_info_fp(const struct lua_layout *l, const struct lua_mem *m, uint6
 	return 0;
 }
 
-int lua_proto_line_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto, uint32_t fp,
+int puc_proto_line_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
 		   uint64_t savedpc)
 {
-	struct lua_proto p;
+	struct puc_proto p;
 	uint32_t key;
 	struct label_entry *e = lookup(m, proto, (int64_t)savedpc, LABEL_LINE, fp);
 	if (e)
 		return e->num;
 	if (current(l, m, proto, fp, &p, &key))
 		return -1;
-	int pc = lua_pc_of(&p, savedpc);
+	int pc = puc_pc_of(&p, savedpc);
 	if (pc < -1)
 		return -1;
 	int line = proto_line(l, m, &p, pc);
@@ -495,10 +495,10 @@ int lua_proto_line_fp(const struct lua_layout *l, const struct lua_mem *m, uint6
 	return line;
 }
 
-int lua_call_name_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t caller_proto,
+int puc_call_name_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t caller_proto,
 		  uint32_t caller_fp, uint64_t caller_savedpc, char *out, size_t out_size)
 {
-	struct lua_proto p;
+	struct puc_proto p;
 	uint32_t key;
 	if (!out || out_size == 0)
 		return -1;
@@ -507,11 +507,11 @@ int lua_call_name_fp(const struct lua_layout *l, const struct lua_mem *m, uint64
 	if (!e) {
 		if (current(l, m, caller_proto, caller_fp, &p, &key))
 			return -1;
-		int pc = lua_pc_of(&p, caller_savedpc);
+		int pc = puc_pc_of(&p, caller_savedpc);
 		if (pc < 0)
 			return -1;
 		char buf[LUA_IDENT_MAX];
-		int rc = lua_name_from_code(l, m, &p, pc, buf, sizeof buf);
+		int rc = puc_name_from_code(l, m, &p, pc, buf, sizeof buf);
 		if (rc < -1)
 			return -1;  /* the target could not be read: try again next time */
 		if ((e = remember(m, caller_proto, (int64_t)caller_savedpc, LABEL_NAME, key))) {

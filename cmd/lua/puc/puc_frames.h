@@ -9,13 +9,13 @@
 #include "lua_fp.h"
 
 /* Reads len bytes at addr of the target; returns the number of bytes read or -1. */
-typedef long (*lua_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
+typedef long (*puc_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 /* One target address space. Results are cached per (ctx, proto[, pc]) and checked against the
  * proto's header on every call (one read), so a freed and reused proto address gets fresh labels;
- * a ctx must still not be reused for another process without lua_frames_cache_clear(). The _fp
+ * a ctx must still not be reused for another process without puc_frames_cache_clear(). The _fp
  * variants below key labels by the fingerprint the BPF walker took at sample time instead. The
  * cache is process-wide and not locked: call these functions from one thread. */
-struct lua_mem { lua_read_fn read; void *ctx; };
+struct puc_mem { puc_read_fn read; void *ctx; };
 
 #define LUA_CHUNK_MAX 256  /* chunk names are cut to this many bytes, NUL included */
 #define LUA_IDENT_MAX 128  /* function names likewise */
@@ -23,11 +23,11 @@ struct lua_mem { lua_read_fn read; void *ctx; };
 /* Chunk name of proto (without its leading '@' or '='; a string chunk becomes
  * [string "first line..."] as Lua prints it) and the line where the function is defined (0 for
  * a main chunk). ';', newlines and other control bytes become '_'. Returns 0 or -1. */
-int lua_proto_info(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto,
+int puc_proto_info(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto,
 		   char *chunk, size_t chunk_size, int *linedefined);
 
 /* Line being executed at savedpc (which points one past the current instruction), or -1. */
-int lua_proto_line(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto,
+int puc_proto_line(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto,
 		   uint64_t savedpc);
 
 /* Name of the function called by the instruction before caller_savedpc in caller_proto, as
@@ -36,33 +36,33 @@ int lua_proto_line(const struct lua_layout *l, const struct lua_mem *m, uint64_t
  * no name. The caller handles what the CallInfo says and the bytecode cannot: no name for a tail
  * call (CIST_TAIL; 5.1: tailcalls > 0) or a call from C, "?" inside a hook, "__gc" for a
  * finalizer. As in Lua, 5.1 names no metamethods. */
-int lua_call_name(const struct lua_layout *l, const struct lua_mem *m, uint64_t caller_proto,
+int puc_call_name(const struct puc_layout *l, const struct puc_mem *m, uint64_t caller_proto,
 		  uint64_t caller_savedpc, char *out, size_t out_size);
 
 /* The same for a frame of a sample, whose Proto had fingerprint fp (caller_fp) then: a label
  * cached for that fingerprint needs no read; else it is read only if the Proto still has that
- * fingerprint (fp 0: whatever it holds now). lua_proto_info_fp returns -2 when it does not. */
-int lua_proto_info_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto, uint32_t fp,
+ * fingerprint (fp 0: whatever it holds now). puc_proto_info_fp returns -2 when it does not. */
+int puc_proto_info_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
 		      char *chunk, size_t chunk_size, int *linedefined);
-int lua_proto_line_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto, uint32_t fp,
+int puc_proto_line_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
 		      uint64_t savedpc);
-int lua_call_name_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t caller_proto,
+int puc_call_name_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t caller_proto,
 		     uint32_t caller_fp, uint64_t caller_savedpc, char *out, size_t out_size);
 
 /* Where the fingerprinted Proto fields are in layout l, for the BPF walker. */
-void lua_fp_cfg(const struct lua_layout *l, struct lf_fp_cfg *f);
+void puc_fp_cfg(const struct puc_layout *l, struct lf_fp_cfg *f);
 /* The fingerprint the BPF walker would take of proto now, or 0 when unreadable. */
-uint32_t lua_proto_fp(const struct lua_layout *l, const struct lua_mem *m, uint64_t proto);
+uint32_t puc_proto_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto);
 
 /* Forgets every cached label (call when a target's ctx is reused). */
-void lua_frames_cache_clear(void);
+void puc_frames_cache_clear(void);
 /* Frees the cache; it is re-created on the next use. */
-void lua_frames_cache_free(void);
+void puc_frames_cache_free(void);
 
 /* ---- Shared by puc_frames.c and puc_names.c; not for other callers. ---- */
 
 /* The fields of a Proto the labels need, read in one go and sanity-checked. */
-struct lua_proto {
+struct puc_proto {
 	uint64_t addr, source, code, lineinfo, abslineinfo, k, upvalues, locvars, p;
 	int32_t sizecode, sizelineinfo, sizeabslineinfo, sizek, sizeupvalues, sizelocvars, sizep;
 	int32_t linedefined;
@@ -70,20 +70,20 @@ struct lua_proto {
 };
 
 /* Exactly len bytes at addr, or -1. */
-int lua_rd(const struct lua_mem *m, uint64_t addr, void *buf, size_t len);
+int puc_rd(const struct puc_mem *m, uint64_t addr, void *buf, size_t len);
 /* Reads and checks the Proto at addr (header tag, sizes within limits). Returns 0 or -1. */
-int lua_proto_read(const struct lua_layout *l, const struct lua_mem *m, uint64_t addr,
-		   struct lua_proto *p);
+int puc_proto_read(const struct puc_layout *l, const struct puc_mem *m, uint64_t addr,
+		   struct puc_proto *p);
 /* Bytes of the TString at ts (its header must say string), cut to out_size - 1, stopping at a
  * NUL; *full_len (may be NULL) gets the string's own length. Returns the bytes copied or -1. */
-long lua_tstring(const struct lua_layout *l, const struct lua_mem *m, uint64_t ts, char *out,
+long puc_tstring(const struct puc_layout *l, const struct puc_mem *m, uint64_t ts, char *out,
 		 size_t out_size, uint64_t *full_len);
 /* Makes a name read from the target safe for folded stacks (safe_name.c), within size bytes. */
-void lua_label_sanitize(char *s, size_t size);
+void puc_label_sanitize(char *s, size_t size);
 /* Index of the instruction at savedpc - 1 in p, or -2 when savedpc is not inside p->code
  * (savedpc == code gives -1: the function has not started). */
-int lua_pc_of(const struct lua_proto *p, uint64_t savedpc);
-/* The uncached namer behind lua_call_name (puc_names.c). */
-int lua_name_from_code(const struct lua_layout *l, const struct lua_mem *m,
-		       const struct lua_proto *p, int pc, char *out, size_t out_size);
+int puc_pc_of(const struct puc_proto *p, uint64_t savedpc);
+/* The uncached namer behind puc_call_name (puc_names.c). */
+int puc_name_from_code(const struct puc_layout *l, const struct puc_mem *m,
+		       const struct puc_proto *p, int pc, char *out, size_t out_size);
 #endif

@@ -13,43 +13,43 @@ static long read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 }
 
 /* The name the caller (frame j+1) used for frame j, as Lua's traceback gives it. */
-static int called_name(const struct lua_runtime *rt, const struct lm_thread *th, int j, char *out, size_t n)
+static int called_name(const struct puc_runtime *rt, const struct lm_thread *th, int j, char *out, size_t n)
 {
-	struct lua_mem m = { read_target, (void *)(intptr_t)rt->pid };
+	struct puc_mem m = { read_target, (void *)(intptr_t)rt->pid };
 	const struct lm_lua *f = &th->f[j];
 	if (j + 1 >= th->n || th->f[j + 1].c || (f->aux & LF_LFLAG_TAIL))
 		return -1;
 	const struct lm_lua *caller = &th->f[j + 1];
-	return lua_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
+	return puc_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
 }
 
-static void lua_function_label(const struct lua_runtime *rt, const struct lm_thread *th, int j, int lines,
+static void function_label(const struct puc_runtime *rt, const struct lm_thread *th, int j, int lines,
 			       struct sbuf *out)
 {
-	struct lua_mem m = { read_target, (void *)(intptr_t)rt->pid };
+	struct puc_mem m = { read_target, (void *)(intptr_t)rt->pid };
 	const struct lm_lua *f = &th->f[j];
 	char chunk[LUA_CHUNK_MAX], name[LUA_IDENT_MAX];
 	int line = -1;
-	if (lua_proto_info_fp(rt->lay, &m, lm_addr(f), lm_fp(f), chunk, sizeof(chunk), &line)) {
+	if (puc_proto_info_fp(rt->lay, &m, lm_addr(f), lm_fp(f), chunk, sizeof(chunk), &line)) {
 		sb_puts(out, LF_LABEL_GONE);
 		return;
 	}
 	if (called_name(rt, th, j, name, sizeof(name)))
 		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
 	if (lines) {
-		int cur = lua_proto_line_fp(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & LF_PC_MASK);
+		int cur = puc_proto_line_fp(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & LF_PC_MASK);
 		if (cur >= 0)
 			line = cur;
 	}
 	sb_printf(out, "%s (%s:%d)", name, chunk, line);
 }
 
-static void frame_label(const struct lua_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+static void frame_label(const struct puc_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
 			int j, int lines, struct sbuf *out)
 {
 	const struct lm_lua *f = &th->f[j];
 	if (!f->c) {
-		lua_function_label(rt, th, j, lines, out);
+		function_label(rt, th, j, lines, out);
 		return;
 	}
 	const char *sname = symbolize_name(sym, rt->pid, f->ptr);
@@ -62,7 +62,7 @@ static void frame_label(const struct lua_runtime *rt, struct symbolizer *sym, co
 		symbolize_user(sym, rt->pid, f->ptr, 0, out);
 }
 
-void lua_frame_label(const struct lua_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+void puc_frame_label(const struct puc_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
 		     int j, int lines, struct sbuf *out)
 {
 	label_cache_lock();
@@ -70,14 +70,14 @@ void lua_frame_label(const struct lua_runtime *rt, struct symbolizer *sym, const
 	label_cache_unlock();
 }
 
-void lua_name_frames(const struct lua_runtime *rt, const struct lm_thread *th, int lines)
+void puc_name_frames(const struct puc_runtime *rt, const struct lm_thread *th, int lines)
 {
 	static struct sbuf scratch;
 	for (int j = 0; j < th->n; j++)
 		if (!th->f[j].c && th->f[j].ptr) {
 			sb_reset(&scratch);
 			label_cache_lock();
-			lua_function_label(rt, th, j, lines, &scratch);
+			function_label(rt, th, j, lines, &scratch);
 			label_cache_unlock();
 		}
 }

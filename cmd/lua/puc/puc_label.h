@@ -9,9 +9,9 @@
 
 /* Appends the label of frame j (innermost first) of thread th. lines: show the line being
  * executed instead of the line where the function is defined. */
-void lua_frame_label(const struct lua_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+void puc_frame_label(const struct puc_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
 		     int j, int lines, struct sbuf *out);
-/* Reads the labels of th's Lua functions into the label caches, where lua_frame_label finds
+/* Reads the labels of th's Lua functions into the label caches, where puc_frame_label finds
  * them later without reading the target: call it while the functions still exist. */
-void lua_name_frames(const struct lua_runtime *rt, const struct lm_thread *th, int lines);
+void puc_name_frames(const struct puc_runtime *rt, const struct lm_thread *th, int lines);
 #endif

@@ -39,8 +39,8 @@ enum {
 	LUA_LF_MAIN_IN_G = 1 << 10,
 };
 
-/* Opcodes the stack walker and the function namer look at (index into lua_layout.op). */
-enum lua_op {
+/* Opcodes the stack walker and the function namer look at (index into puc_layout.op). */
+enum puc_op {
 	LOP_MOVE, LOP_LOADK, LOP_LOADKX, LOP_LOADNIL, LOP_GETUPVAL, LOP_GETGLOBAL, LOP_GETTABUP,
 	LOP_GETTABLE, LOP_GETI, LOP_GETFIELD, LOP_GETVARG, LOP_SETGLOBAL, LOP_SETTABUP, LOP_SETUPVAL, LOP_SETTABLE,
 	LOP_SETI, LOP_SETFIELD, LOP_SELF, LOP_ADD, LOP_SUB, LOP_MUL, LOP_MOD, LOP_POW, LOP_DIV, LOP_IDIV,
@@ -52,8 +52,8 @@ enum lua_op {
 	LOP_COUNT
 };
 
-/* Metamethod events (index into lua_layout.tm); their names are in the target's G->tmname[]. */
-enum lua_tm {
+/* Metamethod events (index into puc_layout.tm); their names are in the target's G->tmname[]. */
+enum puc_tm {
 	LTM_INDEX, LTM_NEWINDEX, LTM_GC, LTM_MODE, LTM_LEN, LTM_EQ, LTM_ADD, LTM_SUB, LTM_MUL, LTM_MOD,
 	LTM_POW, LTM_DIV, LTM_IDIV, LTM_BAND, LTM_BOR, LTM_BXOR, LTM_SHL, LTM_SHR, LTM_UNM, LTM_BNOT,
 	LTM_LT, LTM_LE, LTM_CONCAT, LTM_CALL, LTM_CLOSE, LTM_N,
@@ -82,7 +82,7 @@ enum lua_tm {
  * Line (5.4, LUA_LF_ABSLINEINFO): start from the last abslineinfo entry with pc <= target (or
  * linedefined at pc -1 when none) and add lineinfo[] deltas; a delta of -0x80 means "see abslineinfo".
  */
-struct lua_layout {
+struct puc_layout {
 	/* Patch releases covered: each end was probed; releases in between that no source was
 	 * available for (5.1.2-5.1.4) are assumed equal, as both neighbours agree. */
 	uint8_t major, minor, patch_lo, patch_hi;
@@ -139,11 +139,11 @@ struct lua_layout {
 /* The layout for Lua major.minor.patch, or NULL for an unknown minor. A patch newer than any
  * verified one gets the newest table of its minor, and patch < 0 (unknown) too: callers must
  * validate against the target's memory (see the LG relation above). */
-const struct lua_layout *lua_layout_for(int major, int minor, int patch);
+const struct puc_layout *puc_layout_for(int major, int minor, int patch);
 
 /* All tables, for callers that try each candidate of a minor version. */
-const struct lua_layout *lua_layout_at(size_t i);
-size_t lua_layout_count(void);
+const struct puc_layout *puc_layout_at(size_t i);
+size_t puc_layout_count(void);
 
 /*
  * Telling versions apart in a stripped binary. lua_ident (exported data, in every core) reads
@@ -159,7 +159,7 @@ size_t lua_layout_count(void);
  * string separates them.
  */
 
-/* How lua_version_from_bytes recognised the version (higher is more certain). */
+/* How puc_version_from_bytes recognised the version (higher is more certain). */
 enum {
 	LUA_VSRC_NONE = 0,
 	LUA_VSRC_RELEASE = 1,   /* "Lua 5.x.y  Copyright (C) " banner: full version */
@@ -169,6 +169,6 @@ enum {
 /* Finds PUC Lua's version string in buf[0..len) (e.g. a file's .rodata): returns LUA_VSRC_IDENT
  * or LUA_VSRC_RELEASE and sets *maj, *min, *patch, or LUA_VSRC_NONE when no version string is
  * there. "$Lua: Lua 5.1 " (5.1.0 had no patch number) yields patch 0. The scan is linear. */
-int lua_version_from_bytes(const char *buf, size_t len, int *maj, int *min, int *patch);
+int puc_version_from_bytes(const char *buf, size_t len, int *maj, int *min, int *patch);
 
 #endif

@@ -18,9 +18,9 @@
 enum what { W_NONE, W_LOCAL, W_GLOBAL, W_FIELD, W_METHOD, W_UPVAL, W_CONST };
 
 struct namer {
-	const struct lua_layout *l;
-	const struct lua_mem *m;
-	const struct lua_proto *p;
+	const struct puc_layout *l;
+	const struct puc_mem *m;
+	const struct puc_proto *p;
 	const uint32_t *code;  /* code[0 .. ncode) */
 	int ncode;
 	int depth;
@@ -80,7 +80,7 @@ static int sJ(const struct namer *n, uint32_t i)
 static int kbit(const struct namer *n, uint32_t i) { return (int)field(i, n->l->pos_k, 1); }
 
 /* Is opcode o the version's LOP_x? (LUA_OP_NONE never matches a decoded opcode.) */
-static int is(const struct namer *n, unsigned o, enum lua_op x)
+static int is(const struct namer *n, unsigned o, enum puc_op x)
 {
 	return n->l->op[x] != LUA_OP_NONE && o == n->l->op[x];
 }
@@ -95,7 +95,7 @@ static int sets_a(const struct namer *n, unsigned o)
 
 static int read_tstring(struct namer *n, uint64_t ts, char *out, size_t size)
 {
-	if (lua_tstring(n->l, n->m, ts, out, size, NULL) < 0) {
+	if (puc_tstring(n->l, n->m, ts, out, size, NULL) < 0) {
 		n->failed = 1;
 		return -1;
 	}
@@ -105,11 +105,11 @@ static int read_tstring(struct namer *n, uint64_t ts, char *out, size_t size)
 /* Constant k[c] when it is a string; -1 otherwise. */
 static int kstring(struct namer *n, int c, char *out, size_t size)
 {
-	const struct lua_layout *l = n->l;
+	const struct puc_layout *l = n->l;
 	uint8_t tv[32];
 	if (c < 0 || c >= n->p->sizek || !n->p->k || l->tv_sizeof > sizeof tv)
 		return -1;
-	if (lua_rd(n->m, n->p->k + (uint64_t)c * l->tv_sizeof, tv, l->tv_sizeof) < 0) {
+	if (puc_rd(n->m, n->p->k + (uint64_t)c * l->tv_sizeof, tv, l->tv_sizeof) < 0) {
 		n->failed = 1;
 		return -1;
 	}
@@ -125,10 +125,10 @@ static int kstring(struct namer *n, int c, char *out, size_t size)
 /* upvalname: "?" when the name is missing (stripped) or the index is out of range. */
 static void upval_name(struct namer *n, int uv, char *out, size_t size)
 {
-	const struct lua_layout *l = n->l;
+	const struct puc_layout *l = n->l;
 	uint64_t ts = 0;
 	if (uv >= 0 && uv < n->p->sizeupvalues && n->p->upvalues &&
-	    lua_rd(n->m, n->p->upvalues + (uint64_t)uv * l->uv_sizeof + l->uv_name, &ts, 8) < 0)
+	    puc_rd(n->m, n->p->upvalues + (uint64_t)uv * l->uv_sizeof + l->uv_name, &ts, 8) < 0)
 		n->failed = 1;
 	if (!ts || read_tstring(n, ts, out, size) < 0)
 		snprintf(out, size, "?");
@@ -137,7 +137,7 @@ static void upval_name(struct namer *n, int uv, char *out, size_t size)
 /* luaF_getlocalname: the name of the reg1-th (1-based) variable active at pc. */
 static int local_name(struct namer *n, int reg1, int pc, char *out, size_t size)
 {
-	const struct lua_layout *l = n->l;
+	const struct puc_layout *l = n->l;
 	uint8_t buf[LV_CHUNK * 32];
 	int total = n->p->sizelocvars < MAX_LOCVARS ? n->p->sizelocvars : MAX_LOCVARS;
 	if (!n->p->locvars || l->lv_sizeof == 0 || l->lv_sizeof > 32)
@@ -146,7 +146,7 @@ static int local_name(struct namer *n, int reg1, int pc, char *out, size_t size)
 		int cnt = total - base < LV_CHUNK ? total - base : LV_CHUNK;
 		if ((n->work -= cnt + READ_STEPS) < 0)
 			return -1;
-		if (lua_rd(n->m, n->p->locvars + (uint64_t)base * l->lv_sizeof, buf,
+		if (puc_rd(n->m, n->p->locvars + (uint64_t)base * l->lv_sizeof, buf,
 			   (size_t)cnt * l->lv_sizeof) < 0) {
 			n->failed = 1;
 			return -1;
@@ -175,8 +175,8 @@ static int child_nups(struct namer *n, int b)
 	uint64_t child = 0;
 	uint8_t nups = 0;
 	if (b < 0 || b >= n->p->sizep || !n->p->p || n->l->p_numparams == 0 ||
-	    lua_rd(n->m, n->p->p + (uint64_t)b * 8, &child, 8) < 0 ||
-	    lua_rd(n->m, child + n->l->p_numparams - 1u, &nups, 1) < 0) {
+	    puc_rd(n->m, n->p->p + (uint64_t)b * 8, &child, 8) < 0 ||
+	    puc_rd(n->m, child + n->l->p_numparams - 1u, &nups, 1) < 0) {
 		n->failed = 1;
 		return 0;
 	}
@@ -469,8 +469,8 @@ static int name_of_call(struct namer *n, int pc, char *out, size_t size)
 	return 0;
 }
 
-int lua_name_from_code(const struct lua_layout *l, const struct lua_mem *m,
-		       const struct lua_proto *p, int pc, char *out, size_t out_size)
+int puc_name_from_code(const struct puc_layout *l, const struct puc_mem *m,
+		       const struct puc_proto *p, int pc, char *out, size_t out_size)
 {
 	if (!out || out_size == 0)
 		return -1;
@@ -481,7 +481,7 @@ int lua_name_from_code(const struct lua_layout *l, const struct lua_mem *m,
 	long grant = name_budget_take();
 	long read_cost = READ_STEPS + ncode / 4;
 	uint32_t *code = grant > read_cost ? malloc((size_t)ncode * 4) : NULL;
-	if (!code || lua_rd(m, p->code, code, (size_t)ncode * 4) < 0) {
+	if (!code || puc_rd(m, p->code, code, (size_t)ncode * 4) < 0) {
 		free(code);
 		name_budget_return(grant);
 		return -2;
@@ -497,7 +497,7 @@ int lua_name_from_code(const struct lua_layout *l, const struct lua_mem *m,
 	if (n.failed)
 		return -2;
 	if (rc == 0)
-		lua_label_sanitize(out, out_size);
+		puc_label_sanitize(out, out_size);
 	else
 		out[0] = '\0';
 	return rc;

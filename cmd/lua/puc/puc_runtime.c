@@ -24,7 +24,7 @@ static int file_version(pid_t pid, const struct mapping *m, int *maj, int *min, 
 	if (!ef)
 		return 0;
 	Elf_Data *d = elf_file_section(ef, ".rodata", NULL, NULL);
-	int score = d && lua_version_from_bytes(d->d_buf, d->d_size, maj, min, patch) ? 1 : 0;
+	int score = d && puc_version_from_bytes(d->d_buf, d->d_size, maj, min, patch) ? 1 : 0;
 	if (score) {
 		const char **syms;
 		size_t n = elf_defined_dynsyms(ef, &syms);
@@ -37,7 +37,7 @@ static int file_version(pid_t pid, const struct mapping *m, int *maj, int *min, 
 
 static int has_version(pid_t pid, const struct mapping *m, void *ctx)
 {
-	struct lua_runtime *rt = ctx;
+	struct puc_runtime *rt = ctx;
 	return file_version(pid, m, &rt->major, &rt->minor, &rt->patch);
 }
 
@@ -59,19 +59,19 @@ static int first_time(pid_t pid, int verdict)
 static int newest_minor(void)
 {
 	int m = 0;
-	for (size_t i = 0; i < lua_layout_count(); i++)
-		if (lua_layout_at(i)->minor > m)
-			m = lua_layout_at(i)->minor;
+	for (size_t i = 0; i < puc_layout_count(); i++)
+		if (puc_layout_at(i)->minor > m)
+			m = puc_layout_at(i)->minor;
 	return m;
 }
 
 /* A release newer than the tables: its minor's newest layout is used only when the VMs in the
  * process fit it in every check; never frames read through a layout that does not fit. */
-static int trust_newer(struct lua_runtime *rt)
+static int trust_newer(struct puc_runtime *rt)
 {
-	const struct lua_layout *l = rt->lay;
+	const struct puc_layout *l = rt->lay;
 	rt->trusted = 1;
-	if (lua_runtime_scan_states(rt) > 0) {
+	if (puc_runtime_scan_states(rt) > 0) {
 		if (first_time(rt->pid, 1))
 			warnx_lf("PID %d: Lua %d.%d.%d in %s is newer than this build of lua-flame knows (up to "
 				 "%d.%d.%d); its VM matches the %d.%d.%d layout (global state, main thread, stack bounds, "
@@ -90,7 +90,7 @@ static int trust_newer(struct lua_runtime *rt)
 	return -1;
 }
 
-int lua_runtime_detect(pid_t pid, struct lua_runtime *rt)
+int puc_runtime_detect(pid_t pid, struct puc_runtime *rt)
 {
 	memset(rt, 0, sizeof(*rt));
 	rt->pid = pid;
@@ -102,7 +102,7 @@ int lua_runtime_detect(pid_t pid, struct lua_runtime *rt)
 	rt->core_dev = m.dev;
 	rt->core_inode = m.inode;
 	free(m.path);
-	rt->lay = lua_layout_for(rt->major, rt->minor, rt->patch);
+	rt->lay = puc_layout_for(rt->major, rt->minor, rt->patch);
 	if (!rt->lay) {
 		int newest = newest_minor();
 		rt->explained = rt->major == 5 && rt->minor > newest;
@@ -117,7 +117,7 @@ int lua_runtime_detect(pid_t pid, struct lua_runtime *rt)
 	return 0;
 }
 
-static void add_state(struct lua_runtime *rt, uint64_t g)
+static void add_state(struct puc_runtime *rt, uint64_t g)
 {
 	for (int i = 0; i < rt->ngs; i++)
 		if (rt->gs[i] == g)
@@ -134,7 +134,7 @@ static uint64_t load64(const unsigned char *p)
 }
 
 /* Bytes of the block lua_newstate allocates that the main-state test below looks at. */
-static size_t block_need(const struct lua_layout *l)
+static size_t block_need(const struct puc_layout *l)
 {
 	size_t a = (size_t)l->lg_l + l->l_l_G + 8, b = (size_t)l->lg_l + l->gch_tt + 1;
 	if (a < b)
@@ -146,8 +146,8 @@ static size_t block_need(const struct lua_layout *l)
 
 /* Is there a block from lua_newstate at buf (address B)? Its main thread L = B + lg_l has
  * l_G = B + lg_g and a thread's header tag; up to 5.4 the global_State points back to L.
- * 5.5 has no such pointer: its states are checked further by lua_runtime_state_ok. */
-static int is_main_block(const struct lua_layout *l, uint64_t B, const unsigned char *buf)
+ * 5.5 has no such pointer: its states are checked further by puc_runtime_state_ok. */
+static int is_main_block(const struct puc_layout *l, uint64_t B, const unsigned char *buf)
 {
 	uint64_t L = B + l->lg_l, g = B + l->lg_g;
 	if (load64(buf + l->lg_l + l->l_l_G) != g || buf[l->lg_l + l->gch_tt] != l->gctag_thread)
@@ -158,18 +158,18 @@ static int is_main_block(const struct lua_layout *l, uint64_t B, const unsigned 
 /* One chunk, scanned for blocks at every 8-byte boundary; chunks overlap by a block's size. */
 static int scan_chunk(uint64_t base, const unsigned char *buf, size_t len, void *ctx)
 {
-	struct lua_runtime *rt = ctx;
-	const struct lua_layout *l = rt->lay;
+	struct puc_runtime *rt = ctx;
+	const struct puc_layout *l = rt->lay;
 	size_t need = block_need(l);
 	for (size_t off = 0; off + need <= len; off += 8) {
 		uint64_t B = base + off;
-		if (is_main_block(l, B, buf + off) && lua_runtime_state_ok(rt, B + l->lg_g))
+		if (is_main_block(l, B, buf + off) && puc_runtime_state_ok(rt, B + l->lg_g))
 			add_state(rt, B + l->lg_g);
 	}
 	return 0;
 }
 
-int lua_runtime_scan_states(struct lua_runtime *rt)
+int puc_runtime_scan_states(struct puc_runtime *rt)
 {
 	if (!rt->lay)
 		return 0;
@@ -179,7 +179,7 @@ int lua_runtime_scan_states(struct lua_runtime *rt)
 
 /* The walker reads 16 bits of callstatus. 5.5's is 32 bits wide with CIST_FRESH and CIST_TAIL
  * above bit 15 (CIST_C, which the walker does not use, is bit 15): it reads the upper half. */
-static void callstatus_window(const struct lua_layout *l, struct lf_lua_cfg *c)
+static void callstatus_window(const struct puc_layout *l, struct lf_lua_cfg *c)
 {
 	uint32_t fresh = l->cist_fresh, tail = l->cist_tail, cflag = l->cist_c;
 	uint16_t off = l->ci_callstatus, size = l->ci_callstatus_size;
@@ -198,9 +198,9 @@ static void callstatus_window(const struct lua_layout *l, struct lf_lua_cfg *c)
 	c->cist_c = (uint16_t)cflag;
 }
 
-void lua_runtime_cfg(const struct lua_runtime *rt, uint32_t core_file, struct lf_lua_cfg *c)
+void puc_runtime_cfg(const struct puc_runtime *rt, uint32_t core_file, struct lf_lua_cfg *c)
 {
-	const struct lua_layout *l = rt->lay;
+	const struct puc_layout *l = rt->lay;
 	memset(c, 0, sizeof(*c));
 	c->core_file = core_file;
 	c->ngs = (uint32_t)rt->ngs;
@@ -228,5 +228,5 @@ void lua_runtime_cfg(const struct lua_runtime *rt, uint32_t core_file, struct lf
 	c->tvtag_func51 = l->tvtag_lcl; /* 5.1: one function tag for both kinds */
 	c->ci_tailcalls = l->ci_tailcalls;
 	c->l_reg_hint = (__u8)rt->reg_hint;
-	lua_fp_cfg(l, &c->fp);
+	puc_fp_cfg(l, &c->fp);
 }

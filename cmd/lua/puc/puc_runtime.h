@@ -8,9 +8,9 @@
 #include "lua.h"
 #include "puc_layouts.h"
 
-struct lua_runtime {
+struct puc_runtime {
 	pid_t pid;
-	const struct lua_layout *lay;
+	const struct puc_layout *lay;
 	int major, minor, patch;
 	char core_path[256];
 	uint64_t core_dev, core_inode;
@@ -24,12 +24,12 @@ struct lua_runtime {
 
 /* 0 and *rt filled when pid runs a PUC Lua this build knows; -1 otherwise (with
  * rt->major set when a Lua of an unknown layout was seen). */
-int lua_runtime_detect(pid_t pid, struct lua_runtime *rt);
+int puc_runtime_detect(pid_t pid, struct puc_runtime *rt);
 /* 1 when the global state at g is a live VM of rt->lay: its metamethod names, its main
  * thread's stack bounds and a CallInfo chain reaching the base all check out. */
-int lua_runtime_state_ok(const struct lua_runtime *rt, uint64_t g);
+int puc_runtime_state_ok(const struct puc_runtime *rt, uint64_t g);
 /* Scans pid's writable memory for main lua_States; returns the number of VMs found. */
-int lua_runtime_scan_states(struct lua_runtime *rt);
+int puc_runtime_scan_states(struct puc_runtime *rt);
 /* The BPF side's view of rt. */
-void lua_runtime_cfg(const struct lua_runtime *rt, uint32_t core_file, struct lf_lua_cfg *out);
+void puc_runtime_cfg(const struct puc_runtime *rt, uint32_t core_file, struct lf_lua_cfg *out);
 #endif

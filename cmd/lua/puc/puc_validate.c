@@ -17,23 +17,23 @@ static long read_pid(void *ctx, uint64_t addr, void *buf, size_t len)
 	return (long)proc_read_mem((pid_t)(intptr_t)ctx, addr, buf, len);
 }
 
-static int rd64(const struct lua_mem *m, uint64_t addr, uint64_t *v)
+static int rd64(const struct puc_mem *m, uint64_t addr, uint64_t *v)
 {
-	return lua_rd(m, addr, v, 8);
+	return puc_rd(m, addr, v, 8);
 }
 
 /* G->tmname[TM_INDEX] is the string "__index" in every version. */
-static int tmname_ok(const struct lua_layout *l, const struct lua_mem *m, uint64_t g)
+static int tmname_ok(const struct puc_layout *l, const struct puc_mem *m, uint64_t g)
 {
 	uint64_t ts;
 	char s[16];
 	if (l->tm[LTM_INDEX] == LUA_OP_NONE || rd64(m, g + l->g_tmname + 8ULL * l->tm[LTM_INDEX], &ts) < 0)
 		return 0;
-	return lua_tstring(l, m, ts, s, sizeof s, NULL) == 7 && strcmp(s, "__index") == 0;
+	return puc_tstring(l, m, ts, s, sizeof s, NULL) == 7 && strcmp(s, "__index") == 0;
 }
 
 /* stack <= top <= stack_last, and a stack no larger than Lua allows. */
-static int stack_ok(const struct lua_layout *l, const struct lua_mem *m, uint64_t L, uint64_t *lo, uint64_t *hi)
+static int stack_ok(const struct puc_layout *l, const struct puc_mem *m, uint64_t L, uint64_t *lo, uint64_t *hi)
 {
 	uint64_t top;
 	if (rd64(m, L + l->l_stack, lo) < 0 || rd64(m, L + l->l_stack_last, hi) < 0 ||
@@ -48,7 +48,7 @@ static int stack_ok(const struct lua_layout *l, const struct lua_mem *m, uint64_
 /* From L->ci back to the base CallInfo, every frame's function inside the stack: CHAIN_BASE when
  * the base was reached, CHAIN_LONG when every one of MAX_CI_WALK frames was consistent, else 0. */
 enum { CHAIN_BASE = 1, CHAIN_LONG = 2 };
-static int chain_ok(const struct lua_layout *l, const struct lua_mem *m, uint64_t L, uint64_t lo, uint64_t hi)
+static int chain_ok(const struct puc_layout *l, const struct puc_mem *m, uint64_t L, uint64_t lo, uint64_t hi)
 {
 	uint64_t ci, base, end = 0;
 	if (rd64(m, L + l->l_ci, &ci) < 0 || !ci)
@@ -71,10 +71,10 @@ static int chain_ok(const struct lua_layout *l, const struct lua_mem *m, uint64_
 	return CHAIN_LONG;
 }
 
-int lua_runtime_state_ok(const struct lua_runtime *rt, uint64_t g)
+int puc_runtime_state_ok(const struct puc_runtime *rt, uint64_t g)
 {
-	const struct lua_layout *l = rt->lay;
-	struct lua_mem m = { read_pid, (void *)(intptr_t)rt->pid };
+	const struct puc_layout *l = rt->lay;
+	struct puc_mem m = { read_pid, (void *)(intptr_t)rt->pid };
 	uint64_t L = g - l->lg_g + l->lg_l, lG;
 	for (int t = 0; t < TRIES; t++) {
 		uint64_t lo, hi;

@@ -328,6 +328,7 @@ static void describe_lua(struct session *s, struct record_result *res)
 	res->nprocs = (int)s->tg.nt;
 	res->nlua = runtime_found(s, res->lua, sizeof(res->lua), 1);
 	res->gone = s->sc.gone;
+	res->fiber_roots = s->sc.fiber_roots;
 }
 
 /* Returns rc, or the command's exit status when there is a command and rc is 0. */

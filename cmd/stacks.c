@@ -1,6 +1,7 @@
 /* Turns a stack record drained from BPF into a folded line (process name first, then
  * user frames outermost first, then kernel frames) and adds it to the profile. */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,34 @@ const char *stacks_mark_name(unsigned reason)
 static void mark_label(__u32 reason, struct sbuf *out)
 {
 	sb_printf(out, "[unwind: %s]", stacks_mark_name(reason));
+}
+
+/* Whether the return address is in the entry of a user-level context: the code that starts
+ * a fiber has no unwind information, as nothing called it. */
+static int context_entry(struct stack_ctx *c, pid_t pid, uint64_t ret)
+{
+	static const char *const entries[] = {
+		"make_fcontext", "jump_fcontext", "ontop_fcontext", /* boost.context */
+		"__start_context",                                  /* glibc's makecontext */
+		"coctx_swap", "acosw", "aco_funcp_protector_asm",   /* libco, libaco */
+	};
+	const char *n = symbolize_name(c->sym, pid, ret - 1);
+	for (size_t i = 0; n && i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (!strcmp(n, entries[i]))
+			return 1;
+	return 0;
+}
+
+/* The label where the native part ends short of a thread's root: the start of a fiber
+ * (then the stack is whole), or why unwinding stopped. */
+static void end_label(struct stack_ctx *c, pid_t pid, __u32 mark, int has_outer, uint64_t outer, struct sbuf *out)
+{
+	if (c->at_fiber || (mark == LF_MARK_NO_TABLE && has_outer && context_entry(c, pid, outer))) {
+		sb_puts(out, LF_LABEL_FIBER);
+		c->at_fiber = 1;
+		return;
+	}
+	mark_label(mark, out);
 }
 
 static void thread_level(pid_t pid, __u32 tid, struct sbuf *out)
@@ -179,7 +208,7 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 	int n = keep_elided(&ls, mo, lm_merge(&ls, mo, max - 1, &ops));
 	if (ls.mark) {
 		sb_puts(out, ";");
-		mark_label(ls.mark, out);
+		end_label(c, (pid_t)st->pid, ls.mark, ls.nnat > 0, ls.nnat ? ls.nat[ls.nnat - 1].addr : 0, out);
 	}
 	for (int i = 0; i < n; i++) {
 		sb_puts(out, ";");
@@ -195,9 +224,49 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 	return 0;
 }
 
+/* makecontext makes the start of the context's entry function its return address, though
+ * nothing called it, and the walk reads on past it into garbage. A stack cut short whose
+ * return address is exactly a function's start is cut there: its root is the fiber. Returns
+ * st, or the cut copy. */
+static const struct lf_stack *cut_at_context(struct stack_ctx *c, const struct lf_stack *st)
+{
+	static struct lf_stack cut;
+	int nu = st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK, nat = 0, at = -1;
+	if (st->flags & LF_FLAG_COMPLETE)
+		return st;
+	while (nat < nu && !is_lua_word(st->user[nat]) && lf_word_tag(st->user[nat]) != LF_TAG_MARK)
+		nat++;
+	for (int i = 1; i < nat && at < 0; i++) {
+		uint64_t a = lf_word_value(st->user[i]), start;
+		if (lf_word_tag(st->user[i]) == LF_TAG_NATIVE &&
+		    symbolize_func_start(c->sym, (pid_t)st->pid, a, &start) == 0 && start == a)
+			at = i;
+	}
+	if (at < 0)
+		return st;
+	memcpy(&cut, st, offsetof(struct lf_stack, user));
+	int n = 0;
+	for (int i = 0; i <= at; i++)
+		cut.user[n++] = st->user[i];
+	cut.user[n++] = lf_word(LF_TAG_MARK, LF_MARK_NO_TABLE);
+	for (int i = nat + (nat < nu && lf_word_tag(st->user[nat]) == LF_TAG_MARK); i < nu; i++) {
+		__u32 t = lf_word_tag(st->user[i]);
+		if ((t == LF_TAG_LFUNC || t == LF_TAG_LCFUNC || t == LF_TAG_LJFUNC) && i + 1 < nu) {
+			cut.user[n++] = st->user[i++]; /* a function word and its pc word */
+			cut.user[n++] = st->user[i];
+		} else if (t != LF_TAG_LPOS || (int)lf_lpos_frame(st->user[i]) <= at) {
+			cut.user[n++] = st->user[i];
+		}
+	}
+	cut.nuser = (__u16)n;
+	c->at_fiber = 1;
+	return &cut;
+}
+
 /* Appends the folded frames of st (without the count) to out. */
 static void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
 {
+	st = cut_at_context(c, st);
 	sb_puts(out, comm_of(c, (pid_t)st->pid));
 	if (st->tid)
 		thread_level((pid_t)st->pid, st->tid, out);
@@ -214,7 +283,7 @@ static void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct s
 		__u64 w = st->user[i], tag = lf_word_tag(w), addr = lf_word_value(w);
 		sb_puts(out, ";");
 		if (tag == LF_TAG_MARK)
-			mark_label((__u32)w, out);
+			end_label(c, (pid_t)st->pid, (__u32)w, i > 0, i > 0 ? lf_word_value(st->user[i - 1]) : 0, out);
 		else if (tag == LF_TAG_ELIDED)
 			elided_label((__u32)w, out);
 		else if (tag == LF_TAG_LJTRACE)
@@ -264,7 +333,10 @@ void stacks_collect(const struct lf_stack_key *k, const struct lf_stack *st, voi
 	struct stack_ctx *c = ctx;
 	(void)k;
 	sb_reset(&c->line);
+	c->at_fiber = 0;
 	stacks_fold(c, st, &c->line);
+	if (c->at_fiber)
+		c->fiber_roots += st->count;
 	profile_add(c->prof, c->line.s, c->line.len, st->count);
 	if (strstr(c->line.s, ";" LF_LABEL_GONE))
 		c->gone += st->count;

@@ -18,7 +18,13 @@ struct stack_ctx {
 	struct sbuf line;
 	int lines;  /* Lua frames show the executing line */
 	uint64_t gone;  /* samples with a Lua function that could not be named */
+	uint64_t fiber_roots; /* samples whose stack starts on a user-level context: complete */
+	int at_fiber;         /* the stack being folded does */
 };
+
+/* The root of a stack that starts on a user-level context (a fiber or coroutine of
+ * boost.context, makecontext or a C coroutine library), whose entry nothing called. */
+#define LF_LABEL_FIBER "[fiber]"
 
 void stacks_add_target(struct stack_ctx *c, pid_t pid);
 struct stack_target *stacks_target(struct stack_ctx *c, pid_t pid);

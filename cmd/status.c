@@ -152,7 +152,7 @@ void status_summary(const struct record_opts *o, const struct profile *p, const 
 	uint64_t n = r->st[LF_STAT_SAMPLES];
 	warnx_lf("%llu samples (%llu lost), %zu distinct stacks, %.1f%% complete, in %.1fs",
 		 (unsigned long long)p->total, (unsigned long long)r->st[LF_STAT_LOST_MAPFULL], p->n,
-		 n ? 100.0 * (double)r->st[LF_STAT_COMPLETE] / (double)n : 0.0, p->duration);
+		 n ? 100.0 * (double)(r->st[LF_STAT_COMPLETE] + r->fiber_roots) / (double)n : 0.0, p->duration);
 	print_lua(r);
 	if (r->gone)
 		warnx_lf("%llu samples (%.1f%%) have a Lua function that was freed, or whose process exited, "

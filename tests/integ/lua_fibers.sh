@@ -1,0 +1,34 @@
+#!/bin/sh
+# Requests on user-level contexts (tests/progs/fiber_host.cc): a boost::context fiber per
+# request, or makecontext/swapcontext, calling a Lua handler, for Lua 5.4 and LuaJIT. A stack
+# that starts on such a context ends at the context's entry under the documented [fiber] root
+# and counts as complete; never [unwind: ...] for it.
+. "$(dirname "$0")/../lib.sh"
+
+for rt in lua5.4 luajit; do
+	case $rt in
+	luajit) flags="-I/usr/include/luajit-2.1 -lluajit-5.1" ;;
+	lua5.4) flags="-I/usr/include/lua5.4 -llua5.4" ;;
+	esac
+	h=$OUT/fh-$rt
+	# shellcheck disable=SC2086
+	if ! g++ -O2 -o "$h" "$ROOT/tests/progs/fiber_host.cc" $flags -lboost_context 2>"$h.build"; then
+		fail "$rt: build" "$(head -3 "$h.build") (needs g++ and libboost-context-dev)"
+		continue
+	fi
+	for mode in boost ucontext; do
+		n=$rt-$mode
+		f=$OUT/$n.folded
+		bg_start "$h" "$mode" "$ROOT/tests/lua/fiber_handler.lua"
+		sleep 0.5
+		"$LF" -p "$LAST_PID" -F 499 -d 3 -o "$f" 2>"$OUT/$n.err"
+		kill "$LAST_PID" 2>/dev/null
+		lua="\\? \\([^;]*fiber_handler.lua:[0-9]+\\)(_\\[j\\])?;work \\([^;]*fiber_handler.lua:2\\)"
+		got=$(share "$f" "^fh-$rt;\\[fiber\\];[^;]+(;[^;]+)*;[^;]*serve_request[^;]*;lua_pcallk?;$lua")
+		check "$n: the handler under its fiber's root in >= 90% of samples ($got%)" [ "$got" -ge 90 ]
+		check "$n: at most 1% of samples end in an unwind marker" [ "$(share "$f" '\[unwind:')" -le 1 ]
+		c=$(sed -n 's/.* \([0-9.]*\)% complete.*/\1/p' "$OUT/$n.err")
+		check "$n: the summary counts fiber stacks complete ($c%)" awk -v c="$c" 'BEGIN { exit !(c >= 99) }'
+	done
+done
+finish

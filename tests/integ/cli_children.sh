@@ -39,7 +39,7 @@ port=$(free_port)
 # jit.off(): the interpreter unwinds through its C frames (JIT traces are not under test here)
 if start_nginx "$OUT/nginx" "$port" "$ROOT/tests/lua" 'init_by_lua_block { jit.off() }'; then
 	old=$TARGET_PID
-	wrk -t1 -c4 -d8s "http://127.0.0.1:$port/" >"$OUT/wrk.out" 2>&1 &
+	wrk -t1 -c4 -d30s "http://127.0.0.1:$port/" >"$OUT/wrk.out" 2>&1 &
 	PIDS_TO_KILL="$PIDS_TO_KILL $!"
 	"$LF" -p "$NGINX_MASTER" --children --pids -d 5 -o "$OUT/nginx.folded" 2>"$OUT/nginx.err" &
 	lf=$!

@@ -19,7 +19,7 @@ expect_err "no target" 2 "no target" "$LF" -d 1
 expect_err "bad PID list" 2 "invalid PID list" "$LF" -p 12x
 expect_err "frequency out of range" 2 "invalid frequency" "$LF" -p 1 -F 0
 expect_err "unknown extension" 2 "cannot tell the format" "$LF" -p 1 -o out.xyz
-sleep 30 & SLEEPER=$!
+sleep 600 & SLEEPER=$!  # killed at the end; long enough for a slow machine
 PIDS_TO_KILL="$PIDS_TO_KILL $SLEEPER"
 expect_err "output directory missing" 2 "cannot write $OUT/missing/x.folded" "$LF" -p "$SLEEPER" -d 1 -o "$OUT/missing/x.folded"
 chmod 0555 "$OUT" && mkdir -p "$OUT/ro" && chmod 0555 "$OUT/ro"

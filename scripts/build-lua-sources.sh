@@ -1,17 +1,18 @@
 #!/bin/sh
-# Builds PUC Lua interpreters newer than Debian 12 ships (Debian unstable's lua5.5 and lua5.4) from
-# Debian's source packages, fetched through a private apt configuration (the machine's sources stay
-# untouched), into .cache/lua-sid: once, then a quick check. Prints what it builds and errors.
+# Builds Lua interpreters newer than Debian 12 ships (Debian unstable's lua5.5, lua5.4 and luajit,
+# OpenResty's LuaJIT) from Debian's source packages, fetched through a private apt configuration (the
+# machine's sources stay untouched), into .cache/lua-sid: once, then a quick check. Prints what it
+# builds and errors.
 #
 #   scripts/build-lua-sources.sh         fetch and build what is missing
 #   scripts/build-lua-sources.sh --dir   print the directory holding the builds
 # Each build VERSION has VERSION/src (the upstream tree, `make linux`, unstripped lua) and
-# VERSION/lua-stripped (stripped as Debian's packaging does).
+# VERSION/lua-stripped (stripped as Debian's packaging does); luajit-VERSION/src/luajit for LuaJIT.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 DIR=$ROOT/.cache/lua-sid
 SUITE=${LUA_SID_SUITE:-sid}
-PKGS=${LUA_SID_PKGS:-lua5.5 lua5.4}
+PKGS=${LUA_SID_PKGS:-lua5.5 lua5.4 luajit}
 . "$ROOT/scripts/debian-mirror.sh"
 log() { echo "build-lua-sources: $*" >&2; }
 
@@ -56,15 +57,25 @@ build() {
 			|| { log "apt-get source $pkg ($SUITE) failed: $(grep -m1 '^E:' "$d/source.log")"; exit 1; }
 	fi
 	tgz=$(ls "$d"/"${pkg}"_*.orig.tar.* | head -1)
-	ver=$(basename "$tgz" | sed 's/^[^_]*_\([^.]*\.[^.]*\.[0-9]*\).*/\1/')
+	case $pkg in
+	luajit*) ver=$(basename "$tgz" | sed "s/^${pkg}_//; s/\.orig\.tar\..*//") ;;
+	*) ver=$(basename "$tgz" | sed 's/^[^_]*_\([^.]*\.[^.]*\.[0-9]*\).*/\1/') ;;
+	esac
 	out=$DIR/$pkg-$ver
 	rm -rf "$out" && mkdir -p "$out"
 	tar -xf "$tgz" -C "$out" --strip-components=1
-	log "building Lua $ver from Debian's $pkg source package ($SUITE)"
-	make -s -C "$out" -j2 linux >"$out/build.log" 2>&1 \
-		|| { log "make linux of $pkg $ver failed, see $out/build.log"; exit 1; }
-	cp "$out/src/lua" "$out/lua-stripped"
-	strip --strip-all "$out/lua-stripped"
+	case $pkg in
+	luajit*) # OpenResty's LuaJIT: a plain make gives src/luajit with the VM linked in
+		log "building LuaJIT $ver from Debian's $pkg source package ($SUITE)"
+		make -s -C "$out" -j2 >"$out/build.log" 2>&1 \
+			|| { log "make of $pkg $ver failed, see $out/build.log"; exit 1; } ;;
+	*)
+		log "building Lua $ver from Debian's $pkg source package ($SUITE)"
+		make -s -C "$out" -j2 linux >"$out/build.log" 2>&1 \
+			|| { log "make linux of $pkg $ver failed, see $out/build.log"; exit 1; }
+		cp "$out/src/lua" "$out/lua-stripped"
+		strip --strip-all "$out/lua-stripped" ;;
+	esac
 	touch "$out/.built"
 }
 

@@ -73,6 +73,13 @@ run openresty-gc64-joff "openresty GC64" "" /usr/bin/luajit -joff
 run upstream-gc64 "upstream GC64" "$UP/usr/lib/x86_64-linux-gnu" "$UP/usr/bin/luajit"
 run upstream-nogc64 "upstream non-GC64" "" "$VMS/upstream-0/src/luajit"
 run openresty-nogc64-joff "openresty non-GC64" "" "$VMS/openresty-0/src/luajit" -joff
+# OpenResty's newest LuaJIT, from Debian unstable's source package (scripts/build-lua-sources.sh)
+if "$ROOT/scripts/build-lua-sources.sh"; then
+	SID=$("$ROOT/scripts/build-lua-sources.sh" --dir)
+	run openresty-sid "openresty GC64" "" "$(ls -d "$SID"/luajit-*/src/luajit | head -1)"
+else
+	fail "openresty-sid: build" "scripts/build-lua-sources.sh failed"
+fi
 
 # LuaJIT implements a few built-ins in bytecode (LJLIB_LUA in lib_table.c): table.remove is a
 # Lua function whose proto has firstline -1 and chunk name "remove". It is named as the

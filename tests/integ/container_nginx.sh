@@ -49,11 +49,12 @@ check "setup: the worker is PID 2 or more in its container, the master PID 1" \
 check "setup: /opt/nginx does not exist on the host, the worker maps it" \
 	sh -c "[ ! -e /opt/nginx ] && grep -q ' /opt/nginx/modules/ngx_http_lua_module.so\$' /proc/$W/maps"
 
-wrk -t1 -c8 -d6s "http://127.0.0.1:$port/" >"$OUT/wrk.out" 2>&1 &
+wrk -t1 -c8 -d60s "http://127.0.0.1:$port/" >"$OUT/wrk.out" 2>&1 &
 WRK=$!
 sleep 1
 "$LF" -p "$W" -d 3 -o "$OUT/nginx.folded" 2>"$OUT/nginx.err"
 rc=$?
+kill -INT "$WRK" 2>/dev/null  # the load lasts as long as the recording, however slow its start
 wait "$WRK"
 check "lua-flame exits 0" [ "$rc" = 0 ]
 check "wrk got answers" grep -q 'Requests/sec' "$OUT/wrk.out"
@@ -70,10 +71,11 @@ check "the Lua content handler under the worker's event loop, named from /opt/ng
 hport=$(free_port)
 [ "$hport" = "$port" ] && hport=$((port + 1))
 if start_nginx "$OUT/host" "$hport" "$ROOT/tests/lua" 'init_by_lua_block { jit.off() }'; then
-	wrk -t1 -c8 -d4s "http://127.0.0.1:$hport/" >"$OUT/wrk-host.out" 2>&1 &
+	wrk -t1 -c8 -d60s "http://127.0.0.1:$hport/" >"$OUT/wrk-host.out" 2>&1 &
 	WRK=$!
 	sleep 1
 	"$LF" -p "$TARGET_PID" -d 2 -o "$OUT/host.folded" 2>"$OUT/host.err"
+	kill -INT "$WRK" 2>/dev/null  # the load lasts as long as the recording, however slow its start
 	wait "$WRK"
 	kill -9 "$NGINX_MASTER" "$TARGET_PID" 2>/dev/null
 	P=$(awk '{ n = $NF; i = index($0, ";ngx_http_core_content_phase;"); if (i) w[substr($0, 1, i + 28)] += n }

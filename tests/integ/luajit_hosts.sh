@@ -8,11 +8,12 @@ J='(_\[j\])?'
 
 port=$(free_port)
 if start_nginx "$OUT/nginx" "$port" "$ROOT/tests/lua"; then
-	wrk -t1 -c8 -d8s "http://127.0.0.1:$port/" >"$OUT/wrk.out" 2>&1 &
+	wrk -t1 -c8 -d60s "http://127.0.0.1:$port/" >"$OUT/wrk.out" 2>&1 &
 	WRK=$!
 	sleep 2
 	F=$OUT/nginx.folded
 	"$LF" -p "$TARGET_PID" -d 4 -F 499 -o "$F" 2>"$OUT/nginx.err"
+	kill -INT "$WRK" 2>/dev/null  # the load lasts as long as the recording, however slow its start
 	wait "$WRK"
 	check "nginx: LuaJIT found in libluajit" grep -Eq "LuaJIT .* in /usr/lib/x86_64-linux-gnu/libluajit-5.1.so" "$OUT/nginx.err"
 	expect_stack "nginx: handler -> checksum under the content phase and ngx_http_lua_run_thread" "$F" \

@@ -217,7 +217,7 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 		else if (ls.th[mo[i].a].f[mo[i].b].marker)
 			gap_label(&ls.th[mo[i].a].f[mo[i].b], out);
 		else
-			rt->ops->frame_label(rt, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
+			runtime_frame_label(rt, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
 		if (rt->ops->thread_label && mo[i].kind == LM_LUA && mo[i].b == 0)
 			rt->ops->thread_label(&ls.th[mo[i].a], out);
 	}
@@ -313,7 +313,7 @@ void stacks_fresh(const struct lf_stack_key *k, const struct lf_stack *st, void 
 	if (rt && rt->ops->resolve)
 		rt->ops->resolve(rt, &ls);
 	for (int i = 0; rt && i < ls.nth; i++)
-		rt->ops->name_frames(rt, &ls.th[i], c->lines);
+		runtime_name_frames(rt, &ls.th[i], c->lines);
 	pthread_mutex_unlock(&targets_lock);
 }
 

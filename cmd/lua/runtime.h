@@ -43,9 +43,12 @@ struct runtime_ops {
 	int (*refresh)(struct runtime *rt, struct sampler *smp, int full);
 	/* Before a merge, what the record holds turned into what the labels need (NULL: as is). */
 	void (*resolve)(const struct runtime *rt, struct lm_stack *st);
-	/* Reads the labels of th's frames into the label caches now, while they exist. */
-	void (*name_frames)(const struct runtime *rt, const struct lm_thread *th, int lines);
-	/* The label of frame j (innermost first) of th, from the caches or the target. */
+	/* The label of Lua function frame j of th, read from the target into the label caches
+	 * (runtime_name_frames calls it while the function exists). */
+	void (*function_label)(const struct runtime *rt, const struct lm_thread *th, int j, int lines,
+			       struct sbuf *out);
+	/* The label of frame j (innermost first) of th, from the caches or the target. The two
+	 * are called with the label caches' lock held. */
 	void (*frame_label)(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
 			    int lines, struct sbuf *out);
 	/* Appended after the innermost frame of th (LuaJIT's VM states); NULL: nothing. */
@@ -61,4 +64,10 @@ struct runtime *runtime_detect(pid_t pid, int *seen);
 /* Whether a runtime with at least one VM is in pid now, without a word. */
 int runtime_ready(pid_t pid);
 void runtime_free(struct runtime *rt);
+/* The label of frame j of th (rt's ops->frame_label under the label caches' lock). */
+void runtime_frame_label(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
+			 int lines, struct sbuf *out);
+/* Reads the labels of th's Lua functions into the label caches now, while they exist, for
+ * runtime_frame_label to find later without reading the target. */
+void runtime_name_frames(const struct runtime *rt, const struct lm_thread *th, int lines);
 #endif

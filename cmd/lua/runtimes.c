@@ -2,7 +2,10 @@
  * and what is done with any of them without knowing which. */
 #include <stdlib.h>
 
+#include "label_cache.h"
+#include "lua_merge.h"
 #include "runtime.h"
+#include "util.h"
 
 extern const struct runtime_ops puc_runtime_ops, luajit_runtime_ops;
 
@@ -52,4 +55,24 @@ void runtime_free(struct runtime *rt)
 	if (rt->vm)
 		rt->ops->free(rt->vm);
 	free(rt);
+}
+
+void runtime_frame_label(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
+			 int lines, struct sbuf *out)
+{
+	label_cache_lock();
+	rt->ops->frame_label(rt, sym, th, j, lines, out);
+	label_cache_unlock();
+}
+
+void runtime_name_frames(const struct runtime *rt, const struct lm_thread *th, int lines)
+{
+	static struct sbuf scratch;
+	for (int j = 0; j < th->n; j++)
+		if (!th->f[j].c && th->f[j].ptr) {
+			sb_reset(&scratch);
+			label_cache_lock();
+			rt->ops->function_label(rt, th, j, lines, &scratch);
+			label_cache_unlock();
+		}
 }

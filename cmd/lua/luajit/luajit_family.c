@@ -66,9 +66,10 @@ static void resolve(const struct runtime *rt, struct lm_stack *st)
 	luajit_resolve(rt->vm, st);
 }
 
-static void name_frames(const struct runtime *rt, const struct lm_thread *th, int lines)
+static void function_label(const struct runtime *rt, const struct lm_thread *th, int j, int lines,
+			   struct sbuf *out)
 {
-	luajit_name_frames(rt->vm, th, lines);
+	luajit_function_label(rt->vm, th, j, lines, out);
 }
 
 static void frame_label(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
@@ -85,7 +86,7 @@ const struct runtime_ops luajit_runtime_ops = {
 	.bpf_cfg = bpf_cfg,
 	.refresh = refresh,
 	.resolve = resolve,
-	.name_frames = name_frames,
+	.function_label = function_label,
 	.frame_label = frame_label,
 	.thread_label = luajit_state_label,
 	.free = free,

@@ -65,7 +65,7 @@ static int called_name(const struct luajit_runtime *rt, const struct lm_thread *
 	return luajit_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
 }
 
-static void function_label(const struct luajit_runtime *rt, const struct lm_thread *th, int j, int lines,
+void luajit_function_label(const struct luajit_runtime *rt, const struct lm_thread *th, int j, int lines,
 			       struct sbuf *out)
 {
 	struct luajit_mem m = { read_target, (void *)(intptr_t)rt->pid };
@@ -92,13 +92,13 @@ static void function_label(const struct luajit_runtime *rt, const struct lm_thre
 		sb_puts(out, "_[j]"); /* the sample was taken in a compiled trace of this function */
 }
 
-static void frame_label(const struct luajit_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+void luajit_frame_label(const struct luajit_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
 			int j, int lines, struct sbuf *out)
 {
 	const struct lm_lua *f = &th->f[j];
 	char name[128];
 	if (!f->c) {
-		function_label(rt, th, j, lines, out);
+		luajit_function_label(rt, th, j, lines, out);
 		return;
 	}
 	const char *sname = f->ptr ? symbolize_name(sym, rt->pid, f->ptr) : NULL;
@@ -125,24 +125,4 @@ void luajit_state_label(const struct lm_thread *th, struct sbuf *out)
 		sb_puts(out, ";");
 		sb_puts(out, names[st]);
 	}
-}
-
-void luajit_frame_label(const struct luajit_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
-			int j, int lines, struct sbuf *out)
-{
-	label_cache_lock();
-	frame_label(rt, sym, th, j, lines, out);
-	label_cache_unlock();
-}
-
-void luajit_name_frames(const struct luajit_runtime *rt, const struct lm_thread *th, int lines)
-{
-	static struct sbuf scratch;
-	for (int j = 0; j < th->n; j++)
-		if (!th->f[j].c && th->f[j].ptr) {
-			sb_reset(&scratch);
-			label_cache_lock();
-			function_label(rt, th, j, lines, &scratch);
-			label_cache_unlock();
-		}
 }

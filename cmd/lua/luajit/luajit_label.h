@@ -12,9 +12,10 @@
 void luajit_resolve(const struct luajit_runtime *rt, struct lm_stack *st);
 void luajit_frame_label(const struct luajit_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
 			int j, int lines, struct sbuf *out);
-/* Reads the labels of th's Lua functions into the label caches, where luajit_frame_label finds
- * them later without reading the target: call it while the functions still exist. */
-void luajit_name_frames(const struct luajit_runtime *rt, const struct lm_thread *th, int lines);
+/* Appends the label of Lua function frame j of th, reading the target where the label caches
+ * do not have it yet: call it while the function still exists. */
+void luajit_function_label(const struct luajit_runtime *rt, const struct lm_thread *th, int j, int lines,
+			   struct sbuf *out);
 /* Appends ";[GC]" and the like when the VM was not simply running Lua code or C. */
 void luajit_state_label(const struct lm_thread *th, struct sbuf *out);
 #endif

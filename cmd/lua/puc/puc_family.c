@@ -75,9 +75,10 @@ static int refresh(struct runtime *rt, struct sampler *smp, int full)
 	return changed;
 }
 
-static void name_frames(const struct runtime *rt, const struct lm_thread *th, int lines)
+static void function_label(const struct runtime *rt, const struct lm_thread *th, int j, int lines,
+			   struct sbuf *out)
 {
-	puc_name_frames(rt->vm, th, lines);
+	puc_function_label(rt->vm, th, j, lines, out);
 }
 
 static void frame_label(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
@@ -94,7 +95,7 @@ const struct runtime_ops puc_runtime_ops = {
 	.scan = scan,
 	.bpf_cfg = bpf_cfg,
 	.refresh = refresh,
-	.name_frames = name_frames,
+	.function_label = function_label,
 	.frame_label = frame_label,
 	.free = free,
 };

@@ -23,7 +23,7 @@ static int called_name(const struct puc_runtime *rt, const struct lm_thread *th,
 	return puc_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
 }
 
-static void function_label(const struct puc_runtime *rt, const struct lm_thread *th, int j, int lines,
+void puc_function_label(const struct puc_runtime *rt, const struct lm_thread *th, int j, int lines,
 			       struct sbuf *out)
 {
 	struct puc_mem m = { read_target, (void *)(intptr_t)rt->pid };
@@ -44,12 +44,12 @@ static void function_label(const struct puc_runtime *rt, const struct lm_thread 
 	sb_printf(out, "%s (%s:%d)", name, chunk, line);
 }
 
-static void frame_label(const struct puc_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+void puc_frame_label(const struct puc_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
 			int j, int lines, struct sbuf *out)
 {
 	const struct lm_lua *f = &th->f[j];
 	if (!f->c) {
-		function_label(rt, th, j, lines, out);
+		puc_function_label(rt, th, j, lines, out);
 		return;
 	}
 	const char *sname = symbolize_name(sym, rt->pid, f->ptr);
@@ -60,24 +60,4 @@ static void frame_label(const struct puc_runtime *rt, struct symbolizer *sym, co
 		sb_puts(out, name);
 	else
 		symbolize_user(sym, rt->pid, f->ptr, 0, out);
-}
-
-void puc_frame_label(const struct puc_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
-		     int j, int lines, struct sbuf *out)
-{
-	label_cache_lock();
-	frame_label(rt, sym, th, j, lines, out);
-	label_cache_unlock();
-}
-
-void puc_name_frames(const struct puc_runtime *rt, const struct lm_thread *th, int lines)
-{
-	static struct sbuf scratch;
-	for (int j = 0; j < th->n; j++)
-		if (!th->f[j].c && th->f[j].ptr) {
-			sb_reset(&scratch);
-			label_cache_lock();
-			function_label(rt, th, j, lines, &scratch);
-			label_cache_unlock();
-		}
 }

@@ -8,10 +8,12 @@
 #include "util.h"
 
 /* Appends the label of frame j (innermost first) of thread th. lines: show the line being
- * executed instead of the line where the function is defined. */
+ * executed instead of the line where the function is defined. The caller holds the label
+ * caches' lock (label_cache_lock). */
 void puc_frame_label(const struct puc_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
 		     int j, int lines, struct sbuf *out);
-/* Reads the labels of th's Lua functions into the label caches, where puc_frame_label finds
- * them later without reading the target: call it while the functions still exist. */
-void puc_name_frames(const struct puc_runtime *rt, const struct lm_thread *th, int lines);
+/* Appends the label of Lua function frame j of th, reading the target where the label caches
+ * do not have it yet: call it while the function still exists. */
+void puc_function_label(const struct puc_runtime *rt, const struct lm_thread *th, int j, int lines,
+			struct sbuf *out);
 #endif

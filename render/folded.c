@@ -1,13 +1,15 @@
 /* Reader for folded stacks ("root;...;leaf COUNT" per line), as written by lua-flame,
  * stackcollapse-perf.pl or py-spy --format raw. Any line that is not that shape is
  * skipped and counted; lines are capped so binary junk cannot exhaust memory.
- * Identical stacks are summed in a staging table first: walking the tree costs a cache
- * miss per frame, hashing a whole line is cheap, and big files repeat their stacks. */
+ * Folded files are sorted, so a line shares most of its frames with the line before:
+ * those frames are taken from the previous line's path by comparing bytes, and only the
+ * rest is looked up in the tree. Rendering may also drop subtrees too narrow to draw
+ * as soon as the input has left them, which keeps memory far below the tree's size. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include "layout.h"
 #include "tree.h"
-
-#define STAGE_MAX_BYTES (64u << 20)   /* staged stack text before it goes into the tree */
 
 #define LINE_MAX_BYTES (1u << 20)
 #define READ_CHUNK     (1u << 20)
@@ -42,112 +44,104 @@ static int split_count(const char *line, size_t *len, uint64_t *count)
 	return 0;
 }
 
-struct staged {
-	uint64_t count;
-	size_t len;
-	char bytes[];
+/* A line's path in the tree: node and end of its frame in the line's bytes, per depth. */
+struct path {
+	struct fnode *node[FLAME_MAX_DEPTH];
+	size_t end[FLAME_MAX_DEPTH];   /* offset of the ';' after the frame, or the length */
+	size_t depth;
 };
 
-struct stage_slot {
-	uint64_t hash;
-	struct staged *e;
+struct loader {
+	struct flame *f;
+	struct path *prev, *cur;
+	char *bytes;                   /* the previous line's stack */
+	size_t len, cap;
+	const struct flame_opts *prune; /* NULL: keep every node */
+	int pruned;                    /* some subtree was dropped */
+	int unsafe;                    /* ... and the input came back into a node it had left */
 };
 
-struct stage {
-	struct arena arena;
-	struct stage_slot *slots;
-	size_t nslots, n;
-	size_t ignored;   /* stacks that turned out to have no frames */
-};
-
-static uint64_t hash_line(const char *s, size_t len)
+static size_t common_prefix(const char *a, size_t alen, const char *b, size_t blen)
 {
-	uint64_t h = 0x9E3779B97F4A7C15ull ^ len;
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8) {
-		uint64_t w;
-		memcpy(&w, s + i, 8);
-		h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-		h ^= h >> 32;
+	size_t n = alen < blen ? alen : blen, i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			break;
 	}
-	if (i < len) {
-		uint64_t w = 0;
-		memcpy(&w, s + i, len - i);
-		h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-	}
-	h ^= h >> 29;
-	return h * 0xBF58476D1CE4E5B9ull ^ (h >> 31);
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
 }
 
-/* Moves every staged stack into the tree and empties the stage. */
-static int stage_flush(struct stage *st, struct flame *f)
+/* Frames the previous line left for good, deepest first: those narrower than a frame
+ * can be drawn lose their subtrees. Their own totals stay, for their siblings' places. */
+static void leave(struct loader *ld, size_t from)
 {
-	int rc = 0;
-	for (size_t i = 0; i < st->nslots && rc == 0; i++) {
-		struct staged *e = st->slots[i].e;
-		if (!e)
-			continue;
-		int t = flame_add_stack(f, e->bytes, e->len, e->count);
-		if (t < 0)
-			rc = -1;
-		else
-			st->ignored += (size_t)t;
-	}
-	arena_free(&st->arena);
-	if (st->slots)
-		memset(st->slots, 0, st->nslots * sizeof(*st->slots));
-	st->n = 0;
-	return rc;
-}
-
-static int stage_grow(struct stage *st)
-{
-	size_t n = st->nslots ? st->nslots * 2 : 1u << 14;
-	struct stage_slot *s = calloc(n, sizeof(*s));
-	if (!s)
-		return -1;
-	for (size_t i = 0; i < st->nslots; i++) {
-		if (!st->slots[i].e)
-			continue;
-		size_t j = st->slots[i].hash & (n - 1);
-		while (s[j].e)
-			j = (j + 1) & (n - 1);
-		s[j] = st->slots[i];
-	}
-	free(st->slots);
-	st->slots = s;
-	st->nslots = n;
-	return 0;
-}
-
-static int stage_add(struct stage *st, struct flame *f, const char *stack, size_t len, uint64_t count)
-{
-	if (st->arena.total > STAGE_MAX_BYTES && stage_flush(st, f) < 0)
-		return -1;
-	if ((st->n + 1) * 2 > st->nslots && stage_grow(st) < 0)
-		return -1;
-	uint64_t h = hash_line(stack, len);
-	size_t j = h & (st->nslots - 1);
-	for (; st->slots[j].e; j = (j + 1) & (st->nslots - 1)) {
-		struct staged *e = st->slots[j].e;
-		if (st->slots[j].hash == h && e->len == len && !memcmp(e->bytes, stack, len)) {
-			e->count = sat_add(e->count, count);
-			return 0;
+	struct path *p = ld->prev;
+	uint64_t min = layout_min_samples(ld->prune, ld->f->root.total);
+	for (size_t d = p->depth; d-- > from;) {
+		struct fnode *x = p->node[d];
+		if (x->child && x->total < min) {
+			flame_drop_children(ld->f, x);
+			ld->pruned = 1;
 		}
 	}
-	struct staged *e = arena_alloc(&st->arena, sizeof(*e) + len + 1);
-	if (!e)
-		return -1;
-	e->count = count;
-	e->len = len;
-	memcpy(e->bytes, stack, len);
-	st->slots[j] = (struct stage_slot){ h, e };
-	st->n++;
+}
+
+/* Walks STACK from where it parts from the previous line. 0 added, 1 no frames, -1 out
+ * of memory. */
+static int walk(struct loader *ld, const char *stack, size_t len, uint64_t count)
+{
+	struct path *p = ld->prev, *c = ld->cur;
+	struct flame *f = ld->f;
+	size_t same = common_prefix(ld->bytes, ld->len, stack, len), k = 0;
+	while (k < p->depth && p->end[k] < same)
+		k++;   /* frame k and its ';' are the same bytes in both lines */
+	memcpy(c->node, p->node, k * sizeof(*c->node));
+	memcpy(c->end, p->end, k * sizeof(*c->end));
+	size_t depth = k, pos = k ? p->end[k - 1] + 1 : 0, diverge = k;
+	struct fnode *at = k ? p->node[k - 1] : &f->root;
+	const char *name;
+	size_t nlen;
+	while (depth < FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &name, &nlen)) {
+		int created;
+		at = flame_child_at(f, at, name, nlen, &created);
+		if (!at)
+			return -1;
+		int on_prev = depth < p->depth && p->node[depth] == at;
+		if (!created && !on_prev && ld->pruned)
+			ld->unsafe = 1;
+		if (on_prev && diverge == depth)
+			diverge++;
+		c->node[depth] = at;
+		c->end[depth++] = pos - 1;
+	}
+	if (depth == 0)
+		return 1;
+	c->depth = depth;
+	if (ld->prune)
+		leave(ld, diverge);
+	flame_count(f, c->node, depth, count);
+	ld->prev = c;
+	ld->cur = p;
+	if (len > ld->cap) {
+		size_t cap = len > 2 * ld->cap ? len : 2 * ld->cap;
+		char *b = realloc(ld->bytes, cap);
+		if (!b)
+			return -1;
+		ld->bytes = b;
+		ld->cap = cap;
+	}
+	memcpy(ld->bytes, stack, len);
+	ld->len = len;
 	return 0;
 }
 
 /* 0 used or skipped as empty-count, 1 ignored, -1 out of memory */
-static int take_line(struct stage *st, struct flame *f, const char *line, size_t len)
+static int take_line(struct loader *ld, const char *line, size_t len)
 {
 	uint64_t count;
 	if (split_count(line, &len, &count) < 0)
@@ -159,7 +153,7 @@ static int take_line(struct stage *st, struct flame *f, const char *line, size_t
 		semis++;
 	if (semis == len)
 		return 1;   /* no frames at all */
-	return stage_add(st, f, line, len, count);
+	return walk(ld, line, len, count);
 }
 
 struct reader {
@@ -187,14 +181,12 @@ static int refill(struct reader *r)
 	return 0;
 }
 
-int flame_read_folded(struct flame *f, FILE *in, size_t *ignored_lines)
+/* Feeds every line of IN to LD. 0, -1 on a read error or lack of memory, or 1 when
+ * pruning proved unsafe for this input (it stops there). */
+static int read_lines(struct loader *ld, FILE *in, size_t *ignored)
 {
 	struct reader r = { .in = in };
-	struct stage st = { 0 };
-	size_t ignored = 0;
 	int rc = 0;
-	if (!f || !in)
-		return -1;
 	r.buf = malloc(LINE_MAX_BYTES + READ_CHUNK);
 	if (!r.buf)
 		return -1;
@@ -209,7 +201,7 @@ int flame_read_folded(struct flame *f, FILE *in, size_t *ignored_lines)
 		if (!nl && !r.eof) {
 			/* over-long line: drop what we have and keep dropping up to its newline */
 			if (!r.skipping)
-				ignored++;
+				++*ignored;
 			r.skipping = 1;
 			r.start = r.end;
 			continue;
@@ -219,20 +211,58 @@ int flame_read_folded(struct flame *f, FILE *in, size_t *ignored_lines)
 		if (r.skipping) {
 			r.skipping = 0;
 		} else {
-			int t = take_line(&st, f, s, len);
+			int t = take_line(ld, s, len);
 			if (t < 0) { rc = -1; break; }
-			ignored += (size_t)t;
+			*ignored += (size_t)t;
+			if (ld->unsafe) { rc = 1; break; }
 		}
 		r.start += len + (nl != NULL);
 		if (!nl)
 			break;
 	}
 	free(r.buf);
-	if (stage_flush(&st, f) < 0)
-		rc = -1;
-	free(st.slots);
-	ignored += st.ignored;   /* counts whole stacks, each at least one line */
+	return rc;
+}
+
+static int load(struct flame *f, FILE *in, size_t *ignored_lines, const struct flame_opts *prune)
+{
+	struct loader ld = { .f = f, .prune = prune };
+	size_t ignored = 0;
+	int rc = -1;
+	ld.prev = calloc(1, sizeof(*ld.prev));
+	ld.cur = calloc(1, sizeof(*ld.cur));
+	if (ld.prev && ld.cur)
+		rc = read_lines(&ld, in, &ignored);
+	free(ld.prev);
+	free(ld.cur);
+	free(ld.bytes);
 	if (ignored_lines)
 		*ignored_lines = ignored;
 	return rc;
+}
+
+int flame_read_folded(struct flame *f, FILE *in, size_t *ignored_lines)
+{
+	if (!f || !in)
+		return -1;
+	return load(f, in, ignored_lines, NULL);
+}
+
+/* Pruning needs a second chance: an unsorted input may come back into a subtree already
+ * dropped, and is then read again from the start with every node kept. */
+int flame_read_folded_for(struct flame *f, FILE *in, size_t *ignored_lines, const struct flame_opts *o)
+{
+	struct stat st;
+	off_t start;
+	if (!f || !in)
+		return -1;
+	if (!o || o->reverse || o->diff || fstat(fileno(in), &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (start = ftello(in)) < 0)
+		return load(f, in, ignored_lines, NULL);
+	int rc = load(f, in, ignored_lines, o);
+	if (rc != 1)
+		return rc;
+	if (flame_clear(f) < 0 || fseeko(in, start, SEEK_SET) < 0)
+		return -1;
+	return load(f, in, ignored_lines, NULL);
 }

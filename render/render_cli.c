@@ -165,7 +165,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
-static int read_input(struct flame *f, const char *path)
+static int read_input(struct flame *f, const char *path, const struct flame_opts *o)
 {
 	int from_stdin = !path || !strcmp(path, "-");
 	FILE *in = from_stdin ? stdin : fopen(path, "rb");
@@ -175,7 +175,7 @@ static int read_input(struct flame *f, const char *path)
 			path, strerror(errno));
 		return 2;
 	}
-	int rc = flame_read_folded(f, in, &ignored);
+	int rc = flame_read_folded_for(f, in, &ignored, o);
 	int err = errno;
 	if (!from_stdin)
 		fclose(in);
@@ -235,7 +235,7 @@ int render_main(int argc, char **argv)
 		fprintf(stderr, WHO ": out of memory\n");
 		return 1;
 	}
-	rc = read_input(f, c.in);
+	rc = read_input(f, c.in, &c.o);
 	if (rc == 0) {
 		if (!flame_total(f))
 			fprintf(stderr, WHO ": no samples in the input; the SVG says so\n");

@@ -47,27 +47,43 @@ static int grow(struct flame *f)
 	return 0;
 }
 
-struct flame *flame_new(void)
+static int init(struct flame *f)
 {
-	struct flame *f = calloc(1, sizeof(*f));
-	if (!f)
-		return NULL;
+	memset(f, 0, sizeof(*f));
 	f->root.name = "all";
 	f->root.len = 3;
 	f->root.hash = flame_hash("all", 3);
-	if (grow(f) < 0) {
+	return grow(f);
+}
+
+struct flame *flame_new(void)
+{
+	struct flame *f = malloc(sizeof(*f));
+	if (f && init(f) < 0) {
 		free(f);
 		return NULL;
 	}
 	return f;
 }
 
+static void release(struct flame *f)
+{
+	arena_free(&f->arena);
+	names_free(&f->names);
+	free(f->slots);
+}
+
+int flame_clear(struct flame *f)
+{
+	release(f);
+	return init(f);
+}
+
 void flame_free(struct flame *f)
 {
 	if (!f)
 		return;
-	arena_free(&f->arena);
-	free(f->slots);
+	release(f);
 	free(f);
 }
 
@@ -76,19 +92,21 @@ uint64_t flame_total(const struct flame *f)
 	return f ? f->root.total : 0;
 }
 
-static struct fnode *insert(struct flame *f, struct fnode *parent, const char *name,
-			    size_t len, uint32_t hash, size_t slot)
+static struct fnode *insert(struct flame *f, struct fnode *parent, const struct name_rec *name,
+			    size_t slot)
 {
 	if (f->nnodes >= FLAME_MAX_NODES)
 		return NULL;
-	struct fnode *x = arena_alloc(&f->arena, sizeof(*x) + len + 1);
-	if (!x)
+	struct fnode *x = f->spare;
+	if (x) {
+		f->spare = x->next;
+		memset(x, 0, sizeof(*x));
+	} else if (!(x = arena_alloc(&f->arena, sizeof(*x)))) {
 		return NULL;
-	char *copy = (char *)(x + 1);
-	memcpy(copy, name, len);
-	x->name = copy;
-	x->len = (uint32_t)len;
-	x->hash = hash;
+	}
+	x->name = name->bytes;
+	x->len = name->len;
+	x->hash = name->hash;
 	x->parent = parent;
 	x->next = parent->child;
 	parent->child = x;
@@ -97,7 +115,9 @@ static struct fnode *insert(struct flame *f, struct fnode *parent, const char *n
 	return x;
 }
 
-struct fnode *flame_child(struct flame *f, struct fnode *parent, const char *name, size_t len)
+/* Names are interned first, so a node matches on its name's address: no bytes compared. */
+struct fnode *flame_child_at(struct flame *f, struct fnode *parent, const char *name, size_t len,
+			    int *created)
 {
 	if (len > FLAME_MAX_NAME) {
 		len = FLAME_MAX_NAME;   /* cut on a code point boundary */
@@ -106,16 +126,28 @@ struct fnode *flame_child(struct flame *f, struct fnode *parent, const char *nam
 	}
 	if ((f->nnodes + 1) * 2 > f->nslots && grow(f) < 0)
 		return NULL;
-	uint32_t h = flame_hash(name, len);
-	size_t j = slot_of(f, parent, h);
+	const struct name_rec *r = names_intern(&f->names, name, len);
+	if (!r)
+		return NULL;
+	size_t j = slot_of(f, parent, r->hash);
 	for (;;) {
 		struct fnode *x = f->slots[j];
-		if (!x)
-			return insert(f, parent, name, len, h, j);
-		if (x->parent == parent && x->hash == h && x->len == len && !memcmp(x->name, name, len))
+		if (!x) {
+			*created = 1;
+			return insert(f, parent, r, j);
+		}
+		if (x->name == r->bytes && x->parent == parent) {
+			*created = 0;
 			return x;
+		}
 		j = (j + 1) & (f->nslots - 1);
 	}
+}
+
+struct fnode *flame_child(struct flame *f, struct fnode *parent, const char *name, size_t len)
+{
+	int created;
+	return flame_child_at(f, parent, name, len, &created);
 }
 
 struct fnode *flame_find(const struct flame *f, const struct fnode *parent, const char *name, size_t len)
@@ -130,6 +162,39 @@ struct fnode *flame_find(const struct flame *f, const struct fnode *parent, cons
 	}
 }
 
+/* Takes X out of the table, shifting back the entries after it so probes still find them. */
+static void unlink_slot(struct flame *f, const struct fnode *x)
+{
+	size_t mask = f->nslots - 1, i = slot_of(f, x->parent, x->hash);
+	while (f->slots[i] != x)
+		i = (i + 1) & mask;
+	for (size_t j = (i + 1) & mask; f->slots[j]; j = (j + 1) & mask) {
+		size_t home = slot_of(f, f->slots[j]->parent, f->slots[j]->hash);
+		/* an entry may move back to I unless its home lies in (I, J] */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			f->slots[i] = f->slots[j];
+			i = j;
+		}
+	}
+	f->slots[i] = NULL;
+}
+
+/* Depth is bounded by FLAME_MAX_DEPTH, so recursion stays shallow enough. */
+void flame_drop_children(struct flame *f, struct fnode *x)
+{
+	struct fnode *c = x->child;
+	x->child = NULL;
+	while (c) {
+		struct fnode *next = c->next;
+		flame_drop_children(f, c);
+		unlink_slot(f, c);
+		c->next = f->spare;
+		f->spare = c;
+		f->nnodes--;
+		c = next;
+	}
+}
+
 void flame_count(struct flame *f, struct fnode **path, size_t n, uint64_t count)
 {
 	f->root.total = sat_add(f->root.total, count);
@@ -139,9 +204,7 @@ void flame_count(struct flame *f, struct fnode **path, size_t n, uint64_t count)
 		path[n - 1]->self = sat_add(path[n - 1]->self, count);
 }
 
-/* Next frame of STACK starting at *POS: its bytes, cleaned into the scratch buffer when
- * needed. Returns 0 at the end. Empty frames (";;") are skipped. */
-static int next_frame(struct flame *f, const char *stack, size_t len, size_t *pos,
+int flame_next_frame(struct flame *f, const char *stack, size_t len, size_t *pos,
 		      const char **name, size_t *nlen)
 {
 	while (*pos < len) {
@@ -174,7 +237,7 @@ int flame_add_stack(struct flame *f, const char *stack, size_t len, uint64_t cou
 	size_t nlen;
 	if (!f || !stack)
 		return -1;
-	while (depth < FLAME_MAX_DEPTH && next_frame(f, stack, len, &pos, &name, &nlen)) {
+	while (depth < FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &name, &nlen)) {
 		at = flame_child(f, at, name, nlen);
 		if (!at)
 			return -1;

@@ -1,10 +1,12 @@
 /* The merged call tree behind struct flame: one node per distinct path prefix, found
- * through a single hash table keyed by (parent, name), with nodes and names in an arena. */
+ * through a single hash table keyed by (parent, name); nodes live in an arena (dropped
+ * ones are reused) and point at interned names. */
 #ifndef LF_TREE_H
 #define LF_TREE_H
 #include <stddef.h>
 #include <stdint.h>
 #include "arena.h"
+#include "names.h"
 #include "flame.h"
 
 #define FLAME_MAX_DEPTH 2048     /* frames kept per stack; deeper frames fold into the last */
@@ -12,7 +14,7 @@
 #define FLAME_MAX_NODES (1u << 26)
 
 struct fnode {
-	const char *name;
+	const char *name;        /* interned: equal names share one copy */
 	uint32_t len;
 	uint32_t hash;           /* of the name alone: also picks the colour */
 	uint64_t total;          /* samples in this frame and below */
@@ -24,15 +26,30 @@ struct flame {
 	struct arena arena;
 	struct fnode root;       /* "all" */
 	struct fnode **slots;    /* open addressing, linear probing */
-	size_t nslots, nnodes;
+	size_t nslots, nnodes;   /* nnodes: live nodes, the root excepted */
+	struct names names;
+	struct fnode *spare;     /* dropped nodes, chained by next, reused first */
 	char scratch[FLAME_MAX_NAME];
 };
 
 uint32_t flame_hash(const char *s, size_t len);
 /* Child of PARENT called NAME (clean UTF-8), created when missing; NULL when out of memory. */
 struct fnode *flame_child(struct flame *f, struct fnode *parent, const char *name, size_t len);
+/* flame_child that also says whether the child was *CREATED just now (1) or found (0). */
+struct fnode *flame_child_at(struct flame *f, struct fnode *parent, const char *name, size_t len,
+			    int *created);
+/* Next frame of STACK (LEN bytes) starting at *POS, which moves one past the frame's ';':
+ * its bytes, cleaned into F's scratch buffer when needed. 0 at the end; empty frames
+ * (";;") are skipped. */
+int flame_next_frame(struct flame *f, const char *stack, size_t len, size_t *pos,
+		     const char **name, size_t *nlen);
+/* Empties F as flame_new leaves it: 0, or -1 when out of memory. */
+int flame_clear(struct flame *f);
 /* Child of PARENT called NAME (as stored: clean UTF-8), or NULL; never adds one. */
 struct fnode *flame_find(const struct flame *f, const struct fnode *parent, const char *name, size_t len);
+/* Drops every descendant of X (X keeps its total and self): for subtrees that can no
+ * longer be drawn. */
+void flame_drop_children(struct flame *f, struct fnode *x);
 /* Adds COUNT to every node of PATH[0..N-1] (a chain from a child of the root down). */
 void flame_count(struct flame *f, struct fnode **path, size_t n, uint64_t count);
 /* flame_add with a reason: 0 added, 1 no frames in STACK, -1 out of memory. */

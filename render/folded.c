@@ -58,6 +58,7 @@ struct loader {
 	size_t len, cap;
 	const struct flame_opts *prune; /* NULL: keep every node */
 	int pruned;                    /* some subtree was dropped */
+	size_t swept;                  /* live nodes after the last sweep */
 	int unsafe;                    /* ... and the input came back into a node it had left */
 };
 
@@ -78,9 +79,8 @@ static size_t common_prefix(const char *a, size_t alen, const char *b, size_t bl
 
 /* Frames the previous line left for good, deepest first: those narrower than a frame
  * can be drawn lose their subtrees. Their own totals stay, for their siblings' places. */
-static void leave(struct loader *ld, size_t from)
+static void leave(struct loader *ld, const struct path *p, size_t from)
 {
-	struct path *p = ld->prev;
 	uint64_t min = layout_min_samples(ld->prune, ld->f->root.total);
 	for (size_t d = p->depth; d-- > from;) {
 		struct fnode *x = p->node[d];
@@ -89,6 +89,37 @@ static void leave(struct loader *ld, size_t from)
 			ld->pruned = 1;
 		}
 	}
+}
+
+/* Drops the subtrees of every frame below MIN that the input has left (all but the
+ * current path, X being DEPTH frames deep). Frames kept early on, while the total and
+ * with it the minimum were small, go here. */
+static void sweep(struct loader *ld, struct fnode *x, size_t depth, uint64_t min)
+{
+	const struct path *p = ld->prev;
+	for (struct fnode *c = x->child; c; c = c->next) {
+		int on_path = depth < p->depth && p->node[depth] == c;
+		if (!on_path && c->total < min) {
+			if (c->child) {
+				flame_drop_children(ld->f, c);
+				ld->pruned = 1;
+			}
+		} else if (depth + 1 < FLAME_MAX_DEPTH) {
+			sweep(ld, c, depth + 1, min);
+		}
+	}
+}
+
+/* Sweeps whenever the live nodes have doubled since the last sweep, which keeps the
+ * work linear in the input. */
+static int maybe_sweep(struct loader *ld)
+{
+	struct flame *f = ld->f;
+	if (f->nnodes < 2 * ld->swept)
+		return 0;
+	sweep(ld, &f->root, 0, layout_min_samples(ld->prune, f->root.total));
+	ld->swept = f->nnodes > 4096 ? f->nnodes : 4096;
+	return flame_compact(f);
 }
 
 /* Walks STACK from where it parts from the previous line. 0 added, 1 no frames, -1 out
@@ -106,9 +137,12 @@ static int walk(struct loader *ld, const char *stack, size_t len, uint64_t count
 	struct fnode *at = k ? p->node[k - 1] : &f->root;
 	const char *name;
 	size_t nlen;
+	int created = 0;
 	while (depth < FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &name, &nlen)) {
-		int created;
-		at = flame_child_at(f, at, name, nlen, &created);
+		if (created)
+			at = flame_child_fresh(f, at, name, nlen);
+		else
+			at = flame_child_at(f, at, name, nlen, &created);
 		if (!at)
 			return -1;
 		int on_prev = depth < p->depth && p->node[depth] == at;
@@ -122,11 +156,14 @@ static int walk(struct loader *ld, const char *stack, size_t len, uint64_t count
 	if (depth == 0)
 		return 1;
 	c->depth = depth;
-	if (ld->prune)
-		leave(ld, diverge);
 	flame_count(f, c->node, depth, count);
 	ld->prev = c;
 	ld->cur = p;
+	if (ld->prune) {
+		leave(ld, p, diverge);
+		if (maybe_sweep(ld) < 0)
+			return -1;
+	}
 	if (len > ld->cap) {
 		size_t cap = len > 2 * ld->cap ? len : 2 * ld->cap;
 		char *b = realloc(ld->bytes, cap);
@@ -226,7 +263,7 @@ static int read_lines(struct loader *ld, FILE *in, size_t *ignored)
 
 static int load(struct flame *f, FILE *in, size_t *ignored_lines, const struct flame_opts *prune)
 {
-	struct loader ld = { .f = f, .prune = prune };
+	struct loader ld = { .f = f, .prune = prune, .swept = 4096 };
 	size_t ignored = 0;
 	int rc = -1;
 	ld.prev = calloc(1, sizeof(*ld.prev));

@@ -23,9 +23,16 @@ static size_t slot_of(const struct flame *f, const struct fnode *parent, uint32_
 	return (size_t)k & (f->nslots - 1);
 }
 
+/* Marks a slot whose node was dropped: probes go on past it, inserts may take it. */
+static struct fnode gone = { .name = "" };
+
+/* Rebuilds the table without dropped entries, sized for the live nodes: larger when it
+ * is getting full, smaller after many were dropped. */
 static int grow(struct flame *f)
 {
-	size_t n = f->nslots ? f->nslots * 2 : 4096;
+	size_t n = 4096;
+	while ((f->nnodes + 1) * 4 > n)
+		n *= 2;   /* at most a quarter full: short probes, room for dropped slots */
 	struct fnode **old = f->slots;
 	size_t oldn = f->nslots;
 	f->slots = calloc(n, sizeof(*f->slots));
@@ -34,9 +41,10 @@ static int grow(struct flame *f)
 		return -1;
 	}
 	f->nslots = n;
+	f->ngone = 0;
 	for (size_t i = 0; i < oldn; i++) {
 		struct fnode *x = old[i];
-		if (!x)
+		if (!x || x == &gone)
 			continue;
 		size_t j = slot_of(f, x->parent, x->hash);
 		while (f->slots[j])
@@ -115,33 +123,61 @@ static struct fnode *insert(struct flame *f, struct fnode *parent, const struct 
 	return x;
 }
 
-/* Names are interned first, so a node matches on its name's address: no bytes compared. */
-struct fnode *flame_child_at(struct flame *f, struct fnode *parent, const char *name, size_t len,
-			    int *created)
+static size_t cut_name(const char *name, size_t len)
 {
 	if (len > FLAME_MAX_NAME) {
 		len = FLAME_MAX_NAME;   /* cut on a code point boundary */
 		while (len && ((unsigned char)name[len] & 0xC0) == 0x80)
 			len--;
 	}
-	if ((f->nnodes + 1) * 2 > f->nslots && grow(f) < 0)
+	return len;
+}
+
+/* Names are interned first, so a node matches on its name's address: no bytes compared.
+ * A child of a node made for the same stack cannot exist yet (FRESH): no match is
+ * looked for, and only the slot is touched, not the nodes in the way. */
+static struct fnode *child(struct flame *f, struct fnode *parent, const char *name, size_t len,
+			   int fresh, int *created)
+{
+	len = cut_name(name, len);
+	if ((f->nnodes + f->ngone + 1) * 2 > f->nslots && grow(f) < 0)
 		return NULL;
 	const struct name_rec *r = names_intern(&f->names, name, len);
 	if (!r)
 		return NULL;
-	size_t j = slot_of(f, parent, r->hash);
-	for (;;) {
+	size_t j = slot_of(f, parent, r->hash), free_slot = SIZE_MAX;
+	for (;; j = (j + 1) & (f->nslots - 1)) {
 		struct fnode *x = f->slots[j];
-		if (!x) {
-			*created = 1;
-			return insert(f, parent, r, j);
-		}
-		if (x->name == r->bytes && x->parent == parent) {
+		if (!x)
+			break;
+		if (x == &gone) {
+			if (free_slot == SIZE_MAX)
+				free_slot = j;
+			if (fresh)
+				break;
+		} else if (!fresh && x->name == r->bytes && x->parent == parent) {
 			*created = 0;
 			return x;
 		}
-		j = (j + 1) & (f->nslots - 1);
 	}
+	if (free_slot != SIZE_MAX) {
+		j = free_slot;
+		f->ngone--;
+	}
+	*created = 1;
+	return insert(f, parent, r, j);
+}
+
+struct fnode *flame_child_at(struct flame *f, struct fnode *parent, const char *name, size_t len,
+			    int *created)
+{
+	return child(f, parent, name, len, 0, created);
+}
+
+struct fnode *flame_child_fresh(struct flame *f, struct fnode *parent, const char *name, size_t len)
+{
+	int created;
+	return child(f, parent, name, len, 1, &created);
 }
 
 struct fnode *flame_child(struct flame *f, struct fnode *parent, const char *name, size_t len)
@@ -162,21 +198,13 @@ struct fnode *flame_find(const struct flame *f, const struct fnode *parent, cons
 	}
 }
 
-/* Takes X out of the table, shifting back the entries after it so probes still find them. */
 static void unlink_slot(struct flame *f, const struct fnode *x)
 {
-	size_t mask = f->nslots - 1, i = slot_of(f, x->parent, x->hash);
+	size_t i = slot_of(f, x->parent, x->hash);
 	while (f->slots[i] != x)
-		i = (i + 1) & mask;
-	for (size_t j = (i + 1) & mask; f->slots[j]; j = (j + 1) & mask) {
-		size_t home = slot_of(f, f->slots[j]->parent, f->slots[j]->hash);
-		/* an entry may move back to I unless its home lies in (I, J] */
-		if (((j - home) & mask) >= ((j - i) & mask)) {
-			f->slots[i] = f->slots[j];
-			i = j;
-		}
-	}
-	f->slots[i] = NULL;
+		i = (i + 1) & (f->nslots - 1);
+	f->slots[i] = &gone;
+	f->ngone++;
 }
 
 /* Depth is bounded by FLAME_MAX_DEPTH, so recursion stays shallow enough. */
@@ -193,6 +221,11 @@ void flame_drop_children(struct flame *f, struct fnode *x)
 		f->nnodes--;
 		c = next;
 	}
+}
+
+int flame_compact(struct flame *f)
+{
+	return (f->nnodes + 1) * 8 < f->nslots ? grow(f) : 0;
 }
 
 void flame_count(struct flame *f, struct fnode **path, size_t n, uint64_t count)

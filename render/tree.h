@@ -27,6 +27,7 @@ struct flame {
 	struct fnode root;       /* "all" */
 	struct fnode **slots;    /* open addressing, linear probing */
 	size_t nslots, nnodes;   /* nnodes: live nodes, the root excepted */
+	size_t ngone;            /* slots of dropped nodes */
 	struct names names;
 	struct fnode *spare;     /* dropped nodes, chained by next, reused first */
 	char scratch[FLAME_MAX_NAME];
@@ -38,6 +39,8 @@ struct fnode *flame_child(struct flame *f, struct fnode *parent, const char *nam
 /* flame_child that also says whether the child was *CREATED just now (1) or found (0). */
 struct fnode *flame_child_at(struct flame *f, struct fnode *parent, const char *name, size_t len,
 			    int *created);
+/* A new child of PARENT, which has none called NAME: PARENT was made for this same stack. */
+struct fnode *flame_child_fresh(struct flame *f, struct fnode *parent, const char *name, size_t len);
 /* Next frame of STACK (LEN bytes) starting at *POS, which moves one past the frame's ';':
  * its bytes, cleaned into F's scratch buffer when needed. 0 at the end; empty frames
  * (";;") are skipped. */
@@ -50,6 +53,8 @@ struct fnode *flame_find(const struct flame *f, const struct fnode *parent, cons
 /* Drops every descendant of X (X keeps its total and self): for subtrees that can no
  * longer be drawn. */
 void flame_drop_children(struct flame *f, struct fnode *x);
+/* Shrinks the table after many nodes were dropped: 0, or -1 when out of memory. */
+int flame_compact(struct flame *f);
 /* Adds COUNT to every node of PATH[0..N-1] (a chain from a child of the root down). */
 void flame_count(struct flame *f, struct fnode **path, size_t n, uint64_t count);
 /* flame_add with a reason: 0 added, 1 no frames in STACK, -1 out of memory. */

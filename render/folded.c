@@ -54,8 +54,10 @@ struct path {
 struct loader {
 	struct flame *f;
 	struct path *prev, *cur;
-	char *bytes;                   /* the previous line's stack */
-	size_t len, cap;
+	const char *bytes;             /* the previous line's stack: in the read buffer, */
+	size_t len;
+	char *own;                     /* ... or copied here before the buffer moves */
+	size_t cap;
 	const struct flame_opts *prune; /* NULL: keep every node */
 	int pruned;                    /* some subtree was dropped */
 	size_t swept;                  /* live nodes after the last sweep */
@@ -164,16 +166,26 @@ static int walk(struct loader *ld, const char *stack, size_t len, uint64_t count
 		if (maybe_sweep(ld) < 0)
 			return -1;
 	}
-	if (len > ld->cap) {
-		size_t cap = len > 2 * ld->cap ? len : 2 * ld->cap;
-		char *b = realloc(ld->bytes, cap);
+	ld->bytes = stack;
+	ld->len = len;
+	return 0;
+}
+
+/* Copies the previous line out of the read buffer, which is about to be overwritten. */
+static int keep_prev(struct loader *ld)
+{
+	if (ld->bytes == ld->own || !ld->len)
+		return 0;
+	if (ld->len > ld->cap) {
+		size_t cap = ld->len > 2 * ld->cap ? ld->len : 2 * ld->cap;
+		char *b = realloc(ld->own, cap);
 		if (!b)
 			return -1;
-		ld->bytes = b;
+		ld->own = b;
 		ld->cap = cap;
 	}
-	memcpy(ld->bytes, stack, len);
-	ld->len = len;
+	memcpy(ld->own, ld->bytes, ld->len);
+	ld->bytes = ld->own;
 	return 0;
 }
 
@@ -232,7 +244,7 @@ static int read_lines(struct loader *ld, FILE *in, size_t *ignored)
 		char *nl = memchr(s, '\n', r.end - r.start);
 		size_t len = nl ? (size_t)(nl - s) : r.end - r.start;
 		if (!nl && !r.eof && len < LINE_MAX_BYTES) {
-			if (refill(&r) < 0) { rc = -1; break; }
+			if (keep_prev(ld) < 0 || refill(&r) < 0) { rc = -1; break; }
 			continue;
 		}
 		if (!nl && !r.eof) {
@@ -272,7 +284,7 @@ static int load(struct flame *f, FILE *in, size_t *ignored_lines, const struct f
 		rc = read_lines(&ld, in, &ignored);
 	free(ld.prev);
 	free(ld.cur);
-	free(ld.bytes);
+	free(ld.own);
 	if (ignored_lines)
 		*ignored_lines = ignored;
 	return rc;

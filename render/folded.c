@@ -276,6 +276,8 @@ static int read_lines(struct loader *ld, FILE *in, size_t *ignored)
 static int load(struct flame *f, FILE *in, size_t *ignored_lines, const struct flame_opts *prune)
 {
 	struct loader ld = { .f = f, .prune = prune, .swept = 4096 };
+	if (prune && !f->nnodes)
+		f->lazy = 1;   /* only render reads this tree: flame_find need not be fast */
 	size_t ignored = 0;
 	int rc = -1;
 	ld.prev = calloc(1, sizeof(*ld.prev));

@@ -31,7 +31,7 @@ static struct fnode gone = { .name = "" };
 static int grow(struct flame *f)
 {
 	size_t n = 4096;
-	while ((f->nnodes + 1) * 4 > n)
+	while ((f->nindexed + 1) * 4 > n)
 		n *= 2;   /* at most a quarter full: short probes, room for dropped slots */
 	struct fnode **old = f->slots;
 	size_t oldn = f->nslots;
@@ -100,10 +100,10 @@ uint64_t flame_total(const struct flame *f)
 	return f ? f->root.total : 0;
 }
 
-static struct fnode *insert(struct flame *f, struct fnode *parent, const struct name_rec *name,
-			    size_t slot)
+/* A new node, first among PARENT's children; not in the table yet. */
+static struct fnode *new_node(struct flame *f, struct fnode *parent, const struct name_rec *name)
 {
-	if (f->nnodes >= FLAME_MAX_NODES)
+	if (f->nnodes >= FLAME_MAX_NODES || parent->nkids == UINT32_MAX)
 		return NULL;
 	struct fnode *x = f->spare;
 	if (x) {
@@ -118,9 +118,53 @@ static struct fnode *insert(struct flame *f, struct fnode *parent, const struct 
 	x->parent = parent;
 	x->next = parent->child;
 	parent->child = x;
-	f->slots[slot] = x;
+	parent->nkids++;
 	f->nnodes++;
 	return x;
+}
+
+/* Whether X's children are in the table: always, unless F is lazy and they are few. */
+static int indexed(const struct flame *f, const struct fnode *x)
+{
+	return !f->lazy || x->nkids > FLAME_FEW_KIDS;
+}
+
+/* Slot for a child of PARENT with name hash H: the one holding it when MATCH (a name) is
+ * given and it is there, else the first free or dropped one. */
+static size_t probe(struct flame *f, const struct fnode *parent, uint32_t h, const char *match,
+		    struct fnode **found)
+{
+	size_t j = slot_of(f, parent, h), free_slot = SIZE_MAX;
+	*found = NULL;
+	for (;; j = (j + 1) & (f->nslots - 1)) {
+		struct fnode *x = f->slots[j];
+		if (!x)
+			break;
+		if (x == &gone) {
+			if (free_slot == SIZE_MAX)
+				free_slot = j;
+			if (!match)
+				break;
+		} else if (match && x->name == match && x->parent == parent) {
+			*found = x;
+			return j;
+		}
+	}
+	return free_slot != SIZE_MAX ? free_slot : j;
+}
+
+/* Puts X (known to be absent) in the table. */
+static int put(struct flame *f, struct fnode *x)
+{
+	if ((f->nindexed + f->ngone + 1) * 2 > f->nslots && grow(f) < 0)
+		return -1;
+	struct fnode *found;
+	size_t j = probe(f, x->parent, x->hash, NULL, &found);
+	if (f->slots[j] == &gone)
+		f->ngone--;
+	f->slots[j] = x;
+	f->nindexed++;
+	return 0;
 }
 
 static size_t cut_name(const char *name, size_t len)
@@ -133,6 +177,29 @@ static size_t cut_name(const char *name, size_t len)
 	return len;
 }
 
+/* A lazy tree finds the few children of a node through its list, where the last one made
+ * is first: in sorted input, the only one likely to match. Past FLAME_FEW_KIDS they all
+ * go into the table. */
+static struct fnode *few_kids_child(struct flame *f, struct fnode *parent, const struct name_rec *r,
+				    int fresh, int *created)
+{
+	if (!fresh)
+		for (struct fnode *c = parent->child; c; c = c->next)
+			if (c->name == r->bytes) {
+				*created = 0;
+				return c;
+			}
+	struct fnode *x = new_node(f, parent, r);
+	if (!x)
+		return NULL;
+	*created = 1;
+	if (parent->nkids == FLAME_FEW_KIDS + 1)
+		for (struct fnode *c = parent->child; c; c = c->next)
+			if (put(f, c) < 0)
+				return NULL;
+	return x;
+}
+
 /* Names are interned first, so a node matches on its name's address: no bytes compared.
  * A child of a node made for the same stack cannot exist yet (FRESH): no match is
  * looked for, and only the slot is touched, not the nodes in the way. */
@@ -140,32 +207,27 @@ static struct fnode *child(struct flame *f, struct fnode *parent, const char *na
 			   int fresh, int *created)
 {
 	len = cut_name(name, len);
-	if ((f->nnodes + f->ngone + 1) * 2 > f->nslots && grow(f) < 0)
-		return NULL;
 	const struct name_rec *r = names_intern(&f->names, name, len);
 	if (!r)
 		return NULL;
-	size_t j = slot_of(f, parent, r->hash), free_slot = SIZE_MAX;
-	for (;; j = (j + 1) & (f->nslots - 1)) {
-		struct fnode *x = f->slots[j];
-		if (!x)
-			break;
-		if (x == &gone) {
-			if (free_slot == SIZE_MAX)
-				free_slot = j;
-			if (fresh)
-				break;
-		} else if (!fresh && x->name == r->bytes && x->parent == parent) {
-			*created = 0;
-			return x;
-		}
+	if (!indexed(f, parent))
+		return few_kids_child(f, parent, r, fresh, created);
+	if ((f->nindexed + f->ngone + 1) * 2 > f->nslots && grow(f) < 0)
+		return NULL;
+	struct fnode *x;
+	size_t j = probe(f, parent, r->hash, fresh ? NULL : r->bytes, &x);
+	if (x) {
+		*created = 0;
+		return x;
 	}
-	if (free_slot != SIZE_MAX) {
-		j = free_slot;
+	if (!(x = new_node(f, parent, r)))
+		return NULL;
+	if (f->slots[j] == &gone)
 		f->ngone--;
-	}
+	f->slots[j] = x;
+	f->nindexed++;
 	*created = 1;
-	return insert(f, parent, r, j);
+	return x;
 }
 
 struct fnode *flame_child_at(struct flame *f, struct fnode *parent, const char *name, size_t len,
@@ -188,6 +250,12 @@ struct fnode *flame_child(struct flame *f, struct fnode *parent, const char *nam
 
 struct fnode *flame_find(const struct flame *f, const struct fnode *parent, const char *name, size_t len)
 {
+	if (!indexed(f, parent)) {
+		for (struct fnode *c = parent->child; c; c = c->next)
+			if (c->len == len && !memcmp(c->name, name, len))
+				return c;
+		return NULL;
+	}
 	uint32_t h = flame_hash(name, len);
 	for (size_t j = slot_of(f, parent, h);; j = (j + 1) & (f->nslots - 1)) {
 		struct fnode *x = f->slots[j];
@@ -205,17 +273,21 @@ static void unlink_slot(struct flame *f, const struct fnode *x)
 		i = (i + 1) & (f->nslots - 1);
 	f->slots[i] = &gone;
 	f->ngone++;
+	f->nindexed--;
 }
 
 /* Depth is bounded by FLAME_MAX_DEPTH, so recursion stays shallow enough. */
 void flame_drop_children(struct flame *f, struct fnode *x)
 {
+	int in_table = indexed(f, x);
 	struct fnode *c = x->child;
 	x->child = NULL;
+	x->nkids = 0;
 	while (c) {
 		struct fnode *next = c->next;
 		flame_drop_children(f, c);
-		unlink_slot(f, c);
+		if (in_table)
+			unlink_slot(f, c);
 		c->next = f->spare;
 		f->spare = c;
 		f->nnodes--;
@@ -225,7 +297,7 @@ void flame_drop_children(struct flame *f, struct fnode *x)
 
 int flame_compact(struct flame *f)
 {
-	return (f->nnodes + 1) * 8 < f->nslots ? grow(f) : 0;
+	return (f->nindexed + 1) * 8 < f->nslots ? grow(f) : 0;
 }
 
 void flame_count(struct flame *f, struct fnode **path, size_t n, uint64_t count)

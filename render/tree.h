@@ -12,6 +12,7 @@
 #define FLAME_MAX_DEPTH 2048     /* frames kept per stack; deeper frames fold into the last */
 #define FLAME_MAX_NAME  4096     /* bytes kept per frame name */
 #define FLAME_MAX_NODES (1u << 26)
+#define FLAME_FEW_KIDS  8        /* in a lazy tree, children past this many are in the table */
 
 struct fnode {
 	const char *name;        /* interned: equal names share one copy */
@@ -19,6 +20,7 @@ struct fnode {
 	uint32_t hash;           /* of the name alone: also picks the colour */
 	uint64_t total;          /* samples in this frame and below */
 	uint64_t self;           /* samples ending here */
+	uint32_t nkids;          /* children */
 	struct fnode *parent, *child, *next;
 };
 
@@ -28,6 +30,8 @@ struct flame {
 	struct fnode **slots;    /* open addressing, linear probing */
 	size_t nslots, nnodes;   /* nnodes: live nodes, the root excepted */
 	size_t ngone;            /* slots of dropped nodes */
+	size_t nindexed;         /* nodes in the table: all of them unless LAZY */
+	int lazy;                /* a node's first few children are found through its list */
 	struct names names;
 	struct fnode *spare;     /* dropped nodes, chained by next, reused first */
 	char scratch[FLAME_MAX_NAME];

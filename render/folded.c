@@ -53,7 +53,7 @@ struct path {
 
 struct loader {
 	struct flame *f;
-	struct path *prev, *cur;
+	struct path *path;             /* the last line's */
 	const char *bytes;             /* the previous line's stack: in the read buffer, */
 	size_t len;
 	char *own;                     /* ... or copied here before the buffer moves */
@@ -81,10 +81,10 @@ static size_t common_prefix(const char *a, size_t alen, const char *b, size_t bl
 
 /* Frames the previous line left for good, deepest first: those narrower than a frame
  * can be drawn lose their subtrees. Their own totals stay, for their siblings' places. */
-static void leave(struct loader *ld, const struct path *p, size_t from)
+static void leave(struct loader *ld, const struct path *p, size_t from, size_t to)
 {
 	uint64_t min = layout_min_samples(ld->prune, ld->f->root.total);
-	for (size_t d = p->depth; d-- > from;) {
+	for (size_t d = to; d-- > from;) {
 		struct fnode *x = p->node[d];
 		if (x->child && x->total < min) {
 			flame_drop_children(ld->f, x);
@@ -98,7 +98,7 @@ static void leave(struct loader *ld, const struct path *p, size_t from)
  * with it the minimum were small, go here. */
 static void sweep(struct loader *ld, struct fnode *x, size_t depth, uint64_t min)
 {
-	const struct path *p = ld->prev;
+	const struct path *p = ld->path;
 	for (struct fnode *c = x->child; c; c = c->next) {
 		int on_path = depth < p->depth && p->node[depth] == c;
 		if (!on_path && c->total < min) {
@@ -128,18 +128,16 @@ static int maybe_sweep(struct loader *ld)
  * of memory. */
 static int walk(struct loader *ld, const char *stack, size_t len, uint64_t count)
 {
-	struct path *p = ld->prev, *c = ld->cur;
+	struct path *p = ld->path;   /* the previous line's, overwritten from where they part */
 	struct flame *f = ld->f;
-	size_t same = common_prefix(ld->bytes, ld->len, stack, len), k = 0;
-	while (k < p->depth && p->end[k] < same)
+	size_t same = common_prefix(ld->bytes, ld->len, stack, len), k = 0, old = p->depth;
+	while (k < old && p->end[k] < same)
 		k++;   /* frame k and its ';' are the same bytes in both lines */
-	memcpy(c->node, p->node, k * sizeof(*c->node));
-	memcpy(c->end, p->end, k * sizeof(*c->end));
-	size_t depth = k, pos = k ? p->end[k - 1] + 1 : 0, diverge = k;
+	size_t depth = k, pos = k ? p->end[k - 1] + 1 : 0;
 	struct fnode *at = k ? p->node[k - 1] : &f->root;
 	const char *name;
 	size_t nlen;
-	int created = 0;
+	int created = 0, parted = 0;
 	while (depth < FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &name, &nlen)) {
 		if (created)
 			at = flame_child_fresh(f, at, name, nlen);
@@ -147,25 +145,25 @@ static int walk(struct loader *ld, const char *stack, size_t len, uint64_t count
 			at = flame_child_at(f, at, name, nlen, &created);
 		if (!at)
 			return -1;
-		int on_prev = depth < p->depth && p->node[depth] == at;
+		int on_prev = !parted && depth < old && p->node[depth] == at;
 		if (!created && !on_prev && ld->pruned)
 			ld->unsafe = 1;
-		if (on_prev && diverge == depth)
-			diverge++;
-		c->node[depth] = at;
-		c->end[depth++] = pos - 1;
+		if (!on_prev && !parted) {
+			parted = 1;   /* the previous line's frames from here down are left behind */
+			if (ld->prune)
+				leave(ld, p, depth, old);
+		}
+		p->node[depth] = at;
+		p->end[depth++] = pos - 1;
 	}
 	if (depth == 0)
 		return 1;
-	c->depth = depth;
-	flame_count(f, c->node, depth, count);
-	ld->prev = c;
-	ld->cur = p;
-	if (ld->prune) {
-		leave(ld, p, diverge);
-		if (maybe_sweep(ld) < 0)
-			return -1;
-	}
+	if (!parted && ld->prune)
+		leave(ld, p, depth, old);
+	p->depth = depth;
+	flame_count(f, p->node, depth, count);
+	if (ld->prune && maybe_sweep(ld) < 0)
+		return -1;
 	ld->bytes = stack;
 	ld->len = len;
 	return 0;
@@ -280,12 +278,10 @@ static int load(struct flame *f, FILE *in, size_t *ignored_lines, const struct f
 		f->lazy = 1;   /* only render reads this tree: flame_find need not be fast */
 	size_t ignored = 0;
 	int rc = -1;
-	ld.prev = calloc(1, sizeof(*ld.prev));
-	ld.cur = calloc(1, sizeof(*ld.cur));
-	if (ld.prev && ld.cur)
+	ld.path = calloc(1, sizeof(*ld.path));
+	if (ld.path)
 		rc = read_lines(&ld, in, &ignored);
-	free(ld.prev);
-	free(ld.cur);
+	free(ld.path);
 	free(ld.own);
 	if (ignored_lines)
 		*ignored_lines = ignored;

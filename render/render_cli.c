@@ -195,8 +195,12 @@ static int read_input(struct flame *f, const char *path, const struct flame_opts
  * creation itself is safe in shared directories (outfile.c). */
 static int write_output(const struct flame *f, const struct flame_opts *o, const char *out)
 {
-	if (!strcmp(out, "-"))
+	/* musl's stdio buffer is 1 KiB: a write system call every few frames otherwise */
+	static char buffer[256 << 10];
+	if (!strcmp(out, "-")) {
+		setvbuf(stdout, buffer, _IOFBF, sizeof(buffer));
 		return flame_write_svg(f, o, stdout) < 0 || fflush(stdout) ? 1 : 0;
+	}
 	mode_t mask = umask(0);
 	umask(mask);
 	struct outfile of;
@@ -205,6 +209,7 @@ static int write_output(const struct flame *f, const struct flame_opts *o, const
 		fprintf(stderr, WHO ": %s; choose another place with -o\n", err);
 		return 1;
 	}
+	setvbuf(of.f, buffer, _IOFBF, sizeof(buffer));
 	if (flame_write_svg(f, o, of.f) < 0) {
 		fprintf(stderr, WHO ": writing %s failed: %s\n", out, strerror(errno));
 		outfile_abort(&of);

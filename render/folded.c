@@ -271,11 +271,13 @@ static int read_lines(struct loader *ld, FILE *in, size_t *ignored)
 	return rc;
 }
 
-static int load(struct flame *f, FILE *in, size_t *ignored_lines, const struct flame_opts *prune)
+/* LAZY: only the renderer reads this tree, flame_find need not be fast (tree.h). */
+static int load(struct flame *f, FILE *in, size_t *ignored_lines, const struct flame_opts *prune,
+		int lazy)
 {
 	struct loader ld = { .f = f, .prune = prune, .swept = 4096 };
-	if (prune && !f->nnodes)
-		f->lazy = 1;   /* only render reads this tree: flame_find need not be fast */
+	if (lazy && !f->nnodes)
+		f->lazy = 1;
 	size_t ignored = 0;
 	int rc = -1;
 	ld.path = calloc(1, sizeof(*ld.path));
@@ -292,7 +294,7 @@ int flame_read_folded(struct flame *f, FILE *in, size_t *ignored_lines)
 {
 	if (!f || !in)
 		return -1;
-	return load(f, in, ignored_lines, NULL);
+	return load(f, in, ignored_lines, NULL, 0);
 }
 
 /* Pruning needs a second chance: an unsorted input may come back into a subtree already
@@ -303,13 +305,14 @@ int flame_read_folded_for(struct flame *f, FILE *in, size_t *ignored_lines, cons
 	off_t start;
 	if (!f || !in)
 		return -1;
-	if (!o || o->reverse || o->diff || fstat(fileno(in), &st) < 0 || !S_ISREG(st.st_mode) ||
-	    (start = ftello(in)) < 0)
-		return load(f, in, ignored_lines, NULL);
-	int rc = load(f, in, ignored_lines, o);
+	if (!o || o->diff)
+		return load(f, in, ignored_lines, NULL, 0);
+	if (o->reverse || fstat(fileno(in), &st) < 0 || !S_ISREG(st.st_mode) || (start = ftello(in)) < 0)
+		return load(f, in, ignored_lines, NULL, 1);
+	int rc = load(f, in, ignored_lines, o, 1);
 	if (rc != 1)
 		return rc;
 	if (flame_clear(f) < 0 || fseeko(in, start, SEEK_SET) < 0)
 		return -1;
-	return load(f, in, ignored_lines, NULL);
+	return load(f, in, ignored_lines, NULL, 1);
 }

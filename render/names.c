@@ -17,7 +17,8 @@ uint64_t names_key(const char *s, size_t len)
 	}
 	if (i < len) {
 		uint64_t w = 0;
-		memcpy(&w, s + i, len - i);
+		for (size_t k = 0; i + k < len; k++)   /* no memcpy call for a few bytes */
+			w |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
 		h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
 	}
 	h ^= h >> 29;

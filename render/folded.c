@@ -56,6 +56,7 @@ struct loader {
 	struct path *path;             /* the last line's */
 	const char *bytes;             /* the previous line's stack: in the read buffer, */
 	size_t len;
+	size_t same;                   /* bytes the line being read shares with it */
 	char *own;                     /* ... or copied here before the buffer moves */
 	size_t cap;
 	const struct flame_opts *prune; /* NULL: keep every node */
@@ -130,7 +131,7 @@ static int walk(struct loader *ld, const char *stack, size_t len, uint64_t count
 {
 	struct path *p = ld->path;   /* the previous line's, overwritten from where they part */
 	struct flame *f = ld->f;
-	size_t same = common_prefix(ld->bytes, ld->len, stack, len), k = 0, old = p->depth;
+	size_t same = ld->same < len ? ld->same : len, k = 0, old = p->depth;
 	while (k < old && p->end[k] < same)
 		k++;   /* frame k and its ';' are the same bytes in both lines */
 	size_t depth = k, pos = k ? p->end[k - 1] + 1 : 0;
@@ -239,7 +240,10 @@ static int read_lines(struct loader *ld, FILE *in, size_t *ignored)
 		return -1;
 	for (;;) {
 		char *s = r.buf + r.start;
-		char *nl = memchr(s, '\n', r.end - r.start);
+		size_t avail = r.end - r.start;
+		/* bytes equal to the previous stack hold no newline: the search starts after them */
+		ld->same = common_prefix(ld->bytes, ld->len, s, avail);
+		char *nl = memchr(s + ld->same, '\n', avail - ld->same);
 		size_t len = nl ? (size_t)(nl - s) : r.end - r.start;
 		if (!nl && !r.eof && len < LINE_MAX_BYTES) {
 			if (keep_prev(ld) < 0 || refill(&r) < 0) { rc = -1; break; }

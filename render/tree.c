@@ -1,5 +1,6 @@
-/* Building the merged call tree: flame_new, flame_add, flame_free and the reversed
- * tree used by --reverse. Frame names are cleaned of invalid UTF-8 on the way in. */
+/* Building the merged call tree: flame_new, flame_add, flame_free, dropping subtrees
+ * that cannot be drawn, and the reversed tree used by --reverse. Frame names are cleaned
+ * of invalid UTF-8 on the way in. */
 #include <stdlib.h>
 #include <string.h>
 #include "text.h"

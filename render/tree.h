@@ -1,6 +1,7 @@
 /* The merged call tree behind struct flame: one node per distinct path prefix, found
- * through a single hash table keyed by (parent, name); nodes live in an arena (dropped
- * ones are reused) and point at interned names. */
+ * through a hash table keyed by (parent, name), or in a lazy tree through its parent's
+ * list while it has few siblings; nodes live in an arena (dropped ones are reused) and
+ * point at interned names. */
 #ifndef LF_TREE_H
 #define LF_TREE_H
 #include <stddef.h>

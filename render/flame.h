@@ -34,6 +34,10 @@ int flame_add(struct flame *f, const char *stack, size_t len, uint64_t count);
 /* Reads "frame;frame;... COUNT" lines. Malformed lines are skipped and counted in
  * *IGNORED_LINES (may be NULL). Returns 0, or -1 on a read error or lack of memory. */
 int flame_read_folded(struct flame *f, FILE *in, size_t *ignored_lines);
+/* flame_read_folded for drawing with options O only: subtrees narrower than O's minimum
+ * width are dropped once the input is past them, so F is no longer complete (no
+ * flame_reversed, no diff); the SVG is the same. */
+int flame_read_folded_for(struct flame *f, FILE *in, size_t *ignored_lines, const struct flame_opts *o);
 /* Total samples added so far. */
 uint64_t flame_total(const struct flame *f);
 /* Writes the SVG. Returns 0, or -1 when memory ran out or writing failed. */

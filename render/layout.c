@@ -103,9 +103,17 @@ static int visit(struct builder *b, const struct fnode *x, uint64_t off, uint32_
 	return 0;
 }
 
-static uint64_t min_samples(const struct flame_opts *o, uint64_t total, double plot_width)
+static double plot_width(const struct flame_opts *o)
 {
-	double share = o->minwidth_is_percent ? o->minwidth / 100.0 : o->minwidth / plot_width;
+	int width = o->width > 2 * LAYOUT_XPAD + 10 ? o->width : 2 * LAYOUT_XPAD + 10;
+	if (width > LAYOUT_MAX_WIDTH)
+		width = LAYOUT_MAX_WIDTH;
+	return width - 2 * LAYOUT_XPAD;
+}
+
+uint64_t layout_min_samples(const struct flame_opts *o, uint64_t total)
+{
+	double share = o->minwidth_is_percent ? o->minwidth / 100.0 : o->minwidth / plot_width(o);
 	if (!(share > 0))
 		return 1;
 	if (share >= 1)
@@ -122,11 +130,8 @@ int layout_build(const struct flame *f, const struct flame_opts *o, struct layou
 	struct builder b = { .l = out, .heavy = o->heaviest_first };
 	memset(out, 0, sizeof(*out));
 	out->total = f->root.total;
-	int width = o->width > 2 * LAYOUT_XPAD + 10 ? o->width : 2 * LAYOUT_XPAD + 10;
-	if (width > LAYOUT_MAX_WIDTH)
-		width = LAYOUT_MAX_WIDTH;
-	out->plot_width = width - 2 * LAYOUT_XPAD;
-	b.min_samples = min_samples(o, out->total, out->plot_width);
+	out->plot_width = plot_width(o);
+	b.min_samples = layout_min_samples(o, out->total);
 	int rc = visit(&b, &f->root, 0, 0, 0);
 	free(b.kids);
 	if (rc < 0)

@@ -27,6 +27,9 @@ struct layout {
 /* Lays out F for options O. Returns 0, or -1 when memory ran out. */
 int layout_build(const struct flame *f, const struct flame_opts *o, struct layout *out);
 void layout_free(struct layout *l);
+/* Samples the narrowest drawn frame has, for options O and TOTAL samples in all; it never
+ * decreases as TOTAL grows, so a frame below it now stays below it. */
+uint64_t layout_min_samples(const struct flame_opts *o, uint64_t total);
 /* Left edge and width of frame I in pixels. */
 double layout_x(const struct layout *l, size_t i);
 double layout_w(const struct layout *l, size_t i);

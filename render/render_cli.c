@@ -167,7 +167,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
-static int read_input(struct flame *f, const char *path)
+static int read_input(struct flame *f, const char *path, const struct flame_opts *o)
 {
 	int from_stdin = !path || !strcmp(path, "-");
 	FILE *in = from_stdin ? stdin : fopen(path, "rb");
@@ -177,7 +177,7 @@ static int read_input(struct flame *f, const char *path)
 			path, strerror(errno));
 		return 2;
 	}
-	int rc = flame_read_folded(f, in, &ignored);
+	int rc = flame_read_folded_for(f, in, &ignored, o);
 	int err = errno;
 	if (!from_stdin)
 		fclose(in);
@@ -204,8 +204,12 @@ static int read_input(struct flame *f, const char *path)
  * creation itself is safe in shared directories (outfile.c). */
 static int write_output(const struct flame *f, const struct flame_opts *o, const char *out)
 {
-	if (!strcmp(out, "-"))
+	/* musl's stdio buffer is 1 KiB: a write system call every few frames otherwise */
+	static char buffer[256 << 10];
+	if (!strcmp(out, "-")) {
+		setvbuf(stdout, buffer, _IOFBF, sizeof(buffer));
 		return flame_write_svg(f, o, stdout) < 0 || fflush(stdout) ? 1 : 0;
+	}
 	mode_t mask = umask(0);
 	umask(mask);
 	struct outfile of;
@@ -214,6 +218,7 @@ static int write_output(const struct flame *f, const struct flame_opts *o, const
 		fprintf(stderr, WHO ": %s; choose another place with -o\n", err);
 		return 1;
 	}
+	setvbuf(of.f, buffer, _IOFBF, sizeof(buffer));
 	if (flame_write_svg(f, o, of.f) < 0) {
 		fprintf(stderr, WHO ": writing %s failed: %s\n", out, strerror(errno));
 		outfile_abort(&of);
@@ -244,7 +249,7 @@ int render_main(int argc, char **argv)
 		fprintf(stderr, WHO ": out of memory\n");
 		return 1;
 	}
-	rc = read_input(f, c.in);
+	rc = read_input(f, c.in, &c.o);
 	if (rc == 0) {
 		if (!flame_total(f))
 			fprintf(stderr, WHO ": no samples in the input; the SVG says so\n");

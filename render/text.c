@@ -55,7 +55,18 @@ static size_t encode(uint32_t c, char *o)
 
 int text_is_plain(const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
+	size_t i = 0;
+	/* 8 bytes at a time: a top bit is set in LOW for a byte below 0x20, in HIGH for one
+	 * above 0x7E; a borrow or carry only spreads from a byte that is flagged itself */
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		uint64_t low = (w - 0x2020202020202020ull) & ~w;
+		uint64_t high = (w + 0x0101010101010101ull) | w;
+		if ((low | high) & 0x8080808080808080ull)
+			return 0;
+	}
+	for (; i < len; i++) {
 		unsigned char b = (unsigned char)s[i];
 		if (b < 0x20 || b > 0x7E)
 			return 0;

@@ -1,5 +1,6 @@
-/* Building the merged call tree: flame_new, flame_add, flame_free and the reversed
- * tree used by --reverse. Frame names are cleaned of invalid UTF-8 on the way in. */
+/* Building the merged call tree: flame_new, flame_add, flame_free, dropping subtrees
+ * that cannot be drawn, and the reversed tree used by --reverse. Frame names are cleaned
+ * of invalid UTF-8 on the way in. */
 #include <stdlib.h>
 #include <string.h>
 #include "text.h"
@@ -23,9 +24,16 @@ static size_t slot_of(const struct flame *f, const struct fnode *parent, uint32_
 	return (size_t)k & (f->nslots - 1);
 }
 
+/* Marks a slot whose node was dropped: probes go on past it, inserts may take it. */
+static struct fnode gone = { .name = "" };
+
+/* Rebuilds the table without dropped entries, sized for the live nodes: larger when it
+ * is getting full, smaller after many were dropped. */
 static int grow(struct flame *f)
 {
-	size_t n = f->nslots ? f->nslots * 2 : 4096;
+	size_t n = 4096;
+	while ((f->nindexed + 1) * 4 > n)
+		n *= 2;   /* at most a quarter full: short probes, room for dropped slots */
 	struct fnode **old = f->slots;
 	size_t oldn = f->nslots;
 	f->slots = calloc(n, sizeof(*f->slots));
@@ -34,9 +42,10 @@ static int grow(struct flame *f)
 		return -1;
 	}
 	f->nslots = n;
+	f->ngone = 0;
 	for (size_t i = 0; i < oldn; i++) {
 		struct fnode *x = old[i];
-		if (!x)
+		if (!x || x == &gone)
 			continue;
 		size_t j = slot_of(f, x->parent, x->hash);
 		while (f->slots[j])
@@ -47,27 +56,43 @@ static int grow(struct flame *f)
 	return 0;
 }
 
-struct flame *flame_new(void)
+static int init(struct flame *f)
 {
-	struct flame *f = calloc(1, sizeof(*f));
-	if (!f)
-		return NULL;
+	memset(f, 0, sizeof(*f));
 	f->root.name = "all";
 	f->root.len = 3;
 	f->root.hash = flame_hash("all", 3);
-	if (grow(f) < 0) {
+	return grow(f);
+}
+
+struct flame *flame_new(void)
+{
+	struct flame *f = malloc(sizeof(*f));
+	if (f && init(f) < 0) {
 		free(f);
 		return NULL;
 	}
 	return f;
 }
 
+static void release(struct flame *f)
+{
+	arena_free(&f->arena);
+	names_free(&f->names);
+	free(f->slots);
+}
+
+int flame_clear(struct flame *f)
+{
+	release(f);
+	return init(f);
+}
+
 void flame_free(struct flame *f)
 {
 	if (!f)
 		return;
-	arena_free(&f->arena);
-	free(f->slots);
+	release(f);
 	free(f);
 }
 
@@ -76,50 +101,162 @@ uint64_t flame_total(const struct flame *f)
 	return f ? f->root.total : 0;
 }
 
-static struct fnode *insert(struct flame *f, struct fnode *parent, const char *name,
-			    size_t len, uint32_t hash, size_t slot)
+/* A new node, first among PARENT's children; not in the table yet. */
+static struct fnode *new_node(struct flame *f, struct fnode *parent, const struct name_rec *name)
 {
-	if (f->nnodes >= FLAME_MAX_NODES)
+	if (f->nnodes >= FLAME_MAX_NODES || parent->nkids == UINT32_MAX)
 		return NULL;
-	struct fnode *x = arena_alloc(&f->arena, sizeof(*x) + len + 1);
-	if (!x)
+	struct fnode *x = f->spare;
+	if (x) {
+		f->spare = x->next;
+		memset(x, 0, sizeof(*x));
+	} else if (!(x = arena_alloc(&f->arena, sizeof(*x)))) {
 		return NULL;
-	char *copy = (char *)(x + 1);
-	memcpy(copy, name, len);
-	x->name = copy;
-	x->len = (uint32_t)len;
-	x->hash = hash;
+	}
+	x->name = name->bytes;
+	x->len = name->len;
+	x->hash = name->hash;
 	x->parent = parent;
 	x->next = parent->child;
 	parent->child = x;
-	f->slots[slot] = x;
+	parent->nkids++;
 	f->nnodes++;
 	return x;
 }
 
-struct fnode *flame_child(struct flame *f, struct fnode *parent, const char *name, size_t len)
+/* Whether X's children are in the table: always, unless F is lazy and they are few. */
+static int indexed(const struct flame *f, const struct fnode *x)
+{
+	return !f->lazy || x->nkids > FLAME_FEW_KIDS;
+}
+
+/* Slot for a child of PARENT with name hash H: the one holding it when MATCH (a name) is
+ * given and it is there, else the first free or dropped one. */
+static size_t probe(struct flame *f, const struct fnode *parent, uint32_t h, const char *match,
+		    struct fnode **found)
+{
+	size_t j = slot_of(f, parent, h), free_slot = SIZE_MAX;
+	*found = NULL;
+	for (;; j = (j + 1) & (f->nslots - 1)) {
+		struct fnode *x = f->slots[j];
+		if (!x)
+			break;
+		if (x == &gone) {
+			if (free_slot == SIZE_MAX)
+				free_slot = j;
+			if (!match)
+				break;
+		} else if (match && x->name == match && x->parent == parent) {
+			*found = x;
+			return j;
+		}
+	}
+	return free_slot != SIZE_MAX ? free_slot : j;
+}
+
+/* Puts X (known to be absent) in the table. */
+static int put(struct flame *f, struct fnode *x)
+{
+	if ((f->nindexed + f->ngone + 1) * 2 > f->nslots && grow(f) < 0)
+		return -1;
+	struct fnode *found;
+	size_t j = probe(f, x->parent, x->hash, NULL, &found);
+	if (f->slots[j] == &gone)
+		f->ngone--;
+	f->slots[j] = x;
+	f->nindexed++;
+	return 0;
+}
+
+static size_t cut_name(const char *name, size_t len)
 {
 	if (len > FLAME_MAX_NAME) {
 		len = FLAME_MAX_NAME;   /* cut on a code point boundary */
 		while (len && ((unsigned char)name[len] & 0xC0) == 0x80)
 			len--;
 	}
-	if ((f->nnodes + 1) * 2 > f->nslots && grow(f) < 0)
+	return len;
+}
+
+/* A lazy tree finds the few children of a node through its list, where the last one made
+ * is first: in sorted input, the only one likely to match. Past FLAME_FEW_KIDS they all
+ * go into the table. */
+static struct fnode *few_kids_child(struct flame *f, struct fnode *parent, const struct name_rec *r,
+				    int fresh, int *created)
+{
+	if (!fresh)
+		for (struct fnode *c = parent->child; c; c = c->next)
+			if (c->name == r->bytes) {
+				*created = 0;
+				return c;
+			}
+	struct fnode *x = new_node(f, parent, r);
+	if (!x)
 		return NULL;
-	uint32_t h = flame_hash(name, len);
-	size_t j = slot_of(f, parent, h);
-	for (;;) {
-		struct fnode *x = f->slots[j];
-		if (!x)
-			return insert(f, parent, name, len, h, j);
-		if (x->parent == parent && x->hash == h && x->len == len && !memcmp(x->name, name, len))
-			return x;
-		j = (j + 1) & (f->nslots - 1);
+	*created = 1;
+	if (parent->nkids == FLAME_FEW_KIDS + 1)
+		for (struct fnode *c = parent->child; c; c = c->next)
+			if (put(f, c) < 0)
+				return NULL;
+	return x;
+}
+
+/* Names are interned first, so a node matches on its name's address: no bytes compared.
+ * A child of a node made for the same stack cannot exist yet (FRESH): no match is
+ * looked for, and only the slot is touched, not the nodes in the way. */
+static struct fnode *child(struct flame *f, struct fnode *parent, const char *name, size_t len,
+			   int fresh, int *created)
+{
+	len = cut_name(name, len);
+	const struct name_rec *r = names_intern(&f->names, name, len);
+	if (!r)
+		return NULL;
+	if (!indexed(f, parent))
+		return few_kids_child(f, parent, r, fresh, created);
+	if ((f->nindexed + f->ngone + 1) * 2 > f->nslots && grow(f) < 0)
+		return NULL;
+	struct fnode *x;
+	size_t j = probe(f, parent, r->hash, fresh ? NULL : r->bytes, &x);
+	if (x) {
+		*created = 0;
+		return x;
 	}
+	if (!(x = new_node(f, parent, r)))
+		return NULL;
+	if (f->slots[j] == &gone)
+		f->ngone--;
+	f->slots[j] = x;
+	f->nindexed++;
+	*created = 1;
+	return x;
+}
+
+struct fnode *flame_child_at(struct flame *f, struct fnode *parent, const char *name, size_t len,
+			    int *created)
+{
+	return child(f, parent, name, len, 0, created);
+}
+
+struct fnode *flame_child_fresh(struct flame *f, struct fnode *parent, const char *name, size_t len)
+{
+	int created;
+	return child(f, parent, name, len, 1, &created);
+}
+
+struct fnode *flame_child(struct flame *f, struct fnode *parent, const char *name, size_t len)
+{
+	int created;
+	return flame_child_at(f, parent, name, len, &created);
 }
 
 struct fnode *flame_find(const struct flame *f, const struct fnode *parent, const char *name, size_t len)
 {
+	if (!indexed(f, parent)) {
+		for (struct fnode *c = parent->child; c; c = c->next)
+			if (c->len == len && !memcmp(c->name, name, len))
+				return c;
+		return NULL;
+	}
 	uint32_t h = flame_hash(name, len);
 	for (size_t j = slot_of(f, parent, h);; j = (j + 1) & (f->nslots - 1)) {
 		struct fnode *x = f->slots[j];
@@ -128,6 +265,40 @@ struct fnode *flame_find(const struct flame *f, const struct fnode *parent, cons
 		if (x->parent == parent && x->hash == h && x->len == len && !memcmp(x->name, name, len))
 			return x;
 	}
+}
+
+static void unlink_slot(struct flame *f, const struct fnode *x)
+{
+	size_t i = slot_of(f, x->parent, x->hash);
+	while (f->slots[i] != x)
+		i = (i + 1) & (f->nslots - 1);
+	f->slots[i] = &gone;
+	f->ngone++;
+	f->nindexed--;
+}
+
+/* Depth is bounded by FLAME_MAX_DEPTH, so recursion stays shallow enough. */
+void flame_drop_children(struct flame *f, struct fnode *x)
+{
+	int in_table = indexed(f, x);
+	struct fnode *c = x->child;
+	x->child = NULL;
+	x->nkids = 0;
+	while (c) {
+		struct fnode *next = c->next;
+		flame_drop_children(f, c);
+		if (in_table)
+			unlink_slot(f, c);
+		c->next = f->spare;
+		f->spare = c;
+		f->nnodes--;
+		c = next;
+	}
+}
+
+int flame_compact(struct flame *f)
+{
+	return (f->nindexed + 1) * 8 < f->nslots ? grow(f) : 0;
 }
 
 void flame_count(struct flame *f, struct fnode **path, size_t n, uint64_t count)
@@ -140,9 +311,7 @@ void flame_count(struct flame *f, struct fnode **path, size_t n, uint64_t count)
 		path[n - 1]->self = sat_add(path[n - 1]->self, count);
 }
 
-/* Next frame of STACK starting at *POS: its bytes, cleaned into the scratch buffer when
- * needed. Returns 0 at the end. Empty frames (";;") are skipped. */
-static int next_frame(struct flame *f, const char *stack, size_t len, size_t *pos,
+int flame_next_frame(struct flame *f, const char *stack, size_t len, size_t *pos,
 		      const char **name, size_t *nlen)
 {
 	while (*pos < len) {
@@ -175,7 +344,7 @@ int flame_add_stack(struct flame *f, const char *stack, size_t len, uint64_t cou
 	size_t nlen;
 	if (!f || !stack)
 		return -1;
-	while (depth < FLAME_MAX_DEPTH && next_frame(f, stack, len, &pos, &name, &nlen)) {
+	while (depth < FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &name, &nlen)) {
 		at = flame_child(f, at, name, nlen);
 		if (!at)
 			return -1;
@@ -183,7 +352,7 @@ int flame_add_stack(struct flame *f, const char *stack, size_t len, uint64_t cou
 	}
 	if (depth == 0)
 		return 1;
-	if (depth == FLAME_MAX_DEPTH && next_frame(f, stack, len, &pos, &name, &nlen))
+	if (depth == FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &name, &nlen))
 		f->cut_stacks++;
 	flame_count(f, path, depth, count);
 	return 0;

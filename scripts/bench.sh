@@ -7,7 +7,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [ "$(id -u)" = 0 ] || { echo "bench: needs root (BPF run-time statistics)" >&2; exit 2; }
 if [ "${QUICK:-0}" = 1 ]; then
 	export RUNS=1 SECS=2 ROUNDS=1 WRK_SECS=3 CPU_SECS=2
-	RENDER_ARGS="200000 20000"
+	RENDER_ARGS="10000 100000"
 else
 	RENDER_ARGS=""
 fi

@@ -21,7 +21,7 @@ FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 sources() {
 	case $1 in
 	cfi) echo cmd/unwind/cfi.c cmd/unwind/cfi_read.c cmd/unwind/cfi_insn.c ;;
-	pprof) echo render/pprof_read.c render/tree.c render/arena.c render/text.c -lz ;;
+	pprof) echo render/pprof_read.c render/tree.c render/names.c render/arena.c render/text.c -lz ;;
 	*) return 1 ;;
 	esac
 }

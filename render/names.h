@@ -1,0 +1,29 @@
+/* Interned frame names: every distinct name is stored once and nodes point at it, so a
+ * tree of millions of nodes over a few thousand functions holds each name once, and
+ * two nodes have the same name exactly when they point at the same copy. */
+#ifndef LF_NAMES_H
+#define LF_NAMES_H
+#include <stddef.h>
+#include <stdint.h>
+#include "arena.h"
+
+struct name_rec {
+	uint64_t key;            /* names_key of the bytes: for the table */
+	uint32_t hash;           /* flame_hash of the bytes: for colours and the tree */
+	uint32_t len;
+	char bytes[];            /* NUL-terminated */
+};
+
+struct names {
+	struct arena arena;
+	const struct name_rec **slots;   /* open addressing, linear probing */
+	size_t nslots, n;
+};
+
+/* A hash of NAME that reads it 8 bytes at a time, unlike flame_hash. */
+uint64_t names_key(const char *name, size_t len);
+/* The stored copy of NAME (LEN bytes), added when new; NULL when out of memory. */
+const struct name_rec *names_intern(struct names *t, const char *name, size_t len);
+void names_free(struct names *t);
+
+#endif

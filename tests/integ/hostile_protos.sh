@@ -12,8 +12,12 @@ record() {
 	bg_start lua5.4 "$ROOT/tests/lua/hostile_protos.lua"
 	TPID=$LAST_PID
 	sleep 1   # a first huge chunk is running
-	timeout -s KILL 120 "$LF" -p "$TPID" "$@" -o "$OUT/$_n.folded" 2>"$OUT/$_n.err" &
+	# (no `timeout` in between: the signals below must reach lua-flame itself, and timeout
+	# passing SIGINT on to its process group may die of it first)
+	"$LF" -p "$TPID" "$@" -o "$OUT/$_n.folded" 2>"$OUT/$_n.err" &
 	LFP=$!
+	(sleep 120; kill -9 "$LFP" 2>/dev/null) >/dev/null 2>&1 &
+	PIDS_TO_KILL="$PIDS_TO_KILL $!"
 	for i in $(seq 600); do grep -q "profiling PID" "$OUT/$_n.err" && break; sleep 0.05; done
 	T0=$(ms)
 }

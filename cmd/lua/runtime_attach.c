@@ -75,7 +75,9 @@ enum runtime_attach_result runtime_attach(struct stack_ctx *sc, struct sampler *
 	struct runtime *rt = t ? runtime_detect(pid, &seen) : NULL;
 	if (rt)
 		return attach_found(t, smp, ut, rt);
-	if (!seen)
+	if (seen) /* the family said which runtime and why it cannot be read */
+		info_lf("PID %d: profiling native stacks only", (int)pid);
+	else
 		info_lf("PID %d: no Lua runtime found; profiling native stacks only", (int)pid);
 	return RUNTIME_NONE;
 }
@@ -83,14 +85,16 @@ enum runtime_attach_result runtime_attach(struct stack_ctx *sc, struct sampler *
 void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, double now,
 		     uint64_t vm_misses)
 {
-	static double last, last_full = -1e9;
+	static double last, last_full = -1e9, full_every = 2.0;
 	static uint64_t misses;
 	int none = 0, missed = vm_misses > misses;
 	for (size_t i = 0; i < sc->ntargets && !none; i++)
 		none = sc->targets[i].rt && !sc->targets[i].rt->nvms;
-	if (now - last < (none ? 0.5 : missed ? 1.0 : 2.0))
+	if (now - last < (none || missed ? 0.5 : 2.0))
 		return;
-	int full = missed || now - last_full >= 10.0;
+	/* A full rescan finds VMs made while recording; it reads the target's memory, so it
+	 * comes as often as keeps its cost near 2% of a CPU, every 2 s at most. */
+	int full = missed || now - last_full >= full_every;
 	last = now;
 	misses = vm_misses;
 	if (full)
@@ -99,6 +103,10 @@ void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_ta
 		struct runtime *rt = sc->targets[i].rt;
 		if (rt && rt->ops->refresh && rt->ops->refresh(rt, smp, full))
 			push(smp, ut, rt);
+	}
+	if (full) {
+		double cost = now_sec() - now;
+		full_every = cost * 50 > 2.0 ? cost * 50 : 2.0;
 	}
 }
 

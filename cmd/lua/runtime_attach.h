@@ -15,8 +15,9 @@ enum runtime_attach_result {
 };
 enum runtime_attach_result runtime_attach(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut,
 					  pid_t pid);
-/* Rescans the runtimes for VMs: twice a second while one has none, every 10 s in full, and
- * at once (once a second at most) when vm_misses, the samples the BPF side found running a
+/* Rescans the runtimes for VMs: twice a second while one has none, in full every 2 s or less
+ * often as the scans cost more, and
+ * at once (twice a second at most) when vm_misses, the samples the BPF side found running a
  * VM it was not told of, grew. */
 void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, double now,
 		     uint64_t vm_misses);

@@ -68,9 +68,10 @@ for rt in luajit lua5.4; do
 	run "$rt-late" "$OUT/host-$rt" per-thread 3 late
 	late=$(count "$OUT/$rt-late.folded" '^[^;]*;lua-3-[0-9]+;.*burn_3\(n\)')
 	check "$rt late VM: found while recording, its thread named ($late samples)" [ "$late" -ge 100 ]
-	# (a trace compiled into machine code mapped after attach can end one rare stack early)
-	check "$rt late VM: at most 1% of samples end in an unwind marker" \
-		[ "$(share "$OUT/$rt-late.folded" '\[unwind:')" -le 1 ]
+	# (until the rescan its samples in a trace find no VM: the first half second or so of
+	# that one thread, a few percent of the run)
+	check "$rt late VM: at most 3% of samples end in an unwind marker" \
+		[ "$(share "$OUT/$rt-late.folded" '\[unwind:')" -le 3 ]
 
 	run "$rt-shared" "$OUT/host-$rt" shared
 	f=$OUT/$rt-shared.folded

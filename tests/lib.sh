@@ -37,3 +37,28 @@ expect_stack() {
 total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
 # near A B TOL: |A-B| <= TOL
 near() { d=$(($1 - $2)); [ ${d#-} -le "$3" ]; }
+
+# fuzz_target TARGET MIN_SEEDS NEEDS: builds scripts/fuzz.sh's TARGET (NEEDS: the packages it
+# takes), runs every seed of tests/fuzz/corpus/TARGET-* once (at least MIN_SEEDS, all clean),
+# then fuzzes 20 s from them; cases fuzz_TARGET_build, _seeds, _20s.
+fuzz_target() {
+	_t=$1 _min=$2 _needs=$3
+	cd "$ROOT" || exit 1
+	if FUZZ_BUILD_ONLY=1 scripts/fuzz.sh 0 "$_t" >"$OUT/build.log" 2>&1; then
+		pass "fuzz_${_t}_build"
+	else
+		fail "fuzz_${_t}_build" "see $OUT/build.log (needs $_needs)"
+		return
+	fi
+	_n=$(ls tests/fuzz/corpus/"$_t"-* 2>/dev/null | wc -l)
+	if [ "$_n" -ge "$_min" ] && build/fuzz/fuzz_"$_t" tests/fuzz/corpus/"$_t"-* >"$OUT/seeds.log" 2>&1; then
+		pass "fuzz_${_t}_seeds"
+	else
+		fail "fuzz_${_t}_seeds" "$_n seeds; see $OUT/seeds.log"
+	fi
+	if FUZZ_CORPUS_DIR="$OUT/corpus" scripts/fuzz.sh 20 "$_t" >"$OUT/fuzz.log" 2>&1; then
+		pass "fuzz_${_t}_20s"
+	else
+		fail "fuzz_${_t}_20s" "crash or invariant failure; see $OUT/fuzz.log and build/fuzz/artifacts/"
+	fi
+}

@@ -49,6 +49,15 @@ static __always_inline void reg_hit(__u32 i)
 
 /* The interpreter keeps its lua_State in a callee-saved register: the innermost frame of
  * the Lua core holding one tells which thread runs, and where its activation sits. */
+/* The outermost frame of the run of frames that held the lua_State seen last, as a second
+ * position: a host without the VM's API symbols (a stripped static build) entered the VM at
+ * or below the outermost frame that held its lua_State. */
+static __always_inline void close_lua_run(struct lf_ustate *u)
+{
+	if (u->last_cand && u->cand_frame != u->cand_noted && u->nlpos < LF_MAX_LPOS)
+		lf_note_position_at(u, u->last_cand, u->cand_frame);
+}
+
 static __always_inline void note_lua_state(struct lf_ustate *u, __u32 pid)
 {
 	/* Callee-saved registers rarely change from one frame to the next: reuse the last
@@ -82,10 +91,16 @@ static __always_inline void note_lua_state(struct lf_ustate *u, __u32 pid)
 		u->checked = 1;
 	}
 	__u64 prev = u->last_cand;
+	if (cand != prev)
+		close_lua_run(u);
 	u->last_cand = cand;
-	if (!cand || cand == prev || u->nlpos >= LF_MAX_LPOS)
+	if (!cand)
+		return;
+	u->cand_frame = u->n - 1;
+	if (cand == prev || u->nlpos >= LF_MAX_LPOS)
 		return;
 	lf_note_position(u, cand);
+	u->cand_noted = u->n - 1;
 }
 
 struct lua_walk {

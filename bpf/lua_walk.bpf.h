@@ -6,9 +6,9 @@
 #include "lua.h"
 #include "ustate.bpf.h"
 
-/* Records that lua_State L runs at the current native frame (a position), numbering the
+/* Records that lua_State L runs at native frame `frame` (a position), numbering the
  * lua_States in the order they are first seen. */
-static __always_inline void lf_note_position(struct lf_ustate *u, __u64 L)
+static __always_inline void lf_note_position_at(struct lf_ustate *u, __u64 L, __u32 frame)
 {
 	__u32 t = LF_MAX_LTHREADS;
 	for (__u32 i = 0; i < LF_MAX_LTHREADS; i++)
@@ -22,9 +22,14 @@ static __always_inline void lf_note_position(struct lf_ustate *u, __u64 L)
 	}
 	struct lf_lpos *p = &u->lpos[u->nlpos & (LF_MAX_LPOS - 1)];
 	p->L = L;
-	p->frame = u->n - 1;
+	p->frame = frame;
 	p->thread = t;
 	u->nlpos++;
+}
+
+static __always_inline void lf_note_position(struct lf_ustate *u, __u64 L)
+{
+	lf_note_position_at(u, L, u->n - 1);
 }
 
 _Static_assert((LF_LUA_OUTER & (LF_LUA_OUTER - 1)) == 0, "the ring index is masked");

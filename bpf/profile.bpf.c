@@ -172,6 +172,7 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_
 
 static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, int rc)
 {
+	rt_walk_end(u);
 	fold_deep(s, u);
 	u->mark = rc > 0 ? (__u32)rc : 0;
 	if (rc > 0) {

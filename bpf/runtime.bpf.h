@@ -61,6 +61,14 @@ static __always_inline int rt_jit_frame(struct lf_ustate *u, struct lf_stack *s)
 	return c ? step_lj_trace(u, s, c) : -1;
 }
 
+/* When the native walk ends, before its frames are renumbered: PUC Lua's last run of
+ * frames holding a lua_State gets its outer end. */
+static __always_inline void rt_walk_end(struct lf_ustate *u)
+{
+	if (u->runtime == LF_RT_PUC)
+		close_lua_run(u);
+}
+
 /* After the native walk: the Lua part of the record. */
 static __always_inline void rt_append(struct lf_stack *s, struct lf_ustate *u)
 {

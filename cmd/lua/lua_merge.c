@@ -148,6 +148,22 @@ static int skip_vm(const struct lm_stack *s, int c, const struct lm_ops *ops)
 	return c;
 }
 
+/* PUC Lua in a host without the VM's API symbols (a stripped static build): the first
+ * activation entered the VM at the outermost frame that held its lua_State (the BPF side
+ * records both ends of each run of frames holding one); later ones follow the C function or
+ * Lua frame before them directly, the VM's frames between left out. Returns the entry's
+ * frame, c + 1 for "no native frame", or -1. */
+static int entry_without_symbols(const struct lm_stack *s, int thread, int k, int c)
+{
+	if (k > 0)
+		return c + 1;
+	int best = -1;
+	for (int i = 0; i < s->npos; i++)
+		if (s->pos[i].thread == thread && s->pos[i].frame <= c && s->pos[i].frame > best)
+			best = s->pos[i].frame;
+	return best;
+}
+
 static int innermost_entry(const struct lm_stack *s, int c, int (*is_api_entry)(void *, uint64_t), void *ctx)
 {
 	for (int i = 1; i <= c; i++)
@@ -170,15 +186,17 @@ int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct
 	 * previous one's C function; API calls left over nearer the leaf are ordinary frames. */
 	for (int k = 0; k < na; k++) {
 		const struct act *a = &acts[k];
+		const struct lm_thread *th = &s->th[a->thread];
 		int b = next_entry(s, c, ops->is_api_entry, ctx);
-		const struct lm_lua *first = &s->th[a->thread].f[a->outer];
+		const struct lm_lua *first = &th->f[a->outer];
 		if (k == na - 1 && first->marker && !first->aux)
 			b = innermost_entry(s, c, ops->is_api_entry, ctx); /* truncated: the outer part is lost */
-		/* Without an entry (a coroutine resumed by the VM itself) the Lua frames come first
-		 * and the native frames below wait for the end. */
+		else if (b < 0 && !th->lj)
+			b = entry_without_symbols(s, a->thread, k, c);
+		/* Without an entry (a LuaJIT coroutine resumed by the VM itself) the Lua frames come
+		 * first and the native frames below wait for the end. */
 		for (; b >= 0 && c >= b; c--)
 			put(&e, LM_NATIVE, c, 0);
-		const struct lm_thread *th = &s->th[a->thread];
 		for (int j = a->outer; j >= a->inner; j--)
 			put(&e, LM_LUA, a->thread, j);
 		if (b < 0)

@@ -137,6 +137,7 @@ void elf_file_close(struct elf_file *ef)
 		close(ef->fd);
 	free(ef->mem);
 	free(ef->fde_len);
+	free(ef->spans);
 	free(ef);
 }
 
@@ -188,24 +189,47 @@ Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr
 	return NULL;
 }
 
+/* Looked up once: the merge and the labels ask for function starts of many frames. A file
+ * without .eh_frame_hdr (a static executable) gets its FDEs' ranges listed instead. */
+static void find_eh_sections(struct elf_file *ef)
+{
+	Elf_Data *d = elf_file_section(ef, ".eh_frame_hdr", &ef->ehhdr_addr, NULL);
+	Elf_Data *f = elf_file_section(ef, ".eh_frame", &ef->ehframe_addr, NULL);
+	ef->ehframe = f ? f->d_buf : NULL;
+	ef->ehframe_len = f ? f->d_size : 0;
+	ef->ehhdr_state = d && d->d_size >= 12 && f ? 1 : -1;
+	ef->ehhdr = ef->ehhdr_state > 0 ? d->d_buf : NULL;
+	ef->ehhdr_len = ef->ehhdr_state > 0 ? d->d_size : 0;
+	if (ef->ehhdr_state < 0 && f)
+		ef->nspans = cfi_fde_spans(ef->ehframe, ef->ehframe_len, ef->ehframe_addr, &ef->spans);
+}
+
+static int span_func_start(const struct elf_file *ef, uint64_t vaddr, uint64_t *start)
+{
+	size_t lo = 0, hi = ef->nspans;
+	while (lo < hi) {   /* lo: the first span starting after vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (ef->spans[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || vaddr >= ef->spans[lo - 1].end)
+		return -1;
+	*start = ef->spans[lo - 1].start;
+	return 0;
+}
+
 /* .eh_frame_hdr: version 1, then encoded eh_frame_ptr and fde_count, then a table of
  * (initial location, FDE address) pairs sorted by location; GCC and lld write it as
  * 4-byte values relative to the header (DW_EH_PE_datarel | sdata4). The FDE itself says
  * where the function ends (read by the CFI parser). */
 int elf_file_func_start(struct elf_file *ef, uint64_t vaddr, uint64_t *start)
 {
-	if (!ef->ehhdr_state) {
-		/* Looked up once: the merge and the labels ask for function starts of many frames. */
-		Elf_Data *d = elf_file_section(ef, ".eh_frame_hdr", &ef->ehhdr_addr, NULL);
-		Elf_Data *f = d ? elf_file_section(ef, ".eh_frame", &ef->ehframe_addr, NULL) : NULL;
-		ef->ehhdr_state = d && d->d_size >= 12 && f ? 1 : -1;
-		ef->ehhdr = ef->ehhdr_state > 0 ? d->d_buf : NULL;
-		ef->ehhdr_len = ef->ehhdr_state > 0 ? d->d_size : 0;
-		ef->ehframe = ef->ehhdr_state > 0 ? f->d_buf : NULL;
-		ef->ehframe_len = ef->ehhdr_state > 0 ? f->d_size : 0;
-	}
+	if (!ef->ehhdr_state)
+		find_eh_sections(ef);
 	if (ef->ehhdr_state < 0)
-		return -1;
+		return span_func_start(ef, vaddr, start);
 	uint64_t hdr = ef->ehhdr_addr;
 	const unsigned char *p = ef->ehhdr;
 	if (p[0] != 1 || p[2] != 0x03 || p[3] != 0x3b) /* fde_count udata4, table datarel sdata4 */

@@ -5,6 +5,7 @@
 #define LF_ELFFILE_H
 #include <stddef.h>
 #include <stdint.h>
+#include "cfi.h"
 #include <libelf.h>
 
 struct elf_seg { uint64_t vaddr, memsz, offset, filesz; int exec; };
@@ -28,6 +29,9 @@ struct elf_file {
 	/* Length of the function of each search-table entry, read from its FDE on first use:
 	 * 0 not read yet, UINT32_MAX no usable FDE. */
 	uint32_t *fde_len;
+	/* Without a search table: every FDE's range, sorted (cfi_fde_spans). */
+	struct cfi_span *spans;
+	size_t nspans;
 };
 
 /* Takes ownership of fd. Returns NULL (and closes fd) when it is not a usable ELF64 x86-64. */

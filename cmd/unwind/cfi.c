@@ -408,6 +408,54 @@ int cfi_fde_range(const uint8_t *sec, size_t len, uint64_t sec_vaddr, uint64_t f
 	return rc;
 }
 
+static int span_cmp(const void *a, const void *b)
+{
+	const struct cfi_span *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static bool span_push(struct cfi_span **v, size_t *n, size_t *cap, uint64_t start, uint64_t end)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 256;
+		struct cfi_span *nv = c <= CFI_MAX_FDES ? realloc(*v, c * sizeof(**v)) : NULL;
+		if (!nv)
+			return false;
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = (struct cfi_span){ start, end };
+	return true;
+}
+
+size_t cfi_fde_spans(const uint8_t *sec, size_t len, uint64_t sec_vaddr, struct cfi_span **out)
+{
+	struct cfi_table scratch = { 0 };
+	struct walk *w = calloc(1, sizeof(*w));
+	size_t n = 0, cap = 0, off = 0;
+	*out = NULL;
+	if (!w)
+		return 0;
+	*w = (struct walk){ .t = &scratch, .sec = sec, .len = len, .vaddr = sec_vaddr };
+	struct entry e;
+	/* Each entry is at least 4 bytes long, so this walk ends. */
+	while (off < len && entry_at(w, off, &e) == 1) {
+		struct cfi_cur c = { .p = e.id_at, .end = e.end, .sec = sec, .sec_vaddr = sec_vaddr };
+		const struct cfi_cie *cie;
+		bool is_cie;
+		uint64_t cie_off, start, range;
+		if (entry_id(w, &e, &c, &is_cie, &cie_off) && !is_cie &&
+		    fde_header(w, &c, cie_off, &cie, &start, &range) == CFI_R_NONE && range &&
+		    !span_push(out, &n, &cap, start, start + range))
+			break;
+		off = (size_t)(e.end - sec);
+	}
+	free(w);
+	if (n)
+		qsort(*out, n, sizeof(**out), span_cmp);
+	return n;
+}
+
 /* -------- finishing -------- */
 
 static int fde_cmp(const void *a, const void *b)

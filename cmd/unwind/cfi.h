@@ -114,6 +114,12 @@ int cfi_parse(struct cfi_table *t, const uint8_t *sec, size_t len, uint64_t sec_
 int cfi_fde_range(const uint8_t *sec, size_t len, uint64_t sec_vaddr, uint64_t fde_off,
 		  uint64_t *start, uint64_t *end);
 
+/* Every FDE's address range [start, end) in an .eh_frame section, sorted by start, in a
+ * malloc'd array (*out, freed by the caller): function starts for files without an
+ * .eh_frame_hdr search table (static executables). Returns the count. */
+struct cfi_span { uint64_t start, end; };
+size_t cfi_fde_spans(const uint8_t *sec, size_t len, uint64_t sec_vaddr, struct cfi_span **out);
+
 /* Orders rows by pc, drops overlapping FDEs and rows repeating their predecessor, and puts END
  * rows at the end of every covered range. Afterwards rows are strictly increasing in pc and the
  * last row, if any, is END. Returns 0, or -1 on allocation failure (table unchanged). */

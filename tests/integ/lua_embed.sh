@@ -2,6 +2,10 @@
 # whose own read-only data also holds a copy of that runtime's version string: the runtime
 # is the library that holds the VM, not the host; coroutine bodies and table.sort comparators
 # keep their frames, and no stack comes out inverted. Stripped hosts, as shipped.
+# And hosts with Lua linked in statically and stripped to no symbol at all (Debian's liblua5.4.a,
+# its C++ build liblua5.4-c++.a, liblua5.1.a): the runtime and its VM are found in the host, and
+# with no API symbol to tell where the host called the VM, every Lua stack still hangs under
+# the host's own native root, in order.
 . "$(dirname "$0")/../lib.sh"
 
 build_host() { # NAME CFLAGS LIB DECOY
@@ -29,6 +33,40 @@ profile_host() { # NAME LIBRE RESUME SORT
 	inv=$(count "$F" '\([^;]*:[0-9]+\);(.*;)?(_start|__libc_start_main|main);')
 	check "$1: no stack with the host's root above a Lua frame ($inv samples)" [ "$inv" = 0 ]
 }
+
+build_static() { # NAME COMPILER LUAVERSION LIB
+	$2 -O2 -static -s -o "$OUT/$1" -I"/usr/include/lua$3" -DDECOY='"none"' $([ "$2" = g++ ] && echo "-x c++") \
+		"$ROOT/tests/progs/embed_host.c" -x none "/usr/lib/x86_64-linux-gnu/$4" -lm 2>"$OUT/$1.build"
+	check "$1: builds (static, stripped)" [ -x "$OUT/$1" ] || { cat "$OUT/$1.build" >&2; return 1; }
+	check "$1: no symbol table" sh -c "! readelf -S '$OUT/$1' | grep -q '\.symtab'"
+}
+
+profile_static() { # NAME LUAVERSION
+	bg_start "$OUT/$1" "$ROOT/tests/lua/embed_work.lua"
+	sleep 0.5
+	"$LF" -p "$LAST_PID" -d 3 -F 499 -o "$OUT/$1.folded" >"$OUT/$1.log" 2>&1
+	check "$1: exit status 0" [ $? = 0 ]
+	kill "$LAST_PID" 2>/dev/null
+	F=$OUT/$1.folded
+	check "$1: the host holds the runtime and its VM" grep -Eq ": Lua $2\.[0-9]+ in $OUT/$1, 1 VM found" "$OUT/$1.log"
+	lua=$(share "$F" 'main chunk \(')
+	check "$1: >= 90% of samples carry Lua frames ($lua%)" [ "$lua" -ge 90 ]
+	# the host's native root (_start .. main, unnamed) is the same under every Lua stack
+	roots=$(grep 'main chunk (' "$F" | sed 's/;main chunk (.*//' | sort -u)
+	check "$1: one native root under every Lua stack ($(echo "$roots" | wc -l))" [ "$(echo "$roots" | wc -l)" = 1 ]
+	check "$1: the root is native frames of the host" sh -c "echo '$roots' | grep -Eq '^$1(;$1\+0x[0-9a-f]+){3,}\$'"
+	co=$(share "$F" "driver \\([^;]*\\);resume;\\? \\([^;]*embed_work\\.lua:8\\);work \\(")
+	check "$1: coroutine body right under resume ($co%)" [ "$co" -ge 15 ]
+	so=$(share "$F" "sorter \\([^;]*\\);sort;(\\? \\([^;]*embed_work\\.lua:14\\)|$1\\+0x)")
+	check "$1: sort's comparator and helpers right under sort ($so%)" [ "$so" -ge 30 ]
+	inv=$(count "$F" '\([^;]*:[0-9]+\);(.*;)?main chunk \(')
+	check "$1: no Lua frame above the main chunk ($inv samples)" [ "$inv" = 0 ]
+}
+
+for v in "static54 gcc 5.4 liblua5.4.a" "static54cxx g++ 5.4 liblua5.4-c++.a" "static51 gcc 5.1 liblua5.1.a"; do
+	set -- $v
+	build_static "$1" "$2" "$3" "$4" && profile_static "$1" "$3"
+done
 
 if build_host puc_host "-I/usr/include/lua5.3" lua5.3 '$LuaVersion: Lua 5.3.6  Copyright (C) 1994-2020 Lua.org, PUC-Rio $'; then
 	profile_host puc_host 'liblua5\.3\.so' resume sort

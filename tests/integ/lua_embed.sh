@@ -5,7 +5,8 @@
 # And hosts with Lua linked in statically and stripped to no symbol at all (Debian's liblua5.4.a,
 # its C++ build liblua5.4-c++.a, liblua5.1.a): the runtime and its VM are found in the host, and
 # with no API symbol to tell where the host called the VM, every Lua stack still hangs under
-# the host's own native root, in order.
+# the host's own native root, in order. Each host is also run 20 times in all under
+# `lua-flame -- HOST`: the VM it makes at once is found in every run, never lost to a race.
 . "$(dirname "$0")/../lib.sh"
 
 build_host() { # NAME CFLAGS LIB DECOY
@@ -63,15 +64,28 @@ profile_static() { # NAME LUAVERSION
 	check "$1: no Lua frame above the main chunk ($inv samples)" [ "$inv" = 0 ]
 }
 
+command_runs() { # NAME RUNS: the host under -- COMMAND, each run >= 90% Lua frames
+	low=""
+	for r in $(seq "$2"); do
+		EMBED_SECS=1 "$LF" -q -F 499 -o "$OUT/$1-cmd.folded" -- "$OUT/$1" "$ROOT/tests/lua/embed_work.lua" \
+			>"$OUT/$1-cmd.log" 2>&1
+		p=$(share "$OUT/$1-cmd.folded" 'main chunk \(')
+		[ "$p" -ge 90 ] || low="$low run $r: $p%"
+	done
+	check "$1: -- COMMAND, $2 runs, each >= 90% Lua frames${low:+ (}${low# }${low:+)}" [ -z "$low" ]
+}
+
 for v in "static54 gcc 5.4 liblua5.4.a" "static54cxx g++ 5.4 liblua5.4-c++.a" "static51 gcc 5.1 liblua5.1.a"; do
 	set -- $v
-	build_static "$1" "$2" "$3" "$4" && profile_static "$1" "$3"
+	build_static "$1" "$2" "$3" "$4" && profile_static "$1" "$3" && command_runs "$1" 4
 done
 
 if build_host puc_host "-I/usr/include/lua5.3" lua5.3 '$LuaVersion: Lua 5.3.6  Copyright (C) 1994-2020 Lua.org, PUC-Rio $'; then
 	profile_host puc_host 'liblua5\.3\.so' resume sort
+	command_runs puc_host 4
 fi
 if build_host lj_host "-I/usr/include/luajit-2.1" luajit-5.1 'LuaJIT 2.1.0-beta3'; then
 	profile_host lj_host 'libluajit-5\.1\.so' 'coroutine\.resume' 'table\.sort'
+	command_runs lj_host 4
 fi
 finish

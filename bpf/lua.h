@@ -43,7 +43,9 @@ struct lf_lua_cfg {
 	__u16 cist_fresh, cist_tail, cist_c;
 	__u16 ci_tailcalls; /* 5.1: tail calls count in CallInfo, 0xffff if none */
 	__u8 l_reg_hint;    /* register (rbx, r12-r15, rbp = 5) that held lua_State most, 0xff unknown */
-	__u8 pad2[7];
+	__u8 gctag_thread;  /* a lua_State's header tag, at gch_tt */
+	__u16 gch_tt, g_mainthread; /* g_mainthread 0xffff: the global state has no such pointer */
+	__u8 pad2[2];
 	struct lf_fp_cfg fp;
 };
 

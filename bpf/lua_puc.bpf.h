@@ -17,7 +17,21 @@ struct {
 } lua_cfgs SEC(".maps");
 
 
-/* Whether cand is a lua_State of one of pid's VMs: its l_G is a known global state. */
+/* Before user space has found any VM of the process (a command that has just made its
+ * first one): a lua_State is an object tagged as a thread whose global state's main thread
+ * points back to that global state. The sample says so, and user space looks at once. */
+static __always_inline int lua_state_shape(const struct lf_lua_cfg *c, __u64 cand, __u64 g)
+{
+	__u8 tt;
+	__u64 m, mg;
+	if (c->g_mainthread == 0xffff || bpf_probe_read_user(&tt, 1, (void *)(cand + c->gch_tt)) ||
+	    tt != c->gctag_thread || read_u64(g + c->g_mainthread, &m) || !m || read_u64(m + c->l_l_G, &mg))
+		return 0;
+	return mg == g;
+}
+
+/* Whether cand is a lua_State of one of pid's VMs: its l_G is a known global state.
+ * Returns 2 for a lua_State of a VM user space has not found yet. */
 __noinline int lf_lua_is_state(__u32 pid, __u64 cand)
 {
 	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
@@ -29,7 +43,7 @@ __noinline int lf_lua_is_state(__u32 pid, __u64 cand)
 	for (__u32 i = 0; i < LF_MAX_GS; i++)
 		if (i < c->ngs && c->gs[i] == g)
 			return 1;
-	return 0;
+	return !c->ngs && lua_state_shape(c, cand, g) ? 2 : 0;
 }
 
 struct {
@@ -79,12 +93,14 @@ static __always_inline void note_lua_state(struct lf_ustate *u, __u32 pid)
 		}
 		for (int i = 0; !found && i <= LF_NSAVED; i++) {
 			__u64 v = i < LF_NSAVED ? u->regs[i] : u->bp;
-			if (lf_lua_is_state(pid, v)) {
+			found = lf_lua_is_state(pid, v);
+			if (found) {
 				cand = v;
-				found = 1;
 				reg_hit(i);
 			}
 		}
+		if (found == 2)
+			u->vm_unknown = 1;
 		for (int i = 0; i < LF_NSAVED; i++)
 			u->last_regs[i] = u->regs[i];
 		u->last_regs[LF_NSAVED] = u->bp;

@@ -79,7 +79,9 @@ static __always_inline __u64 lj_g_at(struct lf_ustate *u, __u32 pid)
 /* A frame of the VM's own code whose CFA is a C frame of the VM: the lua_State saved
  * there ran at this point of the native stack. Coroutines run on the C stack of the thread
  * that resumed them, so this is how the resumer's frames are found; the first such frame
- * also says which VM this thread runs. */
+ * also says which VM this thread runs. Before user space has found any VM of the process
+ * (a command that has just made its first), a lua_State whose own C frame is this one is
+ * taken, and the sample says so, so that user space looks at once. */
 static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid)
 {
 	__u64 cf = u->sp - c->cframe_size, L, own = 0, g;
@@ -89,11 +91,14 @@ static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_
 	if (!L || L == u->last_cand)
 		return;
 	g = lj_ref(c, L + c->L_glref);
-	if (u->lj_g ? g != u->lj_g : !lf_lj_known_g(pid, g))
+	int known = u->lj_g ? g == u->lj_g : lf_lj_known_g(pid, g);
+	if (!known && (u->lj_g || c->ngs || !g))
 		return;
 	/* Only the VM's own C frame of that thread counts, not a stray copy of L. */
 	if (read_u64(L + c->L_cframe, &own) || (own & c->cframe_rawmask) != cf)
 		return;
+	if (!known)
+		u->vm_unknown = 1;
 	u->lj_g = g;
 	u->last_cand = L;
 	lf_note_position(u, L);

@@ -170,7 +170,10 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_
 	return u->ip ? 0 : -1;
 }
 
-static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, int rc)
+/* Ends the user part of a sample. Only the walk's own end (with_lua) appends Lua frames:
+ * the verifier checks every inlined copy of the Lua walkers on its own, which costs the
+ * program's load time, and a sample whose native walk never started has no Lua position. */
+static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, int rc, int with_lua)
 {
 	rt_walk_end(u);
 	fold_deep(s, u);
@@ -186,7 +189,7 @@ static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, in
 		s->flags |= LF_FLAG_COMPLETE;
 		stat_inc(LF_STAT_COMPLETE);
 	}
-	if (walk_lua)
+	if (walk_lua && with_lua)
 		rt_append(s, u);
 	if (u->lua_short)
 		stat_inc(LF_STAT_LUA_NO_LOOP);
@@ -229,7 +232,7 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
 	rt_begin(u, pid);
 	if (!p) {
-		end_user(s, u, LF_MARK_NO_PROC);
+		end_user(s, u, LF_MARK_NO_PROC, 0);
 		return 0;
 	}
 	int rc = 0;
@@ -253,7 +256,7 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 			bpf_tail_call(ctx, &tails, 0);
 		rc = LF_MARK_TRUNCATED;
 	}
-	end_user(s, u, rc);
+	end_user(s, u, rc, 1);
 	return 0;
 }
 
@@ -288,10 +291,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	s->nuser = 0;
 	if (user_regs(ctx, u)) {
 		stat_inc(LF_STAT_USTACK_ERR);
-		end_user(s, u, LF_MARK_NO_USTACK);
+		end_user(s, u, LF_MARK_NO_USTACK, 0);
 		return 0;
 	}
 	bpf_tail_call(ctx, &tails, 0);
-	end_user(s, u, LF_MARK_TRUNCATED); /* tail call failed */
+	end_user(s, u, LF_MARK_TRUNCATED, 0); /* tail call failed */
 	return 0;
 }

@@ -61,6 +61,23 @@ static __always_inline int rt_jit_frame(struct lf_ustate *u, struct lf_stack *s)
 	return c ? step_lj_trace(u, s, c) : -1;
 }
 
+/* A frame at a pc no known mapping covers: while a LuaJIT trace runs, machine code the JIT
+ * mapped since the process's tables were last synced; it steps like any trace. Returns a
+ * step's result, or -1 to report the unmapped pc. */
+static __always_inline int rt_unmapped_frame(struct lf_ustate *u, struct lf_stack *s)
+{
+	__u32 pid = s->pid;
+	if (u->runtime != LF_RT_LUAJIT)
+		return -1;
+	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	__u64 g = !c ? 0 : u->lj_g ? u->lj_g : lf_lj_pick_g(pid, u->sp);
+	__s32 vmstate = -1;
+	if (!g || bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate)) || vmstate < 0)
+		return -1;
+	u->lj_g = g;
+	return step_lj_trace(u, s, c);
+}
+
 /* When the native walk ends, before its frames are renumbered: PUC Lua's last run of
  * frames holding a lua_State gets its outer end. */
 static __always_inline void rt_walk_end(struct lf_ustate *u)

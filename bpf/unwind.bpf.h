@@ -151,7 +151,8 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	if (mi < 0 || mi >= LF_MAX_PROC_MAPS) {
 		__u32 pid = s->pid, one = 1;
 		bpf_map_update_elem(&rescan, &pid, &one, BPF_ANY);
-		return LF_MARK_NO_MAPPING;
+		int rc = rt_unmapped_frame(u, s);
+		return rc >= 0 ? rc : LF_MARK_NO_MAPPING;
 	}
 	const struct lf_map_ent *m = &p->m[(__u32)mi & (LF_MAX_PROC_MAPS - 1)];
 	u->m_start = m->start;

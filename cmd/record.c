@@ -145,7 +145,7 @@ static void record_loop(struct session *s)
 			tick = now;
 		targets_refresh_tables(&s->tg, now);
 		targets_follow(&s->tg, now);
-		runtime_refresh(&s->sc, s->smp, s->ut, now, s->st[LF_STAT_VM_UNKNOWN]);
+		runtime_refresh(&s->sc, s->smp, s->ut, now, sampler_stat(s->smp, LF_STAT_VM_UNKNOWN));
 		if (now >= next_drain) {
 			drain(s, now);
 			next_drain = now + DRAIN_INTERVAL;
@@ -224,10 +224,10 @@ static int open_sampler(struct session *s)
 
 
 
-static void command_mapped(void *ctx)
+static void command_mapped(void *ctx, int complete)
 {
 	struct session *s = ctx;
-	targets_command_mapped(&s->tg, s->cmd.pid);
+	targets_command_mapped(&s->tg, s->cmd.pid, complete);
 }
 
 /* The command was held before exec; it runs once sampling is on, and when it is traced,

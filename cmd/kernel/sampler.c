@@ -337,18 +337,22 @@ long sampler_drain(struct sampler *s, sampler_cb cb, void *ctx)
 	return drained;
 }
 
-void sampler_stats(struct sampler *s, uint64_t out[LF_STAT_MAX])
+uint64_t sampler_stat(struct sampler *s, unsigned i)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	__u64 *v = xcalloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*v));
-	for (__u32 i = 0; i < LF_STAT_MAX; i++) {
-		out[i] = 0;
-		if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stats), &i, v))
-			continue;
+	__u64 *v = xcalloc((size_t)(ncpu > 0 ? ncpu : 1), sizeof(*v)), sum = 0;
+	__u32 key = i;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stats), &key, v) == 0)
 		for (int c = 0; c < ncpu; c++)
-			out[i] += v[c];
-	}
+			sum += v[c];
 	free(v);
+	return sum;
+}
+
+void sampler_stats(struct sampler *s, uint64_t out[LF_STAT_MAX])
+{
+	for (unsigned i = 0; i < LF_STAT_MAX; i++)
+		out[i] = sampler_stat(s, i);
 }
 
 void sampler_close(struct sampler *s)

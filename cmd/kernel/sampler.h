@@ -46,5 +46,7 @@ void sampler_on_fresh(struct sampler *s, sampler_cb cb, void *ctx);
 /* Ends that thread, after handling every stack announced so far (call before the last drain). */
 void sampler_stop_naming(struct sampler *s);
 void sampler_stats(struct sampler *s, uint64_t out[LF_STAT_MAX]);
+/* One of them (LF_STAT_*), read now. */
+uint64_t sampler_stat(struct sampler *s, unsigned i);
 void sampler_close(struct sampler *s);
 #endif

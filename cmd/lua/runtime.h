@@ -24,12 +24,15 @@ struct runtime {
 	char variant[64];      /* the layout chosen ("upstream GC64"), "" when the name says it all */
 	char core_path[256];   /* the mapped file holding the VM */
 	uint64_t core_dev, core_inode;
+	/* Set by detect when the BPF side can be told of the runtime before its first VM exists
+	 * (it knows that VM by its shape until a scan finds it); then it stays attached and is
+	 * refreshed. Else attach is retried until a VM exists. */
+	int keep_without_vm;
 };
 
 struct runtime_ops {
 	const char *family;    /* "PUC Lua", "LuaJIT" */
 	const char *cfg_map;   /* the BPF map of per-process walk configurations, keyed by PID */
-	int keep_without_vm;   /* attached before its first VM exists, then refreshed; else attach is retried */
 	/* 0 with rt filled (rt->vm allocated) when pid holds this family's runtime in a layout
 	 * this build knows; -1 when it holds none; -2 when it holds one this build cannot read
 	 * (the family has said why and what to do). */
@@ -61,7 +64,9 @@ extern const struct runtime_ops *const runtime_families[];
 
 /* The runtime of pid, or NULL; *seen (if given) tells a runtime this build cannot read. */
 struct runtime *runtime_detect(pid_t pid, int *seen);
-/* Whether a runtime with at least one VM is in pid now, without a word. */
+/* Whether pid can be attached now, without a word: 2 a runtime with at least one VM, 1 a
+ * runtime whose family is attached before its first VM (the BPF side knows that VM by its
+ * shape until a scan finds it), 0 neither. */
 int runtime_ready(pid_t pid);
 void runtime_free(struct runtime *rt);
 /* The label of frame j of th (rt's ops->frame_label under the label caches' lock). */

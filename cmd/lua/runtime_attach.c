@@ -42,22 +42,28 @@ static const char *describe(const struct runtime *rt, char *buf, size_t size)
 	return buf;
 }
 
+static void say_found(const struct runtime *rt)
+{
+	char what[160];
+	info_lf("PID %d: %s in %s, %d VM%s found", (int)rt->pid, describe(rt, what, sizeof(what)), rt->core_path,
+		rt->nvms, rt->nvms == 1 ? "" : "s");
+}
+
 static enum runtime_attach_result attach_found(struct stack_target *t, struct sampler *smp,
-					       struct unwind_tables *ut, struct runtime *rt)
+					       struct unwind_tables *ut, struct runtime *rt, int quiet)
 {
 	char what[160];
 	int pid = (int)rt->pid;
-	if (!rt->ops->scan(rt)) {
+	if (!rt->ops->scan(rt) && !(quiet && rt->keep_without_vm)) {
 		warnx_lf("PID %d: %s in %s, but no VM state in its memory yet; native stacks until one appears "
 			 "(lua-flame keeps looking while it records)", pid, describe(rt, what, sizeof(what)),
 			 rt->core_path);
-		if (!rt->ops->keep_without_vm) {
+		if (!rt->keep_without_vm) {
 			runtime_free(rt);
 			return RUNTIME_NO_VM;
 		}
-	} else {
-		info_lf("PID %d: %s in %s, %d VM%s found", pid, describe(rt, what, sizeof(what)), rt->core_path,
-			rt->nvms, rt->nvms == 1 ? "" : "s");
+	} else if (rt->nvms) {
+		say_found(rt);
 		if (rt->nvms >= LF_MAX_GS)
 			warnx_lf("PID %d: %d %s VMs or more; the Lua frames of any beyond them are not shown",
 				 pid, rt->nvms, rt->ops->family);
@@ -68,13 +74,13 @@ static enum runtime_attach_result attach_found(struct stack_target *t, struct sa
 }
 
 enum runtime_attach_result runtime_attach(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut,
-					  pid_t pid)
+					  pid_t pid, int quiet)
 {
 	struct stack_target *t = stacks_target(sc, pid);
 	int seen = 0;
 	struct runtime *rt = t ? runtime_detect(pid, &seen) : NULL;
 	if (rt)
-		return attach_found(t, smp, ut, rt);
+		return attach_found(t, smp, ut, rt, quiet);
 	if (seen) /* the family said which runtime and why it cannot be read */
 		info_lf("PID %d: profiling native stacks only", (int)pid);
 	else
@@ -85,12 +91,15 @@ enum runtime_attach_result runtime_attach(struct stack_ctx *sc, struct sampler *
 void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, double now,
 		     uint64_t vm_misses)
 {
-	static double last, last_full = -1e9, full_every = 2.0;
+	static double last, last_full = -1e9, full_every = 2.0, burst = 0.5;
 	static uint64_t misses;
 	int none = 0, missed = vm_misses > misses;
 	for (size_t i = 0; i < sc->ntargets && !none; i++)
 		none = sc->targets[i].rt && !sc->targets[i].rt->nvms;
-	if (now - last < (none || missed ? 0.5 : 2.0))
+	/* Samples already run in the first VM of a runtime that has none yet (a command that
+	 * has just started): it is looked for at once, for half a second of scanning at most. */
+	int hurry = none && missed && burst > 0;
+	if (!hurry && now - last < (none || missed ? 0.5 : 2.0))
 		return;
 	/* A full rescan finds VMs made while recording; it reads the target's memory, so it
 	 * comes as often as keeps its cost near 2% of a CPU, every 2 s at most. */
@@ -101,12 +110,18 @@ void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_ta
 		last_full = now;
 	for (size_t i = 0; i < sc->ntargets; i++) {
 		struct runtime *rt = sc->targets[i].rt;
-		if (rt && rt->ops->refresh && rt->ops->refresh(rt, smp, full))
-			push(smp, ut, rt);
+		int had = rt ? rt->nvms : 0;
+		if (!rt || !rt->ops->refresh || !rt->ops->refresh(rt, smp, full))
+			continue;
+		push(smp, ut, rt);
+		if (!had && rt->nvms)
+			say_found(rt);
 	}
 	if (full) {
 		double cost = now_sec() - now;
 		full_every = cost * 50 > 2.0 ? cost * 50 : 2.0;
+		if (hurry)
+			burst -= cost;
 	}
 }
 

@@ -43,7 +43,7 @@ struct runtime *runtime_detect(pid_t pid, int *seen)
 int runtime_ready(pid_t pid)
 {
 	struct runtime *rt = runtime_detect(pid, NULL);
-	int ready = rt && rt->ops->scan(rt) > 0;
+	int ready = !rt ? 0 : rt->ops->scan(rt) > 0 ? 2 : rt->keep_without_vm ? 1 : 0;
 	runtime_free(rt);
 	return ready;
 }

@@ -170,7 +170,7 @@ int command_start(struct command *c, char **argv)
 	return 0;
 }
 
-int command_release(struct command *c, const char *name, void (*mapped)(void *), void *ctx)
+int command_release(struct command *c, const char *name, void (*mapped)(void *, int), void *ctx)
 {
 	ssize_t n = write(c->go_fd, "g", 1);
 	close(c->go_fd);

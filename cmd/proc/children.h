@@ -30,13 +30,14 @@ struct command {
 /* Forks argv[0] held before exec; 0, or -1 with a message. */
 int command_start(struct command *c, char **argv);
 /* Lets the command exec; 0 once it runs the new program, else -1 with a message. When it
- * is traced, mapped(ctx) is called at its exec and each time its loader maps code, with
- * the process stopped; the program's own code runs after the last call. */
-int command_release(struct command *c, const char *name, void (*mapped)(void *), void *ctx);
+ * is traced, mapped(ctx, complete) is called at its exec and each time its loader maps
+ * code, with the process stopped; the last call, with complete 1, comes when the program's
+ * own code is about to run (at its entry point, or at exec for a static program). */
+int command_release(struct command *c, const char *name, void (*mapped)(void *, int), void *ctx);
 /* Traces the held command (command_trace.c); 0, or -1 when ptrace is not allowed. */
 int command_seize(struct command *c);
 /* After the go byte: follows the traced command through exec and its loader. */
-void command_follow_loader(struct command *c, void (*mapped)(void *), void *ctx);
+void command_follow_loader(struct command *c, void (*mapped)(void *, int), void *ctx);
 /* Waits for the command and returns its exit status the way a shell reports it
  * (128 + signal number when a signal ended it). */
 int command_wait(struct command *c);

@@ -84,7 +84,7 @@ static int at_entry(struct hold *h)
 	return 1;
 }
 
-void command_follow_loader(struct command *c, void (*mapped)(void *), void *ctx)
+void command_follow_loader(struct command *c, void (*mapped)(void *, int), void *ctx)
 {
 	struct hold h = { .pid = c->pid };
 	int execd = 0;
@@ -110,19 +110,20 @@ void command_follow_loader(struct command *c, void (*mapped)(void *), void *ctx)
 		}
 		if (event == PTRACE_EVENT_EXEC) {
 			execd = 1;
-			mapped(ctx);
 			if (break_at_entry(&h)) {
+				mapped(ctx, 1);
 				let_go(&h, 0);
 				return;
 			}
+			mapped(ctx, 0);
 			go = PTRACE_SYSCALL;
 			sig = 0;
 		} else if (sig == (SIGTRAP | 0x80)) {
 			if (mapped_code(c->pid))
-				mapped(ctx);
+				mapped(ctx, 0);
 			sig = 0;
 		} else if (sig == SIGTRAP && at_entry(&h)) {
-			mapped(ctx);
+			mapped(ctx, 1);
 			let_go(&h, 0);
 			return;
 		} else if (event == PTRACE_EVENT_STOP) {

@@ -61,7 +61,9 @@ static int has_lua(struct targets *s, pid_t pid)
 }
 
 /* A target that joined late gets its Lua attached once the runtime is mapped and a VM
- * exists, so that runtime_attach reports the VM; when the window closes, as it is. */
+ * exists, so that runtime_attach reports the VM, or at once for a family whose VM the BPF
+ * side knows by its shape (PUC Lua: no sample of a new command's first Lua code is lost);
+ * when the window closes, as it is. */
 
 /* A LuaJIT runtime without a VM yet is looked at again, less often each time (PUC Lua
  * runtimes stay attached and runtime_refresh rescans them). */
@@ -83,7 +85,7 @@ static void try_lua(struct targets *s, struct target *t, double now)
 			return;
 	}
 	status_clear();
-	note_attach(t, runtime_attach(s->sc, s->smp, s->ut, t->pid), now);
+	note_attach(t, runtime_attach(s->sc, s->smp, s->ut, t->pid, now < t->fresh_until), now);
 	t->lua_settled = 1;
 }
 
@@ -93,7 +95,7 @@ static void retry_lua(struct targets *s, struct target *t, double now)
 		return;
 	if (runtime_ready(t->pid)) {
 		status_clear();
-		note_attach(t, runtime_attach(s->sc, s->smp, s->ut, t->pid), now);
+		note_attach(t, runtime_attach(s->sc, s->smp, s->ut, t->pid, 0), now);
 		return;
 	}
 	t->lua_retry_gap = t->lua_retry_gap < 1.0 ? t->lua_retry_gap * 2 : 2.0;
@@ -163,7 +165,7 @@ static void watch_exec(struct targets *s, double now)
 int targets_fresh(const struct targets *s, double now)
 {
 	for (size_t i = 0; i < s->nt; i++)
-		if (!s->t[i].lua_settled && now < s->t[i].fresh_until + 0.1)
+		if ((!s->t[i].lua_settled || s->t[i].kind == TARGET_COMMAND) && now < s->t[i].fresh_until + 0.1)
 			return 1;
 	return 0;
 }
@@ -221,7 +223,7 @@ void targets_attach(struct targets *s)
 		sampler_add_target(s->smp, pid);
 		stacks_add_target(s->sc, pid);
 		targets_name(s, pid);
-		note_attach(&s->t[i], runtime_attach(s->sc, s->smp, s->ut, pid), now_sec());
+		note_attach(&s->t[i], runtime_attach(s->sc, s->smp, s->ut, pid, 0), now_sec());
 		s->t[i].lua_settled = 1;
 	}
 }
@@ -256,12 +258,19 @@ void targets_add_command(struct targets *s, pid_t pid, int sample_now)
 	targets_new(s, pid, TARGET_COMMAND, now_sec());
 }
 
-void targets_command_mapped(struct targets *s, pid_t pid)
+void targets_command_mapped(struct targets *s, pid_t pid, int complete)
 {
 	ut_add_pid(s->ut, pid);
 	ut_sync(s->ut);
 	sampler_add_target(s->smp, pid); /* from its first instruction, with its tables */
 	targets_name(s, pid);
+	for (size_t i = 0; complete && i < s->nt; i++) {
+		struct target *t = &s->t[i];
+		if (t->kind != TARGET_COMMAND || t->pid != pid || has_lua(s, pid) || !runtime_ready(pid))
+			continue;
+		note_attach(t, runtime_attach(s->sc, s->smp, s->ut, pid, 1), now_sec());
+		t->lua_settled = 1;
+	}
 }
 
 void targets_command_running(struct targets *s, pid_t pid, double now)

@@ -48,8 +48,9 @@ void targets_attach(struct targets *s);
  * now on; else from targets_command_mapped at its exec). */
 void targets_add_command(struct targets *s, pid_t pid, int sample_now);
 /* The command, stopped at its exec or in its loader, has mapped code: tables for it, and
- * sampling from then on. */
-void targets_command_mapped(struct targets *s, pid_t pid);
+ * sampling from then on; complete: its own code runs next, and its Lua runtime, when one
+ * is mapped and can be attached before its first VM, is attached now. */
+void targets_command_mapped(struct targets *s, pid_t pid, int complete);
 /* The command has run exec: its tables, name and Lua now. */
 void targets_command_running(struct targets *s, pid_t pid, double now);
 /* 2 with a message when every target given with -p died during start-up, else 0. */
@@ -58,7 +59,8 @@ int targets_check_alive(struct targets *s);
 void targets_follow(struct targets *s, double now);
 /* Re-reads maps of processes whose samples hit unknown code (dlopen, JIT, exec). */
 void targets_refresh_tables(struct targets *s, double now);
-/* Whether a target just joined: then ticks are short, to find its Lua soon. */
+/* Whether a target just joined, or a command started within the second: then ticks are
+ * short, to find its Lua and its first VM soon. */
 int targets_fresh(const struct targets *s, double now);
 int targets_alive(const struct targets *s);
 /* Root frame of pid: its name, or "name-PID" with --pids. */

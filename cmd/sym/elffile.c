@@ -153,6 +153,22 @@ int elf_file_off_to_vaddr(const struct elf_file *ef, uint64_t off, uint64_t *vad
 	return -1;
 }
 
+size_t elf_file_read_vaddr(const struct elf_file *ef, uint64_t vaddr, void *buf, size_t n)
+{
+	for (int i = 0; i < ef->nseg; i++) {
+		const struct elf_seg *s = &ef->seg[i];
+		if (vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz)
+			continue;
+		uint64_t off = s->offset + (vaddr - s->vaddr), left = s->filesz - (vaddr - s->vaddr);
+		size_t want = n < left ? n : (size_t)left;
+		if (ef->fd < 0)
+			return 0;   /* in-memory images (the vdso) have no padding worth reading */
+		ssize_t got = pread(ef->fd, buf, want, (off_t)off);
+		return got > 0 ? (size_t)got : 0;
+	}
+	return 0;
+}
+
 /* The size a compressed section claims is allocated before inflating: bound it. */
 static int inflate(Elf_Scn *scn)
 {

@@ -41,6 +41,9 @@ struct elf_file *elf_file_open_mem(const void *buf, size_t len);
 void elf_file_close(struct elf_file *ef);
 /* File offset of a mapped address -> ELF virtual address; returns 0 on success. */
 int elf_file_off_to_vaddr(const struct elf_file *ef, uint64_t off, uint64_t *vaddr);
+/* Up to n bytes of the file's image at vaddr (within one segment's file bytes), read now;
+ * returns how many, 0 when vaddr is in none. */
+size_t elf_file_read_vaddr(const struct elf_file *ef, uint64_t vaddr, void *buf, size_t n);
 /* Start of the function covering vaddr: the initial location of the FDE whose range holds it,
  * found through the .eh_frame_hdr search table. 0, or -1 when no FDE covers vaddr. */
 int elf_file_func_start(struct elf_file *ef, uint64_t vaddr, uint64_t *start);

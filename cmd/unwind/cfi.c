@@ -587,16 +587,17 @@ static bool all_nops(const uint8_t *p, size_t n)
 	return true;
 }
 
-size_t cfi_fill_padding(struct cfi_table *t, const uint8_t *text, size_t len, uint64_t text_addr)
+size_t cfi_fill_padding(struct cfi_table *t, int (*read)(void *ctx, uint64_t addr, uint8_t *buf, size_t n),
+			void *ctx)
 {
 	size_t filled = 0;
+	uint8_t code[CFI_MAX_PADDING];
 	for (size_t i = 0; i + 1 < t->n; i++) {
 		struct cfi_row *gap = &t->rows[i], *next = &t->rows[i + 1];
 		uint64_t n = next->pc - gap->pc;
-		if (gap->kind != CFI_ROW_END || n > CFI_MAX_PADDING || next->kind != CFI_ROW_NORMAL ||
-		    gap->pc < text_addr || gap->pc - text_addr > len || n > len - (gap->pc - text_addr))
+		if (gap->kind != CFI_ROW_END || n > CFI_MAX_PADDING || next->kind != CFI_ROW_NORMAL)
 			continue;
-		if (!all_nops(text + (gap->pc - text_addr), (size_t)n))
+		if (!read(ctx, gap->pc, code, (size_t)n) || !all_nops(code, (size_t)n))
 			continue;
 		uint64_t pc = gap->pc;
 		*gap = *next;

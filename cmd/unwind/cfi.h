@@ -135,10 +135,12 @@ int cfi_mark_entry(struct cfi_table *t, uint64_t entry);
 /* Gives alignment padding between two FDEs the rules of the function after it when the
  * padding is nothing but NOPs: hand-written assembly falls through it (glibc's
  * __memcpy_chk_* checks the size, then runs on through the padding into memmove), so a
- * thread can stop in it with the next function's entry state. text holds the bytes at
- * text_addr. Returns how many gaps were filled. */
+ * thread can stop in it with the next function's entry state. read(ctx, addr, buf, n) gives
+ * the n bytes of code at addr, returning 0 when it cannot (only the gaps are read, never all
+ * of the code). Returns how many gaps were filled. */
 #define CFI_MAX_PADDING 64
-size_t cfi_fill_padding(struct cfi_table *t, const uint8_t *text, size_t len, uint64_t text_addr);
+size_t cfi_fill_padding(struct cfi_table *t, int (*read)(void *ctx, uint64_t addr, uint8_t *buf, size_t n),
+			void *ctx);
 
 /* Row covering pc in a finished table, or NULL before the first row. */
 const struct cfi_row *cfi_lookup(const struct cfi_table *t, uint64_t pc);

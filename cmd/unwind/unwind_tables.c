@@ -147,6 +147,31 @@ static void add_rows(struct unwind_tables *t, struct cfi_table *ct, struct lf_fi
 
 /* Builds rows for one ELF image and registers it; returns its index. interp: the image is
  * a process's dynamic loader, whose entry point is where its first thread starts. */
+/* The code bytes padding checks ask for, read a window at a time: the gaps come in address
+ * order, and a large program's code is never read whole. */
+#define CODE_WINDOW 65536
+struct code_window {
+	const struct elf_file *ef;
+	uint64_t base;
+	size_t len;
+	uint8_t *buf;    /* allocated on first use */
+};
+
+static int read_code(void *ctx, uint64_t addr, uint8_t *out, size_t n)
+{
+	struct code_window *w = ctx;
+	if (addr < w->base || addr - w->base + n > w->len) {
+		if (!w->buf)
+			w->buf = xmalloc(CODE_WINDOW);
+		w->base = addr;
+		w->len = elf_file_read_vaddr(w->ef, addr, w->buf, CODE_WINDOW);
+	}
+	if (addr - w->base + n > w->len)
+		return 0;
+	memcpy(out, w->buf + (addr - w->base), n);
+	return 1;
+}
+
 static uint32_t add_file(struct unwind_tables *t, struct elf_file *ef, uint64_t dev, uint64_t inode,
 			 int interp)
 {
@@ -166,10 +191,9 @@ static uint32_t add_file(struct unwind_tables *t, struct elf_file *ef, uint64_t 
 	parse_section(&ct, ef, ".eh_frame", 0);
 	parse_section(&ct, ef, ".debug_frame", 1);
 	if (cfi_finish(&ct) == 0 && (!interp || cfi_mark_entry(&ct, ef->entry) == 0)) {
-		uint64_t text_addr = 0;
-		Elf_Data *text = elf_file_section(ef, ".text", &text_addr, NULL);
-		if (text && text->d_buf)
-			cfi_fill_padding(&ct, text->d_buf, text->d_size, text_addr);
+		struct code_window w = { .ef = ef };
+		cfi_fill_padding(&ct, read_code, &w);
+		free(w.buf);
 		add_rows(t, &ct, &t->finfo[f->index]);
 	}
 	else

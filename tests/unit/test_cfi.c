@@ -419,6 +419,18 @@ static void test_mark_entry(void)
 
 /* NOP padding between two FDEs takes the next function's entry rules (glibc's __memcpy_chk
  * falls through it into memmove); int3 padding, or anything else, stays a gap. */
+
+/* Code bytes for cfi_fill_padding from an array standing for the code at addr. */
+struct text_image { const uint8_t *bytes; size_t len; uint64_t addr; };
+
+static int read_text(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
+{
+	const struct text_image *im = ctx;
+	if (addr < im->addr || addr - im->addr > im->len || n > im->len - (addr - im->addr))
+		return 0;
+	memcpy(buf, im->bytes + (addr - im->addr), n);
+	return 1;
+}
 static void test_fill_padding(void)
 {
 	struct buf b = { .n = 0 };
@@ -438,7 +450,8 @@ static void test_fill_padding(void)
 	const uint8_t mix[] = { 0x66, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0, 0x66, 0x90,
 				0x0f, 0x1f, 0x00 };
 	memcpy(text + 0x20, mix, sizeof(mix));
-	CHECK_INT(cfi_fill_padding(&t, text, sizeof(text), 0x1000), 2);
+	struct text_image img = { text, sizeof(text), 0x1000 };
+	CHECK_INT(cfi_fill_padding(&t, read_text, &img), 2);
 	NORMAL(&t, 0x1009, RSP, 8);
 	NORMAL(&t, 0x100f, RSP, 8);
 	NORMAL(&t, 0x1011, RSP, 16);

@@ -20,6 +20,9 @@ static int detect(pid_t pid, struct runtime *rt)
 	snprintf(rt->core_path, sizeof(rt->core_path), "%s", vm->core_path);
 	rt->core_dev = vm->core_dev;
 	rt->core_inode = vm->core_inode;
+	rt->keep_without_vm = vm->lay != NULL; /* the file said GC64 or not: the layout is known */
+	if (vm->lay)
+		snprintf(rt->variant, sizeof(rt->variant), "%s", vm->lay->name);
 	return 0;
 }
 
@@ -34,12 +37,12 @@ static int scan(struct runtime *rt)
 }
 
 /* States made while recording (a host with one per thread or per request): found on a full
- * refresh; a scan that finds none keeps the VMs known. */
+ * refresh, or on each while none is known; a scan that finds none keeps the VMs known. */
 static int refresh(struct runtime *rt, struct sampler *smp, int full)
 {
 	(void)smp;
 	struct luajit_runtime *vm = rt->vm;
-	if (!full)
+	if (!full && vm->ngs)
 		return 0;
 	uint64_t before[LF_MAX_GS];
 	int n = vm->ngs;

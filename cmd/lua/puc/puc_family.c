@@ -22,6 +22,7 @@ static int detect(pid_t pid, struct runtime *rt)
 		snprintf(rt->core_path, sizeof(rt->core_path), "%s", vm->core_path);
 		rt->core_dev = vm->core_dev;
 		rt->core_inode = vm->core_inode;
+		rt->keep_without_vm = 1;
 	}
 	if (rc && vm->major && !vm->explained)
 		warnx_lf("PID %d: %s in %s has a layout this build does not know; profiling native stacks only",
@@ -90,7 +91,6 @@ static void frame_label(const struct runtime *rt, struct symbolizer *sym, const 
 const struct runtime_ops puc_runtime_ops = {
 	.family = "PUC Lua",
 	.cfg_map = "lua_cfgs",
-	.keep_without_vm = 1,
 	.detect = detect,
 	.scan = scan,
 	.bpf_cfg = bpf_cfg,

@@ -228,5 +228,8 @@ void puc_runtime_cfg(const struct puc_runtime *rt, uint32_t core_file, struct lf
 	c->tvtag_func51 = l->tvtag_lcl; /* 5.1: one function tag for both kinds */
 	c->ci_tailcalls = l->ci_tailcalls;
 	c->l_reg_hint = (__u8)rt->reg_hint;
+	c->gctag_thread = (__u8)l->gctag_thread;
+	c->gch_tt = l->gch_tt;
+	c->g_mainthread = l->g_mainthread == LUA_OFF_NONE ? 0xffff : l->g_mainthread;
 	puc_fp_cfg(l, &c->fp);
 }

@@ -1,15 +1,16 @@
 #!/bin/sh
 # Benchmark of native unwinding: BPF run time per sample at about 30 and 120 native frames,
-# attach-to-first-sample time and unwind-table memory for nginx with the Lua module, and the
-# throughput cost of profiling nginx+Lua under wrk at 99 and 999 Hz. Prints a table with goals.
+# attach-to-first-sample time and unwind-table memory for nginx with the Lua module and for a
+# process with 250 mapped libraries, and the throughput cost of profiling nginx+Lua under wrk
+# at 99 and 999 Hz. Prints a table with goals.
 # Needs root, gcc, bpftool, jq, nginx with libnginx-mod-http-lua, wrk and curl.
-# Knobs: PARTS (any of "bpf startup wrk", default all), RUNS (BPF runs per depth, 5), SECS
+# Knobs: PARTS (any of "bpf startup libs wrk", default all), RUNS (BPF runs per depth, 5), SECS
 # (seconds measured per run, 5), DEPTHS ("25 115"), ROUNDS (wrk rounds, 3), WRK_SECS (10),
 # LF (binary to measure), KEEP=1 keeps the work directory.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LF=${LF:-$ROOT/lua-flame}
-PARTS=${PARTS:-bpf startup wrk}
+PARTS=${PARTS:-bpf startup libs wrk}
 DEPTHS=${DEPTHS:-25 115}
 RUNS=${RUNS:-5}
 SECS=${SECS:-5}
@@ -111,6 +112,32 @@ if want startup; then
 	done
 fi
 
+# A process that has mapped 250 libraries of 200 functions each (distinct files, built
+# here), spinning in them: attach to first sample, and what the tables take.
+: >"$W/libs"
+if want libs; then
+	mkdir -p "$W/libs.d"
+	for i in $(seq 250); do
+		awk -v i="$i" 'BEGIN { for (j = 0; j < 200; j++)
+			printf "int f%d(int x) { int s = 0; for (int k = 0; k < x; k++) s += k * %d ^ (s >> 3); return x > 1 ? s + f%d(x - 1) : s; }\n",
+				j, i * 1000 + j, (j > 0 ? j - 1 : 0)
+			print "int lib_entry(int x) { return f199(x); }" }' >"$W/libs.d/l$i.c"
+	done
+	ls "$W"/libs.d/l*.c | xargs -P 2 -I{} sh -c 'gcc -O1 -shared -fPIC -o "$(dirname {})/lib$(basename {} .c).so" {}'
+	gcc -O1 -o "$W/libs-host" "$ROOT/tests/progs/many_libs.c" -ldl
+	"$W/libs-host" "$W"/libs.d/lib*.so &
+	lp=$!; started $lp
+	sleep 1
+	log "host with $(grep -c 'libs\.d/lib.*\.so' /proc/$lp/maps) mappings of its libraries"
+	for r in 1 2 3; do
+		"$LF" -p "$lp" -d 1 --stats -o "$W/libs.folded" 2>"$W/libs.err"
+		sed -n 's/.*unwind tables: \([0-9]*\) files, \([0-9]*\) rows, \([0-9.]*\) MiB of maps; sampling \([0-9]*\) ms.*/\4 \3 \1 \2/p' \
+			"$W/libs.err" >>"$W/libs"
+		log "250-library start-up run $r: $(tail -1 "$W/libs") (ms MiB files rows)"
+	done
+	kill "$lp"; forget "$lp"
+fi
+
 # wrk_run HZ: one wrk run with lua-flame at HZ (or none for "off"); appends requests/s
 # to $W/rps.HZ unless lua-flame failed to start.
 wrk_run() {
@@ -179,6 +206,12 @@ if want startup && [ -s "$W/startup" ]; then
 	row "nginx+Lua: start to first sample" "$ms ms" "< 300 ms" "$(verdict "$ms" 300 "<")"
 	row "nginx+Lua: unwind table maps" "$mb MB" "< 20 MB" "$(verdict "$mb" 20 "<")"
 	row "  files; rows" "$(col 3 "$W/startup"); $(col 4 "$W/startup")" "" ""
+fi
+if want libs && [ -s "$W/libs" ]; then
+	ms=$(col 1 "$W/libs")
+	mb=$(col 2 "$W/libs" | awk '{ printf "%.1f", $1 * 1.048576 }')
+	row "250 mapped libraries: start to first sample" "$ms ms" "<= 1000 ms" "$(verdict "$ms" 1000 "<=")"
+	row "  unwind table maps; files; rows" "$mb MB; $(col 3 "$W/libs"); $(col 4 "$W/libs")" "" ""
 fi
 if want wrk; then
 	rps_off=$(median <"$W/rps.off"); rps_99=$(median <"$W/rps.99"); rps_999=$(median <"$W/rps.999")

@@ -202,7 +202,9 @@ static int preflight(const struct record_opts *o)
 static int open_sampler(struct session *s)
 {
 	const struct record_opts *o = s->o;
+	double t0 = now_sec();
 	s->ut = s->tg.ut = ut_new();
+	ut_say_if_slow(s->ut, t0 + 1.0); /* the first sample should come within a second */
 	for (int i = 0; i < o->npids; i++) {
 		ut_add_pid(s->ut, o->pids[i]);
 		targets_new(&s->tg, o->pids[i], TARGET_GIVEN, 0);
@@ -215,6 +217,9 @@ static int open_sampler(struct session *s)
 	struct sampler_cfg cfg = { o->threads, o->kernel, o->max_stacks, rows + rows / 2 + extra,
 				   ut_files(s->ut) * 2 + 1024, o->lines, o->btf };
 	int rc = 1;
+	ut_say_if_slow(s->ut, 0);
+	if (now_sec() - t0 >= 1.0)
+		info_lf("loading the BPF program (the kernel checks it before it runs)");
 	s->smp = s->tg.smp = sampler_open(&cfg, &rc);
 	if (!s->smp)
 		return rc;

@@ -52,6 +52,7 @@ struct unwind_tables {
 	struct lf_file *m_files;
 	size_t m_files_cap;
 	int full_warned;
+	double say_slow_at;      /* ut_say_if_slow's moment, 0: not asked */
 };
 
 struct unwind_tables *ut_new(void)
@@ -195,6 +196,11 @@ static uint32_t add_file(struct unwind_tables *t, struct elf_file *ef, uint64_t 
 		cfi_fill_padding(&ct, read_code, &w);
 		free(w.buf);
 		add_rows(t, &ct, &t->finfo[f->index]);
+		if (t->say_slow_at && now_sec() >= t->say_slow_at) {
+			info_lf("still reading unwind tables (%zu files, %zu rows so far); sampling starts once "
+				"they are built", t->nfiles, t->nrows);
+			t->say_slow_at = 0;
+		}
 	}
 	else
 		t->finfo[f->index] = (struct lf_file){ 0, 0 };
@@ -319,6 +325,8 @@ int ut_add_pid(struct unwind_tables *t, pid_t pid)
 	proc_maps_free(&pm);
 	return 0;
 }
+
+void ut_say_if_slow(struct unwind_tables *t, double at) { t->say_slow_at = at; }
 
 size_t ut_rows(const struct unwind_tables *t) { return t->nrows; }
 size_t ut_files(const struct unwind_tables *t) { return t->nfiles; }

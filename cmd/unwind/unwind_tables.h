@@ -15,6 +15,9 @@ struct unwind_tables *ut_new(void);
 void ut_free(struct unwind_tables *t);
 /* Reads the maps of pid and builds tables for files not seen yet (in memory). */
 int ut_add_pid(struct unwind_tables *t, pid_t pid);
+/* While tables are built for a start: says once, when a file is done after the moment at
+ * (now_sec() time; 0 stops it), that they are still being read. */
+void ut_say_if_slow(struct unwind_tables *t, double at);
 /* Rows built so far, to size the BPF maps before load. */
 size_t ut_rows(const struct unwind_tables *t);
 size_t ut_files(const struct unwind_tables *t);

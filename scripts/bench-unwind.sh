@@ -102,14 +102,21 @@ if want startup || want wrk; then
 	log "nginx worker $TARGET_PID on port $port"
 fi
 
+# startup_runs PID NAME WHAT: three attaches to PID, each appending "ms MiB files rows" of
+# its start-up to $W/NAME.
+startup_runs() {
+	: >"$W/$2"
+	for r in 1 2 3; do
+		"$LF" -p "$1" -d 1 --stats -o "$W/$2.folded" 2>"$W/$2.err"
+		sed -n 's/.*unwind tables: \([0-9]*\) files, \([0-9]*\) rows, \([0-9.]*\) MiB of maps; sampling \([0-9]*\) ms.*/\4 \3 \1 \2/p' \
+			"$W/$2.err" >>"$W/$2"
+		log "$3 start-up run $r: $(tail -1 "$W/$2") (ms MiB files rows)"
+	done
+}
+
 : >"$W/startup"
 if want startup; then
-	for r in 1 2 3; do
-		"$LF" -p "$TARGET_PID" -d 1 --stats -o "$W/startup.folded" 2>"$W/startup.err"
-		sed -n 's/.*unwind tables: \([0-9]*\) files, \([0-9]*\) rows, \([0-9.]*\) MiB of maps; sampling \([0-9]*\) ms.*/\4 \3 \1 \2/p' \
-			"$W/startup.err" >>"$W/startup"
-		log "nginx start-up run $r: $(tail -1 "$W/startup") (ms MiB files rows)"
-	done
+	startup_runs "$TARGET_PID" startup nginx
 fi
 
 # A process that has mapped 250 libraries of 200 functions each (distinct files, built
@@ -129,12 +136,7 @@ if want libs; then
 	lp=$!; started $lp
 	sleep 1
 	log "host with $(grep -c 'libs\.d/lib.*\.so' /proc/$lp/maps) mappings of its libraries"
-	for r in 1 2 3; do
-		"$LF" -p "$lp" -d 1 --stats -o "$W/libs.folded" 2>"$W/libs.err"
-		sed -n 's/.*unwind tables: \([0-9]*\) files, \([0-9]*\) rows, \([0-9.]*\) MiB of maps; sampling \([0-9]*\) ms.*/\4 \3 \1 \2/p' \
-			"$W/libs.err" >>"$W/libs"
-		log "250-library start-up run $r: $(tail -1 "$W/libs") (ms MiB files rows)"
-	done
+	startup_runs "$lp" libs 250-library
 	kill "$lp"; forget "$lp"
 fi
 

@@ -15,17 +15,21 @@ build_host() { # NAME CFLAGS LIB DECOY
 	check "$1: the host's own data holds the decoy version string" grep -Fq "$4" "$OUT/$1"
 }
 
-profile_host() { # NAME LIBRE RESUME SORT
+record_host() { # NAME: 3 s of the host running the workload, into $OUT/NAME.folded (F) and .log
 	bg_start "$OUT/$1" "$ROOT/tests/lua/embed_work.lua"
 	sleep 0.5
 	"$LF" -p "$LAST_PID" -d 3 -F 499 -o "$OUT/$1.folded" >"$OUT/$1.log" 2>&1
 	check "$1: exit status 0" [ $? = 0 ]
 	kill "$LAST_PID" 2>/dev/null
 	F=$OUT/$1.folded
-	check "$1: the runtime is the library ($2), not the host" grep -Eq " in [^ ]*$2" "$OUT/$1.log"
-	check "$1: the run line does not name the host as the runtime" sh -c "! grep -Eq ' in [^ ]*/$1,' '$OUT/$1.log'"
 	lua=$(share "$F" 'main chunk \(')
 	check "$1: >= 90% of samples carry Lua frames ($lua%)" [ "$lua" -ge 90 ]
+}
+
+profile_host() { # NAME LIBRE RESUME SORT
+	record_host "$1"
+	check "$1: the runtime is the library ($2), not the host" grep -Eq " in [^ ]*$2" "$OUT/$1.log"
+	check "$1: the run line does not name the host as the runtime" sh -c "! grep -Eq ' in [^ ]*/$1,' '$OUT/$1.log'"
 	# Lua names neither a coroutine's body nor a comparator called by sort: '?' (line defined)
 	co=$(share "$F" "driver \\([^;]*\\);$3;(.*;)?\\? \\([^;]*embed_work\\.lua:8\\);work \\(")
 	check "$1: coroutine body under $3 ($co%)" [ "$co" -ge 15 ]
@@ -43,15 +47,8 @@ build_static() { # NAME COMPILER LUAVERSION LIB
 }
 
 profile_static() { # NAME LUAVERSION
-	bg_start "$OUT/$1" "$ROOT/tests/lua/embed_work.lua"
-	sleep 0.5
-	"$LF" -p "$LAST_PID" -d 3 -F 499 -o "$OUT/$1.folded" >"$OUT/$1.log" 2>&1
-	check "$1: exit status 0" [ $? = 0 ]
-	kill "$LAST_PID" 2>/dev/null
-	F=$OUT/$1.folded
+	record_host "$1"
 	check "$1: the host holds the runtime and its VM" grep -Eq ": Lua $2\.[0-9]+ in $OUT/$1, 1 VM found" "$OUT/$1.log"
-	lua=$(share "$F" 'main chunk \(')
-	check "$1: >= 90% of samples carry Lua frames ($lua%)" [ "$lua" -ge 90 ]
 	# the host's native root (_start .. main, unnamed) is the same under every Lua stack
 	roots=$(grep 'main chunk (' "$F" | sed 's/;main chunk (.*//' | sort -u)
 	check "$1: one native root under every Lua stack ($(echo "$roots" | wc -l))" [ "$(echo "$roots" | wc -l)" = 1 ]

@@ -116,9 +116,12 @@ static __always_inline void count_stack(struct lf_stack *s)
 		stat_inc(LF_STAT_LOST_MAPFULL);
 }
 
+/* Tail-called programs: the native walk (again, for the next frames) and, in the program
+ * built without bpf_loop, the Lua walk, which verifiers before 5.17 take only on its own. */
+enum { LF_TAIL_UNWIND, LF_TAIL_LUA };
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, __u32);
 } tails SEC(".maps");
@@ -170,10 +173,8 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_
 	return u->ip ? 0 : -1;
 }
 
-/* Ends the user part of a sample. Only the walk's own end (with_lua) appends Lua frames:
- * the verifier checks every inlined copy of the Lua walkers on its own, which costs the
- * program's load time, and a sample whose native walk never started has no Lua position. */
-static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, int rc, int with_lua)
+/* The native part's end: its last word, and whether it reached the root. */
+static __always_inline void end_walk(struct lf_stack *s, struct lf_ustate *u, int rc)
 {
 	rt_walk_end(u);
 	fold_deep(s, u);
@@ -189,8 +190,11 @@ static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, in
 		s->flags |= LF_FLAG_COMPLETE;
 		stat_inc(LF_STAT_COMPLETE);
 	}
-	if (walk_lua && with_lua)
-		rt_append(s, u);
+}
+
+/* The sample's statistics, and the stack counted. */
+static __always_inline void end_counts(struct lf_stack *s, struct lf_ustate *u)
+{
 	if (u->lua_short)
 		stat_inc(LF_STAT_LUA_NO_LOOP);
 	if (u->lua_elided)
@@ -201,6 +205,42 @@ static __always_inline void end_user(struct lf_stack *s, struct lf_ustate *u, in
 		stat_inc(LF_STAT_VM_UNKNOWN);
 	s->nuser = u->n < LF_MAX_USTACK ? u->n : LF_MAX_USTACK;
 	count_stack(s);
+}
+
+/* Ends the user part of a sample. Only the walk's own end (with_lua) appends Lua frames:
+ * the verifier checks every inlined copy of the Lua walkers on its own, which costs the
+ * program's load time, and a sample whose native walk never started has no Lua position. */
+static __always_inline void end_user(struct bpf_perf_event_data *ctx, struct lf_stack *s, struct lf_ustate *u,
+				     int rc, int with_lua)
+{
+	end_walk(s, u, rc);
+	if (walk_lua && with_lua) {
+#ifdef LF_NO_BPF_LOOP
+		bpf_tail_call(ctx, &tails, LF_TAIL_LUA); /* on success, lua_part ends the sample */
+#else
+		(void)ctx;
+		rt_append(s, u);
+#endif
+	}
+	end_counts(s, u);
+}
+
+/* The Lua part of a sample whose native walk is done (the program built without bpf_loop). */
+SEC("perf_event")
+int lua_part(struct bpf_perf_event_data *ctx)
+{
+	__u32 zero = 0;
+	struct lf_stack *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	(void)ctx;
+	if (!s || !u)
+		return 0;
+#ifdef LF_NO_BPF_LOOP
+	if (walk_lua)
+		rt_append(s, u);
+#endif
+	end_counts(s, u);
+	return 0;
 }
 
 #ifndef LF_NO_BPF_LOOP
@@ -232,7 +272,7 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
 	rt_begin(u, pid);
 	if (!p) {
-		end_user(s, u, LF_MARK_NO_PROC, 0);
+		end_user(ctx, s, u, LF_MARK_NO_PROC, 0);
 		return 0;
 	}
 	int rc = 0;
@@ -253,10 +293,10 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 	}
 	if (rc == 0) {
 		if (++u->tails < LF_MAX_TAILS)
-			bpf_tail_call(ctx, &tails, 0);
+			bpf_tail_call(ctx, &tails, LF_TAIL_UNWIND);
 		rc = LF_MARK_TRUNCATED;
 	}
-	end_user(s, u, rc, 1);
+	end_user(ctx, s, u, rc, 1);
 	return 0;
 }
 
@@ -291,10 +331,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	s->nuser = 0;
 	if (user_regs(ctx, u)) {
 		stat_inc(LF_STAT_USTACK_ERR);
-		end_user(s, u, LF_MARK_NO_USTACK, 0);
+		end_user(ctx, s, u, LF_MARK_NO_USTACK, 0);
 		return 0;
 	}
-	bpf_tail_call(ctx, &tails, 0);
-	end_user(s, u, LF_MARK_TRUNCATED, 0); /* tail call failed */
+	bpf_tail_call(ctx, &tails, LF_TAIL_UNWIND);
+	end_user(ctx, s, u, LF_MARK_TRUNCATED, 0); /* tail call failed */
 	return 0;
 }

@@ -8,7 +8,9 @@
 #include "runtime.bpf.h"
 
 #define LF_STEPS_PER_CALL 2 /* without bpf_loop: frames per tail call */
-#define LF_MAX_TAILS      ((LF_MAX_USTACK + LF_STEPS_PER_CALL - 1) / LF_STEPS_PER_CALL)
+/* Tail calls of the native walk; the kernel allows 32 in a chain (33 from 5.12), and the
+ * program built without bpf_loop keeps one for its Lua walk and one for on_sample's. */
+#define LF_MAX_TAILS      30
 
 
 /* x86-64 rt_sigreturn trampoline: mov $15,%rax; syscall. */

@@ -219,12 +219,14 @@ int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut)
 			   bpf_map__fd(k->maps.rules), bpf_map__fd(k->maps.files),
 			   bpf_map__max_entries(k->maps.files), bpf_map__fd(k->maps.procs)))
 		return -1;
-	__u32 key = 0;
-	int prog = bpf_program__fd(k->progs.unwind_user);
-	if (bpf_map_update_elem(bpf_map__fd(k->maps.tails), &key, &prog, BPF_ANY)) {
-		warnx_lf("cannot install the unwinder program: %s", strerror(errno));
-		return -1;
-	}
+	/* tails: the native walk, then the Lua walk (used only by the program built without
+	 * bpf_loop; bpf/profile.bpf.c) */
+	int progs[2] = { bpf_program__fd(k->progs.unwind_user), bpf_program__fd(k->progs.lua_part) };
+	for (__u32 key = 0; key < 2; key++)
+		if (bpf_map_update_elem(bpf_map__fd(k->maps.tails), &key, &progs[key], BPF_ANY)) {
+			warnx_lf("cannot install the unwinder programs: %s", strerror(errno));
+			return -1;
+		}
 	return 0;
 }
 

@@ -203,7 +203,7 @@ static __always_inline void lua_emit_ci(struct lua_walk *w)
 	else
 		pc = ci_u64(u, c->ci_savedpc);
 	/* the fingerprint rides in the bits the address and the pc leave free */
-	__u32 fp = lf_proto_fp(u, &c->fp, proto);
+	__u32 fp = lf_proto_fp(u, w->s->pid, proto);
 	proto |= lf_fp_hi(fp);
 	flags |= lf_fp_lo(fp);
 	pc &= LF_ADDR_MASK;

@@ -13,7 +13,7 @@
 /* LuaJIT: a frame's function word and its pc word (*aux). A Lua function becomes its GCproto
  * with the proto's fingerprint in the bits the address and the pc leave free; anything else
  * (or a GCfunc that cannot be read) stays the GCfunc, for user space to look at. */
-static __always_inline void lj_frame_fp(struct lf_ustate *u, const struct lf_lj_cfg *c, __u64 *func,
+static __always_inline void lj_frame_fp(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u64 *func,
 					__u64 *aux)
 {
 	__u64 fn = *func;
@@ -28,7 +28,7 @@ static __always_inline void lj_frame_fp(struct lf_ustate *u, const struct lf_lj_
 			if (!c->gc64)
 				pc &= 0xffffffffULL;
 			if (pc > c->pt_size)
-				fp = lf_take_fp(u, &c->fp, pc - c->pt_size);
+				fp = lf_take_fp_of(pid, 1, pc - c->pt_size);
 			if (fp)
 				ptr = pc - c->pt_size;
 		}
@@ -139,7 +139,7 @@ static __noinline long lj_step_cb(__u32 idx, void *data)
 	}
 	__u64 centry = (typep == c->frame_c || typep == c->frame_cp) ? LF_LFLAG_CENTRY : 0;
 	__u64 aux = (w->pc & LF_ADDR_MASK) | centry;
-	lj_frame_fp(w->u, w->c, &func, &aux);
+	lj_frame_fp(w->u, w->c, w->s->pid, &func, &aux);
 	lj_put_frame(w, func, aux);
 	if ((typep & 3) == c->frame_lua) {
 		__u64 pc = c->gc64 ? (__u64)ftsz : (__u32)ftsz;

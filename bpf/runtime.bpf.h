@@ -11,6 +11,19 @@
 
 enum { LF_RT_NONE, LF_RT_PUC, LF_RT_LUAJIT };
 
+__noinline __u32 lf_take_fp_of(__u32 pid, __u32 lj, __u64 proto)
+{
+	__u32 zero = 0;
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	const struct lf_lua_cfg *pc = lj ? 0 : bpf_map_lookup_elem(&lua_cfgs, &pid);
+	const struct lf_lj_cfg *jc = lj ? bpf_map_lookup_elem(&lj_cfgs, &pid) : 0;
+	if (!u)
+		return 0;
+	if (pc)
+		return lf_take_fp(u, &pc->fp, proto);
+	return jc ? lf_take_fp(u, &jc->fp, proto) : 0;
+}
+
 /* At the start of a sample's walk: which runtime pid runs, and the file holding its VM. */
 static __always_inline void rt_begin(struct lf_ustate *u, __u32 pid)
 {

@@ -61,8 +61,6 @@ static __always_inline void reg_hit(__u32 i)
 		(*v)++;
 }
 
-/* The interpreter keeps its lua_State in a callee-saved register: the innermost frame of
- * the Lua core holding one tells which thread runs, and where its activation sits. */
 /* The outermost frame of the run of frames that held the lua_State seen last, as a second
  * position: a host without the VM's API symbols (a stripped static build) entered the VM at
  * or below the outermost frame that held its lua_State. */
@@ -72,6 +70,8 @@ static __always_inline void close_lua_run(struct lf_ustate *u)
 		lf_note_position_at(u, u->last_cand, u->cand_frame);
 }
 
+/* The interpreter keeps its lua_State in a callee-saved register: the innermost frame of
+ * the Lua core holding one tells which thread runs, and where its activation sits. */
 static __always_inline void note_lua_state(struct lf_ustate *u, __u32 pid)
 {
 	/* Callee-saved registers rarely change from one frame to the next: reuse the last

@@ -66,6 +66,7 @@ struct lf_lj_cfg {
 	/* GCfunc: a Lua function's proto is fn->pc - pt_size (GCfuncL's pc points past it) */
 	__u16 fn_gct, fn_ffid, fn_pc, pt_size;
 	__u8 gct_func, ff_lua, pad3[2];
+	__u32 vm_lo, vm_hi;  /* the VM's own code (lj_vm), as pcs of the core file; 0, 0: unknown */
 	struct lf_fp_cfg fp;
 };
 

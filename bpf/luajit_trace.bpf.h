@@ -106,9 +106,9 @@ static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_
 
 /* Moves from inside the VM (or a trace running on its frame) to the VM's caller, restoring
  * what the VM saved in its C frame. Returns 0 or a mark. */
-static __always_inline int step_lj_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid)
+static __always_inline int step_lj_cframe_at(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u64 cf)
 {
-	__u64 g = lj_g_at(u, pid), cf = g ? lj_cframe(c, g) : 0, ra = 0;
+	__u64 ra = 0;
 	if (!cf || cf + 16 < u->sp)
 		return LF_MARK_FP_FAILED;
 	__u64 cfa = cf + c->cframe_size;
@@ -123,6 +123,12 @@ static __always_inline int step_lj_cframe(struct lf_ustate *u, const struct lf_l
 	u->exact = 0;
 	lj_note_cframe(u, c, pid);
 	return 0;
+}
+
+static __always_inline int step_lj_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid)
+{
+	__u64 g = lj_g_at(u, pid);
+	return step_lj_cframe_at(u, c, pid, g ? lj_cframe(c, g) : 0);
 }
 
 #define LF_LJ_EXIT_SLACK 64 /* bytes the VM's trace-exit code keeps below its C frame */
@@ -142,6 +148,35 @@ static __always_inline int lj_leaf_in_vm(struct lf_ustate *u, const struct lf_lj
 		return 0;
 	u->lj_g = g;
 	return 1;
+}
+
+#define LF_LJ_EXIT_STATE 65536 /* bytes below the C frame a trace's spill slots and exit state take, at most */
+
+/* A frame in the VM's own code (pc in [vm_lo, vm_hi)) whose rsp is below the VM's C frame:
+ * the trace-exit handler, which runs on the trace's frame and the registers it saved there
+ * and calls the exit's C code. The VM's unwind rule, written for rsp at the C frame, does not
+ * hold there; the VM's caller is found from that C frame: the first of L's chain of C frames
+ * (the exit's C code may have pushed newer ones below) that lies a little above rsp.
+ * Returns it, or 0. */
+static __always_inline __u64 lj_off_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u32 pc)
+{
+	if (pc < c->vm_lo || pc >= c->vm_hi)
+		return 0;
+	__u64 g = u->lj_g ? u->lj_g : lf_lj_pick_g(pid, u->sp);
+	__u64 cf = g ? lj_cframe(c, g) : 0;
+	for (int i = 0; i < 4 && cf; i++) {
+		if (cf > u->sp + 8) {
+			if (cf - u->sp > LF_LJ_EXIT_STATE)
+				return 0;
+			u->lj_g = g;
+			return cf;
+		}
+		__u64 prev = 0;
+		if (read_u64(cf + c->cframe_ofs_prev, &prev))
+			return 0;
+		cf = prev & c->cframe_rawmask;
+	}
+	return 0;
 }
 
 /* A trace: the frame becomes a [trace N] marker, then unwinding continues from the VM's

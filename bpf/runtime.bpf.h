@@ -51,6 +51,19 @@ static __always_inline int rt_core_frame(struct lf_ustate *u, struct lf_stack *s
 	return c && lj_leaf_in_vm(u, c, pid) ? step_lj_cframe(u, c, pid) : -1;
 }
 
+/* A frame of the VM's file at pc, before its unwind rule is followed: LuaJIT's trace-exit
+ * handler, off its C frame, steps from that frame. Returns a step's result, or -1 to follow
+ * the rule. */
+static __always_inline int rt_core_rule(struct lf_ustate *u, struct lf_stack *s, __u32 pc)
+{
+	__u32 pid = s->pid;
+	if (u->runtime != LF_RT_LUAJIT)
+		return -1;
+	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	__u64 cf = c ? lj_off_cframe(u, c, pid, pc) : 0;
+	return cf ? step_lj_cframe_at(u, c, pid, cf) : -1;
+}
+
 /* After a step out of a frame of the VM's file: LuaJIT's C frames tell where each of its
  * lua_States ran. */
 static __always_inline void rt_core_stepped(struct lf_ustate *u, struct lf_stack *s)

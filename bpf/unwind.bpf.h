@@ -190,6 +190,11 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 			s->user[u->cur & (LF_MAX_USTACK - 1)] = lf_word(LF_TAG_EXACT, u->ip);
 		return step_signal(u);
 	}
+	if (m->file == u->core_file) {
+		int rc = rt_core_rule(u, s, pc);
+		if (rc >= 0)
+			return rc;
+	}
 	__u64 leaf_sp = u->exact && u->n == 1 ? u->sp : 0, bp_before = u->bp;
 	int rc = step_rule(u, r);
 	if (rc == 0 && u->ip == 0)

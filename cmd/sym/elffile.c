@@ -220,7 +220,7 @@ static void find_eh_sections(struct elf_file *ef)
 		ef->nspans = cfi_fde_spans(ef->ehframe, ef->ehframe_len, ef->ehframe_addr, &ef->spans);
 }
 
-static int span_func_start(const struct elf_file *ef, uint64_t vaddr, uint64_t *start)
+static int span_func_range(const struct elf_file *ef, uint64_t vaddr, uint64_t *start, uint64_t *end)
 {
 	size_t lo = 0, hi = ef->nspans;
 	while (lo < hi) {   /* lo: the first span starting after vaddr */
@@ -233,6 +233,7 @@ static int span_func_start(const struct elf_file *ef, uint64_t vaddr, uint64_t *
 	if (lo == 0 || vaddr >= ef->spans[lo - 1].end)
 		return -1;
 	*start = ef->spans[lo - 1].start;
+	*end = ef->spans[lo - 1].end;
 	return 0;
 }
 
@@ -242,10 +243,16 @@ static int span_func_start(const struct elf_file *ef, uint64_t vaddr, uint64_t *
  * where the function ends (read by the CFI parser). */
 int elf_file_func_start(struct elf_file *ef, uint64_t vaddr, uint64_t *start)
 {
+	uint64_t end;
+	return elf_file_func_range(ef, vaddr, start, &end);
+}
+
+int elf_file_func_range(struct elf_file *ef, uint64_t vaddr, uint64_t *start, uint64_t *end)
+{
 	if (!ef->ehhdr_state)
 		find_eh_sections(ef);
 	if (ef->ehhdr_state < 0)
-		return span_func_start(ef, vaddr, start);
+		return span_func_range(ef, vaddr, start, end);
 	uint64_t hdr = ef->ehhdr_addr;
 	const unsigned char *p = ef->ehhdr;
 	if (p[0] != 1 || p[2] != 0x03 || p[3] != 0x3b) /* fde_count udata4, table datarel sdata4 */
@@ -287,5 +294,6 @@ int elf_file_func_start(struct elf_file *ef, uint64_t vaddr, uint64_t *start)
 	if (ef->fde_len[i] == UINT32_MAX || vaddr - loc >= ef->fde_len[i])
 		return -1;   /* in a gap between functions */
 	*start = loc;
+	*end = loc + ef->fde_len[i];
 	return 0;
 }

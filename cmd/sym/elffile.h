@@ -47,6 +47,8 @@ size_t elf_file_read_vaddr(const struct elf_file *ef, uint64_t vaddr, void *buf,
 /* Start of the function covering vaddr: the initial location of the FDE whose range holds it,
  * found through the .eh_frame_hdr search table. 0, or -1 when no FDE covers vaddr. */
 int elf_file_func_start(struct elf_file *ef, uint64_t vaddr, uint64_t *start);
+/* The same, with the function's end (its FDE's). */
+int elf_file_func_range(struct elf_file *ef, uint64_t vaddr, uint64_t *start, uint64_t *end);
 /* Section data by name (decompressed if needed); NULL when absent or unreadable. */
 Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr, int *type);
 #endif

@@ -33,6 +33,7 @@ static int scan(struct runtime *rt)
 	rt->nvms = luajit_runtime_scan(vm);
 	if (rt->nvms)
 		snprintf(rt->variant, sizeof(rt->variant), "%s", vm->lay->name);
+	luajit_runtime_vm_code(vm);
 	return rt->nvms;
 }
 
@@ -53,7 +54,9 @@ static int refresh(struct runtime *rt, struct sampler *smp, int full)
 		return 0;
 	}
 	rt->nvms = vm->ngs;
-	return n != vm->ngs || memcmp(before, vm->gs, sizeof(before)) != 0;
+	int had_code = vm->vm_hi != 0;
+	luajit_runtime_vm_code(vm);
+	return n != vm->ngs || memcmp(before, vm->gs, sizeof(before)) != 0 || had_code != (vm->vm_hi != 0);
 }
 
 static size_t bpf_cfg(const struct runtime *rt, uint32_t core_file, void *out, size_t max)

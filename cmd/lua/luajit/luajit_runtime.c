@@ -93,6 +93,45 @@ int luajit_runtime_scan(struct luajit_runtime *rt)
 	return rt->ngs;
 }
 
+/* The core file's mapping holding addr, and addr as a pc of that file. */
+static int core_pc(const struct luajit_runtime *rt, uint64_t addr, struct elf_file **ef, uint64_t *pc)
+{
+	struct proc_maps pm;
+	int rc = -1;
+	if (proc_read_maps(rt->pid, &pm))
+		return -1;
+	for (size_t i = 0; i < pm.n && rc; i++) {
+		const struct mapping *m = &pm.m[i];
+		if (addr < m->start || addr >= m->end || m->dev != rt->core_dev || m->inode != rt->core_inode)
+			continue;
+		int fd = proc_open_mapped(rt->pid, m);
+		*ef = fd >= 0 ? elf_file_open_fd(fd) : NULL;
+		if (*ef && elf_file_off_to_vaddr(*ef, addr - m->start + m->pgoff, pc) == 0)
+			rc = 0;
+		else if (*ef)
+			elf_file_close(*ef);
+	}
+	proc_maps_free(&pm);
+	return rc;
+}
+
+void luajit_runtime_vm_code(struct luajit_runtime *rt)
+{
+	uint64_t handler = 0, pc, lo, hi;
+	struct elf_file *ef;
+	if (rt->vm_hi || !rt->ngs || !rt->lay)
+		return;
+	uint64_t dispatch = rt->gs[0] - (uint64_t)rt->lay->gg_g + (uint64_t)rt->lay->gg_dispatch;
+	if (proc_read_mem(rt->pid, dispatch, &handler, sizeof(handler)) != (ssize_t)sizeof(handler) ||
+	    core_pc(rt, handler, &ef, &pc))
+		return;
+	if (elf_file_func_range(ef, pc, &lo, &hi) == 0 && hi <= UINT32_MAX) {
+		rt->vm_lo = (uint32_t)lo;
+		rt->vm_hi = (uint32_t)hi;
+	}
+	elf_file_close(ef);
+}
+
 void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, struct lf_lj_cfg *c)
 {
 	const struct luajit_layout *l = rt->lay;
@@ -130,5 +169,7 @@ void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, str
 	c->pt_size = (__u16)l->pt_size;
 	c->gct_func = (__u8)l->gct_func;
 	c->ff_lua = (__u8)l->ff_lua;
+	c->vm_lo = rt->vm_lo;
+	c->vm_hi = rt->vm_hi;
 	luajit_fp_cfg(l, &c->fp);
 }

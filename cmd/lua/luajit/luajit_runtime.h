@@ -17,6 +17,7 @@ struct luajit_runtime {
 	uint64_t core_dev, core_inode;
 	uint64_t gs[LF_MAX_GS];
 	int ngs;
+	uint32_t vm_lo, vm_hi; /* the VM's own code (its FDE), as pcs of the core file; 0, 0: not known yet */
 };
 
 /* 0 when pid maps a LuaJIT core (rt->facts says which); -1 otherwise. */
@@ -24,5 +25,8 @@ int luajit_runtime_detect(pid_t pid, struct luajit_runtime *rt);
 /* Finds global states; when the file did not tell GC64 from not, the layout whose
  * GG_State is found decides. Returns the number found. */
 int luajit_runtime_scan(struct luajit_runtime *rt);
+/* Once a VM is known: where the VM's own code lies in the core file, from the FDE holding
+ * the first handler of its dispatch table. */
+void luajit_runtime_vm_code(struct luajit_runtime *rt);
 void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, struct lf_lj_cfg *out);
 #endif

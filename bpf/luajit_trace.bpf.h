@@ -165,6 +165,8 @@ static __always_inline __u64 lj_off_cframe(struct lf_ustate *u, const struct lf_
 	__u64 g = u->lj_g ? u->lj_g : lf_lj_pick_g(pid, u->sp);
 	__u64 cf = g ? lj_cframe(c, g) : 0;
 	for (int i = 0; i < 4 && cf; i++) {
+		if (cf >= u->sp && cf <= u->sp + 8)
+			return 0; /* the VM on one of its C frames: its rule holds */
 		if (cf > u->sp + 8) {
 			if (cf - u->sp > LF_LJ_EXIT_STATE)
 				return 0;

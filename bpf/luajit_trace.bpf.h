@@ -131,20 +131,18 @@ static __always_inline int step_lj_cframe(struct lf_ustate *u, const struct lf_l
 	return step_lj_cframe_at(u, c, pid, g ? lj_cframe(c, g) : 0);
 }
 
-#define LF_LJ_EXIT_SLACK 64 /* bytes the VM's trace-exit code keeps below its C frame */
-
-/* Whether the sample's leaf runs on the VM's C frame: in the interpreter or a helper it
- * called (rsp is the cframe, or one return address below it), or in the VM's code that
- * leaves a trace, which runs a few words below the cframe, where the VM's unwind table,
- * written for rsp at the cframe, does not hold. */
+/* Whether the sample's leaf runs on the VM's C frame (in the interpreter or a helper it
+ * called): rsp is the cframe, or one return address below it. The VM's code off its C frame
+ * (leaving a trace) is found by lj_off_cframe. */
 static __always_inline int lj_leaf_in_vm(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid)
 {
 	__s32 vmstate = 0;
 	__u64 g = u->lj_g ? u->lj_g : lf_lj_pick_g(pid, u->sp);
-	if (!g || bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate)))
+	if (!g || bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate)) ||
+	    vmstate != ~(__s32)c->vmst_interp)
 		return 0;
 	__u64 cf = lj_cframe(c, g);
-	if (!cf || u->sp > cf || cf - u->sp > (vmstate == ~(__s32)c->vmst_interp ? 8 : LF_LJ_EXIT_SLACK))
+	if (!cf || (u->sp != cf && u->sp + 8 != cf))
 		return 0;
 	u->lj_g = g;
 	return 1;

@@ -528,18 +528,37 @@ int cfi_finish(struct cfi_table *t)
 	return 0;
 }
 
-/* Inserts row at index i of a finished table. */
-static int insert_row(struct cfi_table *t, size_t i, const struct cfi_row *row)
+/* Inserts n rows at index i of a finished table. */
+static int insert_rows(struct cfi_table *t, size_t i, const struct cfi_row *row, size_t n)
 {
-	struct cfi_row *rows = realloc(t->rows, (t->n + 1) * sizeof(*rows));
+	struct cfi_row *rows = realloc(t->rows, (t->n + n) * sizeof(*rows));
 	if (!rows)
 		return -1;
-	memmove(rows + i + 1, rows + i, (t->n - i) * sizeof(*rows));
-	rows[i] = *row;
+	memmove(rows + i + n, rows + i, (t->n - i) * sizeof(*rows));
+	memcpy(rows + i, row, n * sizeof(*rows));
 	t->rows = rows;
-	t->n++;
+	t->n += n;
 	t->cap = t->n;
 	return 0;
+}
+
+int cfi_fill_gap(struct cfi_table *t, const struct cfi_row *rows, size_t n, uint64_t end)
+{
+	if (!n || rows[0].pc >= end)
+		return 1;
+	const struct cfi_row *at = cfi_lookup(t, rows[0].pc);
+	size_t i = at ? (size_t)(at - t->rows) + 1 : 0; /* first row after the start */
+	if ((at && at->kind != CFI_ROW_END) || (i < t->n && t->rows[i].pc < end))
+		return 1;                    /* described by an FDE, at least in part */
+	struct cfi_row gap = { .pc = end, .kind = CFI_ROW_END };
+	if (i == t->n || t->rows[i].pc != end) /* the rest up to the next FDE stays a gap */
+		if (insert_rows(t, i, &gap, 1))
+			return -1;
+	if (at && at->pc == rows[0].pc) {    /* an END exactly at the start gives way */
+		t->rows[i - 1] = rows[0];
+		return insert_rows(t, i, rows + 1, n - 1);
+	}
+	return insert_rows(t, i, rows, n);
 }
 
 int cfi_mark_entry(struct cfi_table *t, uint64_t entry)
@@ -551,15 +570,7 @@ int cfi_mark_entry(struct cfi_table *t, uint64_t entry)
 	uint64_t end = i < t->n && t->rows[i].pc - entry < CFI_ENTRY_SPAN ? t->rows[i].pc
 									 : entry + CFI_ENTRY_SPAN;
 	struct cfi_row stop = { .pc = entry, .kind = CFI_ROW_STOP };
-	struct cfi_row gap = { .pc = end, .kind = CFI_ROW_END };
-	if (i == t->n || t->rows[i].pc != end) /* the rest up to the next FDE stays a gap */
-		if (insert_row(t, i, &gap))
-			return -1;
-	if (at && at->pc == entry) {         /* an END exactly at entry becomes the STOP */
-		t->rows[i - 1] = stop;
-		return 0;
-	}
-	return insert_row(t, i, &stop);
+	return cfi_fill_gap(t, &stop, 1, end) < 0 ? -1 : 0;
 }
 
 /* Length of the x86-64 NOP at p (0x90, or 0f 1f /0 with any operand, after 66/2e prefixes),

@@ -132,6 +132,17 @@ int cfi_finish(struct cfi_table *t);
 #define CFI_ENTRY_SPAN 256
 int cfi_mark_entry(struct cfi_table *t, uint64_t entry);
 
+/* Puts n rows (pcs increasing from rows[0].pc) into a finished table, the range
+ * [rows[0].pc, end) with them, when no FDE describes any of that range. Returns 0 when done,
+ * 1 when the range is (partly) described already, -1 on allocation failure. */
+int cfi_fill_gap(struct cfi_table *t, const struct cfi_row *rows, size_t n, uint64_t end);
+
+/* Describes a .init or .fini section at addr (its code bytes: code, n) when it is glibc's
+ * crti/crtn frame, which has no CFI: `[endbr64] sub $8,%rsp` ... `add $8,%rsp; ret`. The
+ * loader runs each library's _init as the first code of its file, so a sample in the page
+ * fault that brings that code in is common. Returns as cfi_fill_gap, 1 also for other code. */
+int cfi_describe_crt(struct cfi_table *t, uint64_t addr, const uint8_t *code, size_t n);
+
 /* Gives alignment padding between two FDEs the rules of the function after it when the
  * padding is nothing but NOPs: hand-written assembly falls through it (glibc's
  * __memcpy_chk_* checks the size, then runs on through the padding into memmove), so a

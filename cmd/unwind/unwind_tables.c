@@ -129,6 +129,19 @@ static void parse_section(struct cfi_table *ct, struct elf_file *ef, const char 
 		cfi_parse(ct, d->d_buf, d->d_size, addr, debug);
 }
 
+/* The crti/crtn frames of .init and .fini, which no FDE covers (see cfi_describe_crt). */
+static void describe_crt(struct cfi_table *ct, struct elf_file *ef)
+{
+	static const char *const names[] = { ".init", ".fini" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		uint64_t addr = 0;
+		int type = 0;
+		Elf_Data *d = elf_file_section(ef, names[i], &addr, &type);
+		if (d && d->d_buf && type == SHT_PROGBITS)
+			cfi_describe_crt(ct, addr, d->d_buf, d->d_size);
+	}
+}
+
 static void add_rows(struct unwind_tables *t, struct cfi_table *ct, struct lf_file *fi)
 {
 	fi->row_start = (uint32_t)t->nrows;
@@ -195,6 +208,7 @@ static uint32_t add_file(struct unwind_tables *t, struct elf_file *ef, uint64_t 
 		struct code_window w = { .ef = ef };
 		cfi_fill_padding(&ct, read_code, &w);
 		free(w.buf);
+		describe_crt(&ct, ef);
 		add_rows(t, &ct, &t->finfo[f->index]);
 		if (t->say_slow_at && now_sec() >= t->say_slow_at) {
 			info_lf("still reading unwind tables (%zu files, %zu rows so far); sampling starts once "

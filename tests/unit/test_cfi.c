@@ -462,6 +462,45 @@ static void test_fill_padding(void)
 	cfi_free(&t);
 }
 
+/* glibc's crti/crtn frame in .init (libreadline.so.8.2's, byte for byte) and .fini (with
+ * endbr64): one word pushed after the prologue, popped before the ret. Other code, or a
+ * range an FDE covers even in part, is left alone. */
+static void test_crt_frames(void)
+{
+	struct buf b = { .n = 0 };
+	size_t cie = std_cie(&b);
+	const uint8_t in[] = { 0x41, 0x0e, 16 };
+	eh_fde(&b, cie, 0x1020, 0x10, in, sizeof(in));
+	eh_fde(&b, cie, 0x1100, 0x10, in, sizeof(in));
+	struct cfi_table t = parse(&b, 0, 0);
+	const uint8_t init[] = { 0x48, 0x83, 0xec, 0x08, 0x48, 0x8b, 0x05, 0xed, 0x8a, 0x03, 0x00,
+				 0x48, 0x85, 0xc0, 0x74, 0x02, 0xff, 0xd0, 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	const uint8_t fini[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x83, 0xec, 0x08,
+				 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	const uint8_t other[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	CHECK_INT(cfi_describe_crt(&t, 0x1000, init, sizeof(init)), 0);
+	CHECK_INT(cfi_describe_crt(&t, 0x1030, fini, sizeof(fini)), 0); /* right where an FDE ends */
+	CHECK_INT(cfi_describe_crt(&t, 0x1060, other, sizeof(other)), 1);
+	CHECK_INT(cfi_describe_crt(&t, 0x10f8, fini, sizeof(fini)), 1);  /* runs into an FDE */
+	CHECK_INT(cfi_describe_crt(&t, 0x1105, fini, sizeof(fini)), 1);  /* inside one */
+	NORMAL(&t, 0x1000, RSP, 8);
+	NORMAL(&t, 0x1003, RSP, 8);
+	NORMAL(&t, 0x1004, RSP, 16);
+	NORMAL(&t, 0x1012, RSP, 16);
+	NORMAL(&t, 0x1016, RSP, 8);
+	KIND(&t, 0x1017, CFI_ROW_END, -1);
+	NORMAL(&t, 0x1021, RSP, 16);
+	NORMAL(&t, 0x1030, RSP, 8);
+	NORMAL(&t, 0x1038, RSP, 16);
+	NORMAL(&t, 0x103c, RSP, 8);
+	KIND(&t, 0x103d, CFI_ROW_END, -1);
+	KIND(&t, 0x1060, CFI_ROW_END, -1);
+	KIND(&t, 0x10f8, CFI_ROW_END, -1);
+	NORMAL(&t, 0x1105, RSP, 16);
+	CHECK(well_formed(&t));
+	cfi_free(&t);
+}
+
 /* GNU ld's .plt expressions with each threshold ld uses, a different base offset, and near
  * misses that must not be taken for them. */
 static void test_plt_expressions(void)
@@ -1406,6 +1445,7 @@ int main(int argc, char **argv)
 	RUN(test_cfa_in_callee_saved);
 	RUN(test_mark_entry);
 	RUN(test_fill_padding);
+	RUN(test_crt_frames);
 	RUN(test_plt_expressions);
 	RUN(test_advance_forms);
 	RUN(test_advance_past_end);

@@ -17,9 +17,11 @@ struct {
 } lua_cfgs SEC(".maps");
 
 
-/* Before user space has found any VM of the process (a command that has just made its
- * first one): a lua_State is an object tagged as a thread whose global state's main thread
- * points back to that global state. The sample says so, and user space looks at once. */
+/* A lua_State of a VM user space has not found yet (a command's first VM, a thread's VM
+ * made while recording): an object tagged as a thread whose global state's main thread
+ * points back to that global state. The sample says so, and user space looks at once. The
+ * tag is read first, next to the l_G just read: most values that are not a lua_State stop
+ * there without a further read. */
 static __always_inline int lua_state_shape(const struct lf_lua_cfg *c, __u64 cand, __u64 g)
 {
 	__u8 tt;
@@ -43,7 +45,7 @@ __noinline int lf_lua_is_state(__u32 pid, __u64 cand)
 	for (__u32 i = 0; i < LF_MAX_GS; i++)
 		if (i < c->ngs && c->gs[i] == g)
 			return 1;
-	return !c->ngs && lua_state_shape(c, cand, g) ? 2 : 0;
+	return lua_state_shape(c, cand, g) ? 2 : 0;
 }
 
 struct {

@@ -93,6 +93,7 @@ void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_ta
 {
 	static double last, last_full = -1e9, full_every = 2.0, burst = 0.5;
 	static uint64_t misses;
+	static int fruitless; /* rescans for missed VMs in a row that found none */
 	int none = 0, missed = vm_misses > misses;
 	for (size_t i = 0; i < sc->ntargets && !none; i++)
 		none = sc->targets[i].rt && !sc->targets[i].rt->nvms;
@@ -102,18 +103,23 @@ void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_ta
 	if (!hurry && now - last < (none || missed ? 0.5 : 2.0))
 		return;
 	/* A full rescan finds VMs made while recording; it reads the target's memory, so it
-	 * comes as often as keeps its cost near 2% of a CPU, every 2 s at most. */
-	int full = missed || now - last_full >= full_every;
+	 * comes as often as keeps its cost near 2% of a CPU, every 2 s at most. Samples in a
+	 * VM not found yet call for one at once, unless the last such rescan found nothing (a
+	 * VM the scan cannot see): then they wait for the next regular one. */
+	int due = now - last_full >= full_every;
+	int full = due || (missed && (hurry || !fruitless));
 	last = now;
 	misses = vm_misses;
 	if (full)
 		last_full = now;
+	int found = 0;
 	for (size_t i = 0; i < sc->ntargets; i++) {
 		struct runtime *rt = sc->targets[i].rt;
 		int had = rt ? rt->nvms : 0;
 		if (!rt || !rt->ops->refresh || !rt->ops->refresh(rt, smp, full))
 			continue;
 		push(smp, ut, rt);
+		found |= rt->nvms > had;
 		if (!had && rt->nvms)
 			say_found(rt);
 	}
@@ -122,6 +128,7 @@ void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_ta
 		full_every = cost * 50 > 2.0 ? cost * 50 : 2.0;
 		if (hurry)
 			burst -= cost;
+		fruitless = found ? 0 : missed ? fruitless + 1 : fruitless;
 	}
 }
 

@@ -19,7 +19,8 @@ enum runtime_attach_result runtime_attach(struct stack_ctx *sc, struct sampler *
 /* Rescans the runtimes for VMs: twice a second while one has none, in full every 2 s or less
  * often as the scans cost more, and at once (twice a second at most; at every call while a
  * runtime has no VM at all, for half a second of scans in all) when vm_misses, the samples
- * the BPF side found running a VM it was not told of, grew. */
+ * the BPF side found running a VM it was not told of, grew; after such a rescan that found
+ * no VM, misses wait for the next regular one. */
 void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, double now,
 		     uint64_t vm_misses);
 /* Forgets pid's runtime on both sides (after exec: the old program's VM means nothing). */

@@ -88,8 +88,10 @@ static __always_inline int rt_jit_frame(struct lf_ustate *u, struct lf_stack *s)
 }
 
 /* A frame at a pc no known mapping covers: while a LuaJIT trace runs, machine code the JIT
- * mapped since the process's tables were last synced; it steps like any trace. Returns a
- * step's result, or -1 to report the unmapped pc. */
+ * mapped since the process's tables were last synced; it steps like any trace. A trace that
+ * called the GC (or other C code that sets its own VM state) is still running as long as
+ * jit_base is set: the VM clears it when a trace exits. Returns a step's result, or -1 to
+ * report the unmapped pc. */
 static __always_inline int rt_unmapped_frame(struct lf_ustate *u, struct lf_stack *s)
 {
 	__u32 pid = s->pid;
@@ -98,7 +100,10 @@ static __always_inline int rt_unmapped_frame(struct lf_ustate *u, struct lf_stac
 	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
 	__u64 g = !c ? 0 : u->lj_g ? u->lj_g : lf_lj_pick_g(pid, u->sp);
 	__s32 vmstate = -1;
-	if (!g || bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate)) || vmstate < 0)
+	if (c && !c->ngs)
+		u->vm_unknown = 1; /* a command's first traces, before its VM is found: look now */
+	if (!g || bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate)) ||
+	    (vmstate < 0 && !lj_ref(c, g + c->g_jit_base)))
 		return -1;
 	u->lj_g = g;
 	return step_lj_trace(u, s, c);

@@ -210,7 +210,15 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 		sb_puts(out, ";");
 		end_label(c, (pid_t)st->pid, ls.mark, ls.nnat > 0, ls.nnat ? ls.nat[ls.nnat - 1].addr : 0, out);
 	}
+	/* A thread's VM state ([GC]) follows its innermost Lua frame and the trace that runs
+	 * there: a trace that calls the GC is its caller. */
+	const struct lm_thread *state = NULL;
 	for (int i = 0; i < n; i++) {
+		int trace = mo[i].kind == LM_NATIVE && ls.nat[mo[i].a].tag == LF_TAG_LJTRACE;
+		if (state && !trace) {
+			rt->ops->thread_label(state, out);
+			state = NULL;
+		}
 		sb_puts(out, ";");
 		if (mo[i].kind == LM_NATIVE)
 			native_label(c, (pid_t)st->pid, &ls.nat[mo[i].a], out);
@@ -219,8 +227,10 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 		else
 			runtime_frame_label(rt, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
 		if (rt->ops->thread_label && mo[i].kind == LM_LUA && mo[i].b == 0)
-			rt->ops->thread_label(&ls.th[mo[i].a], out);
+			state = &ls.th[mo[i].a];
 	}
+	if (state)
+		rt->ops->thread_label(state, out);
 	return 0;
 }
 

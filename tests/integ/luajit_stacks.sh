@@ -57,6 +57,9 @@ run() {
 	expect_stack "$name: C calling back into Lua (table.sort comparator) in true order" "$F" \
 		";$(L sorter 62);table.sort;([^;]*;)*$(L '\?' 57);$(L work 8)"
 	expect_stack "$name: garbage collection under the allocating function, as [GC]" "$F" ";$(L garbage [0-9]+);(.*;)?\\[GC\\]"
+	# A trace that calls the GC is its caller: [GC] follows the trace's marker, never precedes it.
+	check "$name: [GC] never above a trace marker ($(count "$F" '\[GC\];\[(trace [0-9]+|jit code)\]'))" \
+		[ "$(count "$F" '\[GC\];\[(trace [0-9]+|jit code)\]')" = 0 ]
 	lua=$(share "$F" "\\($S:")
 	check "$name: ${lua}% of samples carry a Lua stack (>= 95%)" [ "$lua" -ge 95 ]
 	if [ "${1:-}" != -joff ]; then

@@ -197,8 +197,11 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	}
 	__u64 leaf_sp = u->exact && u->n == 1 ? u->sp : 0, bp_before = u->bp;
 	int rc = step_rule(u, r);
+	/* A thread's outermost frame says so in its rules (STOP: glibc's _start and clone3,
+	 * a program's entry point); a zero return address anywhere else is a walk gone wrong
+	 * or a runtime's own convention, not a stack known to be whole. */
 	if (rc == 0 && u->ip == 0)
-		return -1; /* zero return address: the outermost frame */
+		return LF_MARK_ZERO_RA;
 	if (rc == 0 && m->file == u->core_file)
 		rt_core_stepped(u, s);
 	/* Hand-written assembly (LuaJIT's VM helpers) can sit inside a bigger function's CFI

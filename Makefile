@@ -23,6 +23,9 @@ CFLAGS    := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
              -DLUA_FLAME_VERSION='"$(VERSION)"'
 LDFLAGS   := -static
 LIBS      := $(DEPPREFIX)/lib/libbpf.a $(DEPPREFIX)/lib/libelf.a $(DEPPREFIX)/lib/libz.a
+# The C++ runtime's demangler (cp-demangle, which needs only the C library); found at link
+# time, once the build packages are in.
+SUPCXX     = $(shell gcc -print-file-name=libsupc++.a)
 BPFCFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wextra -Werror \
              -I$(B) -I$(DEPPREFIX)/include -Ibpf
 
@@ -92,11 +95,11 @@ $(B)/%.o: %.S $(wildcard render/*.js render/*.css) | packages
 	$(CC) -c $< -o $@
 
 lua-flame: $(B)/cmd/main.o $(LIB_OBJS) $(DEPSTAMP)
-	$(CC) $(LDFLAGS) -o $@ $(B)/cmd/main.o $(LIB_OBJS) $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(B)/cmd/main.o $(LIB_OBJS) $(LIBS) $(SUPCXX)
 
 $(B)/tests/%: tests/unit/%.c $(LIB_OBJS) $(DEPSTAMP) tests/unit/check.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS)
+	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS) $(SUPCXX)
 
 test: lua-flame $(UNIT_BINS)
 	scripts/install-packages.sh --test

@@ -16,16 +16,18 @@ cp lua-flame "$stage/lua-flame"
 strip --strip-all "$stage/lua-flame"
 cp doc/lua-flame.1 README.md LICENSE "$stage/"
 
+GCCDOC=/usr/share/doc/gcc-$(gcc -dumpversion)-base
 srcversion() { sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$SRC/$1/debian/changelog"; }
 need() { [ -f "$1" ] || { echo "dist: $1 is missing (the static libraries' sources); run 'make deps'" >&2; exit 1; }; }
 for f in "$SRC/libbpf/LICENSE.BSD-2-Clause" "$SRC/libbpf/LICENSE.LGPL-2.1" "$SRC/elfutils/COPYING-GPLV2" \
-	"$SRC/elfutils/COPYING-LGPLV3" "$SRC/zlib/LICENSE" /usr/share/doc/musl/copyright; do need "$f"; done
+	"$SRC/elfutils/COPYING-LGPLV3" "$SRC/zlib/LICENSE" /usr/share/doc/musl/copyright "$GCCDOC/copyright"; do need "$f"; done
 cp "$SRC/libbpf/LICENSE.BSD-2-Clause" "$stage/licenses/libbpf.BSD-2-Clause"
 cp "$SRC/libbpf/LICENSE.LGPL-2.1" "$stage/licenses/libbpf.LGPL-2.1"
 cp "$SRC/elfutils/COPYING-GPLV2" "$stage/licenses/libelf.GPL-2.0"
 cp "$SRC/elfutils/COPYING-LGPLV3" "$stage/licenses/libelf.LGPL-3.0"
 cp "$SRC/zlib/LICENSE" "$stage/licenses/zlib.Zlib"
 cp /usr/share/doc/musl/copyright "$stage/licenses/musl.MIT"
+cp "$GCCDOC/copyright" "$stage/licenses/libsupc++.GPL-3.0-with-GCC-exception"
 musl=$(dpkg-query -W -f='${Version}' musl-dev)
 commit=$(git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 row() { printf '  %-10s %-28s %-34s %s\n' "$@"; }
@@ -38,6 +40,8 @@ row() { printf '  %-10s %-28s %-34s %s\n' "$@"; }
 	row libelf "elfutils $(srcversion elfutils)" "GPL-2.0+ OR LGPL-3.0+ (GPL-2.0+)" "source on request, as lua-flame"
 	row zlib "zlib $(srcversion zlib)" "Zlib" "nothing for binaries"
 	row musl "musl $musl" "MIT" "keep its notice and licence"
+	row libsupc++ "gcc-$(gcc -dumpversion) $(dpkg-query -W -f='${Version}' "libstdc++-$(gcc -dumpversion)-dev")" \
+		"GPL-3.0+ WITH GCC-exception-3.1" "nothing (the runtime library exception)"
 	echo
 	echo "The complete corresponding source of this binary is lua-flame's source at commit $commit and"
 	echo "the Debian source packages above ('apt-get source libbpf=VERSION' and so on); lua-flame's"

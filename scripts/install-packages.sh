@@ -4,11 +4,11 @@
 # fetch library sources. Idempotent: installs only what is missing.
 set -eu
 
-BUILD_PKGS="clang llvm bpftool musl-tools musl-dev linux-libc-dev libc6-dev make gcc git \
+BUILD_PKGS="clang llvm bpftool musl-tools musl-dev linux-libc-dev libc6-dev make gcc g++ git \
   dpkg-dev pkg-config file m4 bison flex gawk ca-certificates"
 DEMO_PKGS="lua5.4"
 # node and npm come with the machine (NodeSource); Debian's npm would conflict with them.
-TEST_PKGS="sysbench g++ libboost-context-dev lua5.1 lua5.2 lua5.3 lua5.4 luajit2 libxml2-utils nginx libnginx-mod-http-lua wrk \
+TEST_PKGS="sysbench libboost-context-dev lua5.1 lua5.2 lua5.3 lua5.4 luajit2 libxml2-utils nginx libnginx-mod-http-lua wrk \
   haproxy redis-server redis-tools tarantool libclang-rt-14-dev curl iproute2 binutils \
   liblua5.1-0-dev liblua5.2-dev liblua5.3-dev liblua5.4-dev golang-go valgrind chromium time \
   libluajit2-5.1-dev libc6-dbg gdb debootstrap jq zlib1g-dev \

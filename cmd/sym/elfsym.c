@@ -9,6 +9,7 @@
 
 #include "elfsym.h"
 #include "root_open.h"
+#include "demangle.h"
 #include "safe_name.h"
 #include "util.h"
 
@@ -19,6 +20,12 @@
 static void add_sym(struct elf_syms *s, uint64_t addr, uint64_t size, const char *name)
 {
 	size_t len = strcspn(name, "@"); /* symbol versions: foo@@GLIBC_2.34 is foo */
+	char readable[MAX_NAME + 1];
+	size_t dlen = demangle(name, len, readable, sizeof(readable));
+	if (dlen) {
+		name = readable;
+		len = dlen;
+	}
 	if (len > MAX_NAME)
 		len = MAX_NAME;
 	if (len == 0 || s->n >= MAX_SYMS)

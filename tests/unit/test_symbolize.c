@@ -1,7 +1,8 @@
 /* Unit tests for the ELF symbolizer: builds a small shared object with known functions
  * and checks that addresses inside them resolve to their names, that function starts
  * (the FDE covering an address) agree with `readelf --debug-dump=frames`, that frames
- * without a symbol are labelled by their function's start, and that maps lines parse. */
+ * without a symbol are labelled by their function's start, that maps lines parse, and that
+ * C++ names come out demangled. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "check.h"
+#include "demangle.h"
 #include "elffile.h"
 #include "elfsym.h"
 #include "proc.h"
@@ -260,6 +262,67 @@ static void parses_maps_lines(void)
 	CHECK(proc_parse_maps_line("2000-1000 r-xp 0 0:0 0", &m) != 0);
 }
 
+/* C++ names read as people read them, without parameters; anything else is left alone. */
+static void demangles_cxx_names(void)
+{
+	static const char *const cases[][2] = {
+		{ "_Z9nmap_mainiPPc", "nmap_main" },
+		{ "_ZN9tarantool5fiber3runEv", "tarantool::fiber::run" },
+		{ "_ZNSt6vectorIiSaIiEE9push_backERKi", "std::vector<int, std::allocator<int> >::push_back" },
+		{ "_ZNK3foo3barEv", "foo::bar" },              /* const method */
+		{ "_ZNKR3foo3bazEv", "foo::baz" },             /* const & method */
+		{ "_ZN3fooclEv", "foo::operator()" },
+		{ "_Z3fooi.cold", "foo [clone .cold]" },
+		{ "_ZN12_GLOBAL__N_13fooEv", "(anonymous namespace)::foo" },
+		{ "_Z3maxIiET_S0_S0_", "int max<int>" },       /* a template's return type stays */
+		{ "_ZZ4mainENKUlvE_clEv", "main::{lambda()#1}::operator()" },
+	};
+	char out[256];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = demangle(cases[i][0], strlen(cases[i][0]), out, sizeof(out));
+		CHECK(n == strlen(cases[i][1]));
+		CHECK_STR(n ? out : "", cases[i][1]);
+	}
+	CHECK(demangle("main", 4, out, sizeof(out)) == 0);
+	CHECK(demangle("_Zbogus", 7, out, sizeof(out)) == 0);
+	CHECK(demangle("_Z9nmap_mainiPPc@@V1", 16, out, sizeof(out)) == 9); /* len excludes the version */
+	CHECK(demangle("_ZN9tarantool5fiber3runEv", 25, out, 8) == 0);    /* does not fit */
+}
+
+/* Symbols of a C++ library come out demangled from the symbol table. */
+static void symbols_of_cxx_are_demangled(void)
+{
+	FILE *f = fopen("tests/out/unit_cxx.cc", "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("namespace shop { struct cart { int add(int x); int add(double x); }; }\n"
+	      "int shop::cart::add(int x) { return x * 3 + 1; }\n"
+	      "int shop::cart::add(double x) { return (int)x * 5; }\n", f);
+	fclose(f);
+	CHECK(system("g++ -O1 -shared -fPIC -o tests/out/unit_cxx.so tests/out/unit_cxx.cc") == 0);
+	int fd = open("tests/out/unit_cxx.so", O_RDONLY);
+	struct elf_file *ef = elf_file_open_fd(fd);
+	CHECK(ef != NULL);
+	if (!ef)
+		return;
+	struct elf_syms s = { 0 };
+	elfsyms_add_file(&s, ef);
+	elfsyms_finish(&s);
+	FILE *p = popen("nm tests/out/unit_cxx.so | awk '$3 ~ /^_ZN4shop4cart3add/ {print $1}'", "r");
+	unsigned long a;
+	int seen = 0;
+	while (p && fscanf(p, "%lx", &a) == 1) {
+		CHECK_STR(elfsyms_lookup(&s, a), "shop::cart::add");
+		seen++;
+	}
+	if (p)
+		pclose(p);
+	CHECK(seen == 2); /* both overloads, one name */
+	elfsyms_free(&s);
+	elf_file_close(ef);
+}
+
 int main(void)
 {
 	RUN(resolves_known_functions);
@@ -267,5 +330,7 @@ int main(void)
 	RUN(func_starts_match_readelf);
 	RUN(labels_name_the_function_start);
 	RUN(parses_maps_lines);
+	RUN(demangles_cxx_names);
+	RUN(symbols_of_cxx_are_demangled);
 	CHECK_EXIT();
 }

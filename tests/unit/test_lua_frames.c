@@ -538,8 +538,13 @@ static void test_cache(void)
 	F.reads = 0;
 	CHECK_INT(puc_call_name(L54, &M, p, after(code_at, 1), out, sizeof out), 0);
 	CHECK_STR(out, "f");
-	CHECK_INT(F.reads, 1);  /* the proto header only, to check it is the same proto */
+	CHECK_INT(F.reads, 3);  /* the proto and its fingerprint only, to check it is the same proto */
 	CHECK(first > 3);
+	uint32_t fp = puc_proto_fp(L54, &M, p);
+	F.reads = 0;
+	CHECK_INT(puc_call_name_fp(L54, &M, p, fp, after(code_at, 1), out, sizeof out), 0);
+	CHECK_STR(out, "f");
+	CHECK_INT(F.reads, 0);  /* by the sample's fingerprint: no read at all */
 	puc_proto_info(L54, &M, p, chunk, sizeof chunk, &ld);
 	CHECK_STR(chunk, "one.lua");
 	/* another proto at the same address: fresh labels */

@@ -564,7 +564,12 @@ static void test_cache(void)
 	long before = F.reads;
 	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	CHECK_STR(out, "gfun");
-	CHECK_INT(F.reads - before, 1);  /* the header only */
+	CHECK_INT(F.reads - before, 3);  /* the proto and its fingerprint only */
+	uint32_t fp = luajit_proto_fp(l, &m, pt);
+	before = F.reads;
+	CHECK_INT(luajit_call_name_fp(l, &m, pt, fp, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_STR(out, "gfun");
+	CHECK_INT(F.reads - before, 0);  /* by the sample's fingerprint: no read at all */
 	/* same fingerprint, other contents: only a clear (or another ctx) sees it */
 	w32(pt + l->pt_size + 4 * 1, ins_ad(l->bc_gget, 0, 1));
 	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "label_cache.h"
+#include "proto_labels.h"
 #include "safe_name.h"
 #include "luajit_frames.h"
 
@@ -311,38 +312,6 @@ void luajit_frames_cache_free(void)
 	label_cache_free(&cache);
 }
 
-/* What must not change for a cached label of proto p to stay valid. */
-static uint64_t fingerprint(const struct luajit_proto *p)
-{
-	uint64_t h = lf_fp_step(lf_fp_step(0, p->chunkname), p->k);
-	h = lf_fp_step(lf_fp_step(h, (uint64_t)p->sizebc << 32 | p->sizept), (uint32_t)p->firstline);
-	return h | 1ULL << 63;  /* never a sampled fingerprint (LF_FP_BITS) */
-}
-
-static struct label_entry *cache_get(const struct luajit_mem *m, const struct luajit_proto *p, int64_t pos, int kind)
-{
-	uint64_t fp = fingerprint(p);
-	return label_cache_get(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pos, kind, fp);
-}
-
-static struct label_entry *cache_put(const struct luajit_mem *m, const struct luajit_proto *p, int64_t pos, int kind)
-{
-	uint64_t fp = fingerprint(p);
-	return label_cache_put(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pos, kind, fp);
-}
-
-/* A cached label of proto, looked up by the fingerprint the sample carries (0: none, no hit):
- * a hit needs no read of the target, which may have freed the function or exited since. */
-static struct label_entry *lookup(const struct luajit_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
-{
-	return fp ? label_cache_get(&cache, (uint64_t)(uintptr_t)m->ctx, proto, pos, kind, fp) : NULL;
-}
-
-static struct label_entry *remember(const struct luajit_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
-{
-	return label_cache_put(&cache, (uint64_t)(uintptr_t)m->ctx, proto, pos, kind, fp);
-}
-
 void luajit_fp_cfg(const struct luajit_layout *l, struct lf_fp_cfg *f)
 {
 	memset(f, 0, sizeof *f);
@@ -371,179 +340,88 @@ uint32_t luajit_proto_fp(const struct luajit_layout *l, const struct luajit_mem 
 	return lf_fp_read(&f, proto, rd_lj, m);
 }
 
-/* Reads proto and the fingerprint it has now into *key: 0, -1 when it cannot be read, -2
- * when it is no longer the function of fingerprint fp (0: any). */
-static int current(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
-		   struct luajit_proto *p, uint32_t *key)
+/* The proto reader of the shared label lookups (proto_labels.h), over layout l and memory m. */
+struct reader { const struct luajit_layout *l; const struct luajit_mem *m; struct luajit_proto p; };
+
+static int rd_proto(void *ctx, uint64_t proto, uint32_t *fp)
 {
-	if (luajit_proto_read(l, m, proto, p) < 0 || !(*key = luajit_proto_fp(l, m, proto)))
+	struct reader *r = ctx;
+	if (luajit_proto_read(r->l, r->m, proto, &r->p) < 0)
 		return -1;
-	return fp && *key != fp ? -2 : 0;
+	*fp = luajit_proto_fp(r->l, r->m, proto);
+	return 0;
+}
+
+static int rd_chunk(void *ctx, char *out, size_t size, int *line)
+{
+	struct reader *r = ctx;
+	*line = r->p.firstline;
+	return chunk_name(r->l, r->m, &r->p, out, size < LJ_CHUNK_MAX ? size : LJ_CHUNK_MAX);
+}
+
+static int rd_line(void *ctx, uint64_t pc)
+{
+	struct reader *r = ctx;
+	int64_t pos = pos_of(&r->p, pc);
+	return pos < -1 ? -1 : proto_line(r->m, &r->p, pos);
+}
+
+static int rd_call_name(void *ctx, uint64_t pc, char *out, size_t size)
+{
+	struct reader *r = ctx;
+	int64_t pos = pos_of(&r->p, pc);
+	if (pos < 1 || pos >= r->p.sizebc)  /* a call is neither the header nor past the end */
+		return -1;
+	int rc = luajit_name_from_code(r->l, r->m, &r->p, (uint32_t)pos, out,
+				       size < LJ_IDENT_MAX ? size : LJ_IDENT_MAX);
+	return rc == 0 && out[0] == '\0' ? -1 : rc; /* stripped upvalue names: "", a label wants "?" */
+}
+
+static struct proto_reader reader(struct reader *ctx)
+{
+	return (struct proto_reader){ &cache, (uint64_t)(uintptr_t)ctx->m->ctx, ctx,
+				      rd_proto, rd_chunk, rd_line, rd_call_name };
 }
 
 /* ---- API ---- */
 
-int luajit_proto_info(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto,
-		  char *chunk, size_t chunk_size, int *firstline)
-{
-	struct luajit_proto p;
-	if (!chunk || chunk_size == 0)
-		return -1;
-	chunk[0] = '\0';
-	if (luajit_proto_read(l, m, proto, &p) < 0)
-		return -1;
-	struct label_entry *e = cache_get(m, &p, 0, LABEL_INFO);
-	if (e) {
-		label_copy(chunk, chunk_size, e->text);
-	} else {
-		char buf[LJ_CHUNK_MAX];
-		if (chunk_name(l, m, &p, buf, sizeof buf) < 0)
-			return -1;
-		if ((e = cache_put(m, &p, 0, LABEL_INFO)))
-			label_copy(e->text, sizeof e->text, buf);
-		label_copy(chunk, chunk_size, buf);
-	}
-	if (firstline)
-		*firstline = p.firstline;
-	return 0;
-}
-
-int luajit_proto_line(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto,
-		  uint64_t pc)
-{
-	struct luajit_proto p;
-	if (luajit_proto_read(l, m, proto, &p) < 0)
-		return -1;
-	int64_t pos = pos_of(&p, pc);
-	if (pos < -1)
-		return -1;
-	struct label_entry *e = cache_get(m, &p, pos, LABEL_LINE);
-	if (e)
-		return e->num;
-	int line = proto_line(m, &p, pos);
-	if (line >= 0 && (e = cache_put(m, &p, pos, LABEL_LINE)))
-		e->num = line;
-	return line;
-}
-
-int luajit_call_name(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t caller_proto,
-		 uint64_t caller_pc, char *out, size_t out_size)
-{
-	struct luajit_proto p;
-	if (!out || out_size == 0)
-		return -1;
-	out[0] = '\0';
-	if (luajit_proto_read(l, m, caller_proto, &p) < 0)
-		return -1;
-	int64_t pos = pos_of(&p, caller_pc);
-	if (pos < 1 || pos >= p.sizebc)  /* a call is neither the header nor past the end */
-		return -1;
-	struct label_entry *e = cache_get(m, &p, pos, LABEL_NAME);
-	if (e) {
-		label_copy(out, out_size, e->text);
-		return e->num < 0 ? -1 : 0;
-	}
-	char buf[LJ_IDENT_MAX];
-	int rc = luajit_name_from_code(l, m, &p, (uint32_t)pos, buf, sizeof buf);
-	if (rc < -1)
-		return -1;  /* the target could not be read: try again next time */
-	if (rc == 0 && buf[0] == '\0')
-		rc = -1;    /* stripped upvalue names: LuaJIT says "", a label wants "?" */
-	if ((e = cache_put(m, &p, pos, LABEL_NAME))) {
-		e->num = rc;
-		label_copy(e->text, sizeof e->text, rc == 0 ? buf : "");
-	}
-	if (rc < 0)
-		return -1;
-	label_copy(out, out_size, buf);
-	return 0;
-}
-
-/* ---- The same, for frames of a sample: by its fingerprint ---- */
-
 int luajit_proto_info_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
-		  char *chunk, size_t chunk_size, int *firstline)
+			 char *chunk, size_t chunk_size, int *firstline)
 {
-	struct luajit_proto p;
-	uint32_t key;
-	if (!chunk || chunk_size == 0)
-		return -1;
-	chunk[0] = '\0';
-	struct label_entry *e = lookup(m, proto, 0, LABEL_INFO, fp);
-	if (!e) {
-		int rc = current(l, m, proto, fp, &p, &key);
-		if (rc)
-			return rc;
-		e = lookup(m, proto, 0, LABEL_INFO, key);
-	}
-	if (!e) {
-		char buf[LJ_CHUNK_MAX];
-		if (chunk_name(l, m, &p, buf, sizeof buf) < 0)
-			return -1;
-		if ((e = remember(m, proto, 0, LABEL_INFO, key))) {
-			label_copy(e->text, sizeof e->text, buf);
-			e->num = p.firstline;
-		}
-		label_copy(chunk, chunk_size, buf);
-		if (firstline)
-			*firstline = p.firstline;
-		return 0;
-	}
-	label_copy(chunk, chunk_size, e->text);
-	if (firstline)
-		*firstline = e->num;
-	return 0;
+	struct reader ctx = { l, m, { 0 } };
+	struct proto_reader rd = reader(&ctx);
+	return proto_label_info(&rd, proto, fp, chunk, chunk_size, firstline);
 }
 
 int luajit_proto_line_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
-		  uint64_t pc)
+			 uint64_t pc)
 {
-	struct luajit_proto p;
-	uint32_t key;
-	struct label_entry *e = lookup(m, proto, (int64_t)pc, LABEL_LINE, fp);
-	if (e)
-		return e->num;
-	if (current(l, m, proto, fp, &p, &key))
-		return -1;
-	int64_t pos = pos_of(&p, pc);
-	if (pos < -1)
-		return -1;
-	int line = proto_line(m, &p, pos);
-	if (line >= 0 && (e = remember(m, proto, (int64_t)pc, LABEL_LINE, key)))
-		e->num = line;
-	return line;
+	struct reader ctx = { l, m, { 0 } };
+	struct proto_reader rd = reader(&ctx);
+	return proto_label_line(&rd, proto, fp, pc);
 }
 
 int luajit_call_name_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t caller_proto,
-		 uint32_t caller_fp, uint64_t caller_pc, char *out, size_t out_size)
+			uint32_t caller_fp, uint64_t caller_pc, char *out, size_t out_size)
 {
-	struct luajit_proto p;
-	uint32_t key;
-	if (!out || out_size == 0)
-		return -1;
-	out[0] = '\0';
-	struct label_entry *e = lookup(m, caller_proto, (int64_t)caller_pc, LABEL_NAME, caller_fp);
-	if (e) {
-		label_copy(out, out_size, e->text);
-		return e->num < 0 ? -1 : 0;
-	}
-	if (current(l, m, caller_proto, caller_fp, &p, &key))
-		return -1;
-	int64_t pos = pos_of(&p, caller_pc);
-	if (pos < 1 || pos >= p.sizebc)  /* a call is neither the header nor past the end */
-		return -1;
-	char buf[LJ_IDENT_MAX];
-	int rc = luajit_name_from_code(l, m, &p, (uint32_t)pos, buf, sizeof buf);
-	if (rc < -1)
-		return -1;  /* the target could not be read: try again next time */
-	if (rc == 0 && buf[0] == '\0')
-		rc = -1;    /* stripped upvalue names: LuaJIT says "", a label wants "?" */
-	if ((e = remember(m, caller_proto, (int64_t)caller_pc, LABEL_NAME, key))) {
-		e->num = rc;
-		label_copy(e->text, sizeof e->text, rc == 0 ? buf : "");
-	}
-	if (rc < 0)
-		return -1;
-	label_copy(out, out_size, buf);
-	return 0;
+	struct reader ctx = { l, m, { 0 } };
+	struct proto_reader rd = reader(&ctx);
+	return proto_label_call_name(&rd, caller_proto, caller_fp, caller_pc, out, out_size);
+}
+
+int luajit_proto_info(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto,
+		      char *chunk, size_t chunk_size, int *firstline)
+{
+	return luajit_proto_info_fp(l, m, proto, 0, chunk, chunk_size, firstline);
+}
+
+int luajit_proto_line(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint64_t pc)
+{
+	return luajit_proto_line_fp(l, m, proto, 0, pc);
+}
+
+int luajit_call_name(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t caller_proto,
+		     uint64_t caller_pc, char *out, size_t out_size)
+{
+	return luajit_call_name_fp(l, m, caller_proto, 0, caller_pc, out, out_size);
 }

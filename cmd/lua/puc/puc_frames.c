@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "label_cache.h"
+#include "proto_labels.h"
 #include "safe_name.h"
 #include "puc_frames.h"
 
@@ -320,211 +321,86 @@ void puc_frames_cache_free(void)
 	label_cache_free(&cache);
 }
 
-/* What must not change for a cached label of proto p to stay valid. */
-static uint64_t fingerprint(const struct puc_proto *p)
-{
-	uint64_t h = lf_fp_step(lf_fp_step(0, p->code), p->source);
-	h = lf_fp_step(lf_fp_step(h, (uint32_t)p->sizecode), (uint32_t)p->linedefined);
-	return h | 1ULL << 63;  /* never a sampled fingerprint (LF_FP_BITS) */
-}
+/* The proto reader of the shared label lookups (proto_labels.h), over layout l and memory m. */
+struct reader { const struct puc_layout *l; const struct puc_mem *m; struct puc_proto p; };
 
-static struct label_entry *cache_get(const struct puc_mem *m, const struct puc_proto *p, int pc, int kind)
+static int rd_proto(void *ctx, uint64_t proto, uint32_t *fp)
 {
-	uint64_t fp = fingerprint(p);
-	return label_cache_get(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pc, kind, fp);
-}
-
-static struct label_entry *cache_put(const struct puc_mem *m, const struct puc_proto *p, int pc, int kind)
-{
-	uint64_t fp = fingerprint(p);
-	return label_cache_put(&cache, (uint64_t)(uintptr_t)m->ctx, p->addr, pc, kind, fp);
-}
-
-/* A cached label of proto, looked up by the fingerprint the sample carries (0: none, no hit):
- * a hit needs no read of the target, which may have freed the function or exited since. */
-static struct label_entry *lookup(const struct puc_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
-{
-	return fp ? label_cache_get(&cache, (uint64_t)(uintptr_t)m->ctx, proto, pos, kind, fp) : NULL;
-}
-
-static struct label_entry *remember(const struct puc_mem *m, uint64_t proto, int64_t pos, int kind, uint32_t fp)
-{
-	return label_cache_put(&cache, (uint64_t)(uintptr_t)m->ctx, proto, pos, kind, fp);
-}
-
-/* Reads proto and the fingerprint it has now into *key: 0, -1 when it cannot be read, -2
- * when it is no longer the function of fingerprint fp (0: any). */
-static int current(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
-		   struct puc_proto *p, uint32_t *key)
-{
-	if (puc_proto_read(l, m, proto, p) < 0 || !(*key = puc_proto_fp(l, m, proto)))
+	struct reader *r = ctx;
+	if (puc_proto_read(r->l, r->m, proto, &r->p) < 0)
 		return -1;
-	return fp && *key != fp ? -2 : 0;
+	*fp = puc_proto_fp(r->l, r->m, proto);
+	return 0;
+}
+
+static int rd_chunk(void *ctx, char *out, size_t size, int *line)
+{
+	struct reader *r = ctx;
+	*line = r->p.linedefined;
+	return chunk_name(r->l, r->m, r->p.source, out, size < LUA_CHUNK_MAX ? size : LUA_CHUNK_MAX);
+}
+
+static int rd_line(void *ctx, uint64_t savedpc)
+{
+	struct reader *r = ctx;
+	int pc = puc_pc_of(&r->p, savedpc);
+	return pc < -1 ? -1 : proto_line(r->l, r->m, &r->p, pc);
+}
+
+static int rd_call_name(void *ctx, uint64_t savedpc, char *out, size_t size)
+{
+	struct reader *r = ctx;
+	int pc = puc_pc_of(&r->p, savedpc);
+	if (pc < 0)
+		return -1;
+	return puc_name_from_code(r->l, r->m, &r->p, pc, out, size < LUA_IDENT_MAX ? size : LUA_IDENT_MAX);
+}
+
+static struct proto_reader reader(struct reader *ctx)
+{
+	return (struct proto_reader){ &cache, (uint64_t)(uintptr_t)ctx->m->ctx, ctx,
+				      rd_proto, rd_chunk, rd_line, rd_call_name };
 }
 
 /* ---- API ---- */
 
+int puc_proto_info_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
+		      char *chunk, size_t chunk_size, int *linedefined)
+{
+	struct reader ctx = { l, m, { 0 } };
+	struct proto_reader rd = reader(&ctx);
+	return proto_label_info(&rd, proto, fp, chunk, chunk_size, linedefined);
+}
+
+int puc_proto_line_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
+		      uint64_t savedpc)
+{
+	struct reader ctx = { l, m, { 0 } };
+	struct proto_reader rd = reader(&ctx);
+	return proto_label_line(&rd, proto, fp, savedpc);
+}
+
+int puc_call_name_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t caller_proto,
+		     uint32_t caller_fp, uint64_t caller_savedpc, char *out, size_t out_size)
+{
+	struct reader ctx = { l, m, { 0 } };
+	struct proto_reader rd = reader(&ctx);
+	return proto_label_call_name(&rd, caller_proto, caller_fp, caller_savedpc, out, out_size);
+}
+
 int puc_proto_info(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto,
 		   char *chunk, size_t chunk_size, int *linedefined)
 {
-	struct puc_proto p;
-	if (!chunk || chunk_size == 0)
-		return -1;
-	chunk[0] = '\0';
-	if (puc_proto_read(l, m, proto, &p) < 0)
-		return -1;
-	struct label_entry *e = cache_get(m, &p, 0, LABEL_INFO);
-	if (!e) {
-		char buf[LUA_CHUNK_MAX];
-		if (chunk_name(l, m, p.source, buf, sizeof buf) < 0)
-			return -1;
-		if ((e = cache_put(m, &p, 0, LABEL_INFO)))
-			label_copy(e->text, sizeof e->text, buf);
-		label_copy(chunk, chunk_size, buf);
-	} else {
-		label_copy(chunk, chunk_size, e->text);
-	}
-	if (linedefined)
-		*linedefined = p.linedefined;
-	return 0;
+	return puc_proto_info_fp(l, m, proto, 0, chunk, chunk_size, linedefined);
 }
 
-int puc_proto_line(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto,
-		   uint64_t savedpc)
+int puc_proto_line(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint64_t savedpc)
 {
-	struct puc_proto p;
-	if (puc_proto_read(l, m, proto, &p) < 0)
-		return -1;
-	int pc = puc_pc_of(&p, savedpc);
-	if (pc < -1)
-		return -1;
-	struct label_entry *e = cache_get(m, &p, pc, LABEL_LINE);
-	if (e)
-		return e->num;
-	int line = proto_line(l, m, &p, pc);
-	if (line >= 0 && (e = cache_put(m, &p, pc, LABEL_LINE)))
-		e->num = line;
-	return line;
+	return puc_proto_line_fp(l, m, proto, 0, savedpc);
 }
 
 int puc_call_name(const struct puc_layout *l, const struct puc_mem *m, uint64_t caller_proto,
 		  uint64_t caller_savedpc, char *out, size_t out_size)
 {
-	struct puc_proto p;
-	if (!out || out_size == 0)
-		return -1;
-	out[0] = '\0';
-	if (puc_proto_read(l, m, caller_proto, &p) < 0)
-		return -1;
-	int pc = puc_pc_of(&p, caller_savedpc);
-	if (pc < 0)
-		return -1;
-	struct label_entry *e = cache_get(m, &p, pc, LABEL_NAME);
-	if (!e) {
-		char buf[LUA_IDENT_MAX];
-		int rc = puc_name_from_code(l, m, &p, pc, buf, sizeof buf);
-		if (rc < -1)
-			return -1;  /* the target could not be read: try again next time */
-		if ((e = cache_put(m, &p, pc, LABEL_NAME))) {
-			e->num = rc;
-			label_copy(e->text, sizeof e->text, rc == 0 ? buf : "");
-		}
-		if (rc < 0)
-			return -1;
-		label_copy(out, out_size, buf);
-		return 0;
-	}
-	if (e->num < 0)
-		return -1;
-	label_copy(out, out_size, e->text);
-	return 0;
-}
-
-/* ---- The same, for frames of a sample: by its fingerprint ---- */
-
-int puc_proto_info_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
-		   char *chunk, size_t chunk_size, int *linedefined)
-{
-	struct puc_proto p;
-	uint32_t key;
-	if (!chunk || chunk_size == 0)
-		return -1;
-	chunk[0] = '\0';
-	struct label_entry *e = lookup(m, proto, 0, LABEL_INFO, fp);
-	if (!e) {
-		int rc = current(l, m, proto, fp, &p, &key);
-		if (rc)
-			return rc;
-		e = lookup(m, proto, 0, LABEL_INFO, key);
-	}
-	if (!e) {
-		char buf[LUA_CHUNK_MAX];
-		if (chunk_name(l, m, p.source, buf, sizeof buf) < 0)
-			return -1;
-		if ((e = remember(m, proto, 0, LABEL_INFO, key))) {
-			label_copy(e->text, sizeof e->text, buf);
-			e->num = p.linedefined;
-		}
-		label_copy(chunk, chunk_size, buf);
-		if (linedefined)
-			*linedefined = p.linedefined;
-		return 0;
-	}
-	label_copy(chunk, chunk_size, e->text);
-	if (linedefined)
-		*linedefined = e->num;
-	return 0;
-}
-
-int puc_proto_line_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
-		   uint64_t savedpc)
-{
-	struct puc_proto p;
-	uint32_t key;
-	struct label_entry *e = lookup(m, proto, (int64_t)savedpc, LABEL_LINE, fp);
-	if (e)
-		return e->num;
-	if (current(l, m, proto, fp, &p, &key))
-		return -1;
-	int pc = puc_pc_of(&p, savedpc);
-	if (pc < -1)
-		return -1;
-	int line = proto_line(l, m, &p, pc);
-	if (line >= 0 && (e = remember(m, proto, (int64_t)savedpc, LABEL_LINE, key)))
-		e->num = line;
-	return line;
-}
-
-int puc_call_name_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t caller_proto,
-		  uint32_t caller_fp, uint64_t caller_savedpc, char *out, size_t out_size)
-{
-	struct puc_proto p;
-	uint32_t key;
-	if (!out || out_size == 0)
-		return -1;
-	out[0] = '\0';
-	struct label_entry *e = lookup(m, caller_proto, (int64_t)caller_savedpc, LABEL_NAME, caller_fp);
-	if (!e) {
-		if (current(l, m, caller_proto, caller_fp, &p, &key))
-			return -1;
-		int pc = puc_pc_of(&p, caller_savedpc);
-		if (pc < 0)
-			return -1;
-		char buf[LUA_IDENT_MAX];
-		int rc = puc_name_from_code(l, m, &p, pc, buf, sizeof buf);
-		if (rc < -1)
-			return -1;  /* the target could not be read: try again next time */
-		if ((e = remember(m, caller_proto, (int64_t)caller_savedpc, LABEL_NAME, key))) {
-			e->num = rc;
-			label_copy(e->text, sizeof e->text, rc == 0 ? buf : "");
-		}
-		if (rc < 0)
-			return -1;
-		label_copy(out, out_size, buf);
-		return 0;
-	}
-	if (e->num < 0)
-		return -1;
-	label_copy(out, out_size, e->text);
-	return 0;
+	return puc_call_name_fp(l, m, caller_proto, 0, caller_savedpc, out, out_size);
 }

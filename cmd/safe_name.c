@@ -39,9 +39,12 @@ static size_t count_lookalike(const char *s, size_t n)
 	return i < n && i > 0 && s[i - 1] == ' ' ? i - 1 : n;
 }
 
-static int must_escape(unsigned char c, size_t at, size_t fake_count, enum safe_mode mode)
+static int must_escape(const unsigned char *u, size_t n, size_t at, size_t fake_count, enum safe_mode mode)
 {
+	unsigned char c = u[at];
 	if (c < 0x20 || c == 0x7f)
+		return 1;
+	if (mode == SAFE_LUA_NAME && c == ' ' && at + 1 < n && u[at + 1] == '(')
 		return 1;
 	return mode != SAFE_TERMINAL && (c == ';' || at == fake_count);
 }
@@ -50,9 +53,9 @@ size_t safe_name_write(char *dst, size_t cap, const char *s, size_t n, enum safe
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *u = (const unsigned char *)s;
-	size_t fake = mode == SAFE_FOLDED ? count_lookalike(s, n) : n, out = 0;
+	size_t fake = mode == SAFE_FOLDED || mode == SAFE_LUA_NAME ? count_lookalike(s, n) : n, out = 0;
 	for (size_t i = 0; i < n;) {
-		size_t len = u[i] < 0x80 ? !must_escape(u[i], i, fake, mode) : utf8_ok(u + i, n - i);
+		size_t len = u[i] < 0x80 ? !must_escape(u, n, i, fake, mode) : utf8_ok(u + i, n - i);
 		if (len) {
 			if (out + len >= cap)
 				break;

@@ -11,6 +11,8 @@ enum safe_mode {
 	SAFE_TERMINAL,   /* control bytes, C1 and bidi controls, invalid UTF-8 */
 	SAFE_FOLDED,     /* the same, plus ';' and the space of a trailing " <digits>" */
 	SAFE_FOLDED_ROOT,/* SAFE_FOLDED, and spaces as '_' (process and thread names) */
+	SAFE_LUA_NAME,   /* SAFE_FOLDED, and the space of a " (" (a Lua function's name: in
+			  * `NAME (CHUNK:LINE)` the first " (" ends the name) */
 };
 
 /* Writes the safe form of s[0..n) into dst (cap bytes, NUL included; cap >= 1), never cutting

@@ -44,4 +44,19 @@ check "JSON keeps the escaped name" sh -c "jq -r '.shared.frames[].name' '$OUT/h
 check "dump exit status 0" [ $? = 0 ]
 check "dump has no control byte" sh -c "! LC_ALL=C grep -q '[[:cntrl:]]' '$OUT/dump' '$OUT/dump.err'"
 check "dump names the thread as text" grep -qF '"w\x1b[2Jx"' "$OUT/dump"
+# A Lua function named with " (" (a table field may hold any string): in `NAME (CHUNK:LINE)`
+# the first " (" ends the name, so its space is written as \x20 and every output keeps the
+# name and the chunk apart.
+cat >"$OUT/paren.lua" <<'LUA'
+local t = {}
+t["odd (x.lua:9)"] = function(n) local s = 0 for i = 1, n do s = s + i % 7 end return s end
+local c = os.clock()
+while os.clock() - c < 1.5 do t["odd (x.lua:9)"](100000) end
+LUA
+"$LF" -q -F 499 -o "$OUT/paren.folded" -o "$OUT/paren.speedscope.json" -- lua5.4 "$OUT/paren.lua" 2>"$OUT/paren.err"
+check "a name holding \" (\" keeps it as text in folded stacks" \
+	[ "$(count "$OUT/paren.folded" ';odd\\x20\(x\.lua:9\) \([^;]*paren\.lua:2\)$')" -gt 0 ]
+check "speedscope: that function's name and file are its own" sh -c "jq -r '.shared.frames[] |
+	select(.name | startswith(\"odd\")) | .name + \"|\" + .file' '$OUT/paren.speedscope.json' |
+	grep -q '^odd.x20(x.lua:9)|.*paren.lua\$'"
 finish

@@ -26,6 +26,15 @@ static void trailing_count_lookalike(void)
 	CHECK_STR(safe("thread 7", SAFE_FOLDED_ROOT), "thread_7");
 }
 
+/* A Lua function's name never holds the " (" that ends it in `NAME (CHUNK:LINE)`. */
+static void lua_name_keeps_its_end(void)
+{
+	CHECK_STR(safe("odd (x.lua:9)", SAFE_LUA_NAME), "odd\\x20(x.lua:9)");
+	CHECK_STR(safe("a b(c) (", SAFE_LUA_NAME), "a b(c)\\x20(");
+	CHECK_STR(safe("f;g 12", SAFE_LUA_NAME), "f\\x3bg\\x2012");
+	CHECK_STR(safe("odd (x", SAFE_FOLDED), "odd (x");
+}
+
 static void terminal_keeps_separators(void)
 {
 	CHECK_STR(safe("a;b \x1b]0;title\x07", SAFE_TERMINAL), "a;b \\x1b]0;title\\x07");
@@ -55,6 +64,7 @@ int main(void)
 	RUN(folded_separators_and_controls);
 	RUN(trailing_count_lookalike);
 	RUN(terminal_keeps_separators);
+	RUN(lua_name_keeps_its_end);
 	RUN(utf8_kept_invalid_escaped);
 	RUN(cut_never_splits_an_escape);
 	CHECK_EXIT();

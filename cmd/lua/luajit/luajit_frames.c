@@ -132,11 +132,6 @@ long luajit_gcstr(const struct luajit_layout *l, const struct luajit_mem *m, uin
 	return (long)strlen(out);
 }
 
-void luajit_label_sanitize(char *s, size_t size)
-{
-	safe_name_fix(s, size, SAFE_FOLDED);
-}
-
 /* ---- GCfunc ---- */
 
 /* The bytes every GCfunc has: header, ffid and fn->l.pc (the shortest GCfuncL may end right
@@ -191,7 +186,7 @@ const char *luajit_fast_name(const struct luajit_layout *l, int ffid, char *buf,
 {
 	const char *s = luajit_ff_name(l, ffid, buf, n);
 	if (s)
-		luajit_label_sanitize(buf, n);
+		safe_name_fix(buf, n, SAFE_FOLDED);
 	return s;
 }
 
@@ -206,7 +201,7 @@ int luajit_proto_builtin_name(const struct luajit_layout *l, const struct luajit
 	/* one this table does not know keeps the bare name its library registered it under */
 	if (!luajit_lua_builtin_name(chunk, out, size))
 		snprintf(out, size, "%s", chunk);
-	luajit_label_sanitize(out, size);
+	safe_name_fix(out, size, SAFE_FOLDED);
 	return 0;
 }
 
@@ -264,7 +259,7 @@ static int chunk_name(const struct luajit_layout *l, const struct luajit_mem *m,
 	} else {
 		chunk_string(head, p->firstline == -1, out, size);
 	}
-	luajit_label_sanitize(out, size);
+	safe_name_fix(out, size, SAFE_FOLDED);
 	return 0;
 }
 

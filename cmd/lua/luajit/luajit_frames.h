@@ -102,8 +102,6 @@ int luajit_proto_read(const struct luajit_layout *l, const struct luajit_mem *m,
  * NULL) gets the string's own length. Returns the bytes copied or -1. */
 long luajit_gcstr(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t s, char *out,
 	      size_t out_size, uint32_t *full_len);
-/* Makes a name read from the target safe for folded stacks (safe_name.c), within size bytes. */
-void luajit_label_sanitize(char *s, size_t size);
 /* The uncached namer behind luajit_call_name (luajit_names.c): pos is the index of the calling
  * instruction. Returns 0, -1 (no name) or -2 (the target could not be read: do not cache). */
 int luajit_name_from_code(const struct luajit_layout *l, const struct luajit_mem *m,

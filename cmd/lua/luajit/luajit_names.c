@@ -7,6 +7,7 @@
 #include <string.h>
 #include "luajit_frames.h"
 #include "name_budget.h"
+#include "safe_name.h"
 
 #define NAME_PROTO_MAX (16u << 20)  /* protos bigger than this are not read for names */
 #define MAX_RESTARTS 256            /* MOV chains followed for one name */
@@ -262,7 +263,7 @@ int luajit_name_from_code(const struct luajit_layout *l, const struct luajit_mem
 		n.failed |= grant < NAME_WORK;   /* cut by the shared allowance: worth another try */
 	}
 	if (rc == 0)
-		luajit_label_sanitize(out, out_size);
+		safe_name_fix(out, out_size, SAFE_LUA_NAME); /* " (" would end the name */
 	else
 		out[0] = '\0';
 	return n.failed && rc != 0 ? -2 : rc;

@@ -126,11 +126,6 @@ long puc_tstring(const struct puc_layout *l, const struct puc_mem *m, uint64_t t
 	return (long)strlen(out);
 }
 
-void puc_label_sanitize(char *s, size_t size)
-{
-	safe_name_fix(s, size, SAFE_FOLDED);
-}
-
 /* "@path": the path, or "..." and its tail when it does not fit (the end names the file). */
 static int chunk_file(const struct puc_mem *m, uint64_t at, uint64_t len, char *out, size_t size)
 {
@@ -191,7 +186,7 @@ static int chunk_name(const struct puc_layout *l, const struct puc_mem *m, uint6
 		chunk_string(head, len, out, size);
 	}
 	out[strnlen(out, size - 1)] = '\0';
-	puc_label_sanitize(out, size);
+	safe_name_fix(out, size, SAFE_FOLDED);
 	return 0;
 }
 

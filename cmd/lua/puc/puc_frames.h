@@ -78,8 +78,6 @@ int puc_proto_read(const struct puc_layout *l, const struct puc_mem *m, uint64_t
  * NUL; *full_len (may be NULL) gets the string's own length. Returns the bytes copied or -1. */
 long puc_tstring(const struct puc_layout *l, const struct puc_mem *m, uint64_t ts, char *out,
 		 size_t out_size, uint64_t *full_len);
-/* Makes a name read from the target safe for folded stacks (safe_name.c), within size bytes. */
-void puc_label_sanitize(char *s, size_t size);
 /* Index of the instruction at savedpc - 1 in p, or -2 when savedpc is not inside p->code
  * (savedpc == code gives -1: the function has not started). */
 int puc_pc_of(const struct puc_proto *p, uint64_t savedpc);

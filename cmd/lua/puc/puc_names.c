@@ -8,6 +8,7 @@
 #include <string.h>
 #include "name_budget.h"
 #include "puc_frames.h"
+#include "safe_name.h"
 
 #define MAX_CODE (1 << 20)     /* instructions read for one name (4 MiB) */
 #define MAX_LOCVARS (1 << 16)  /* locvars scanned for one local name */
@@ -497,7 +498,7 @@ int puc_name_from_code(const struct puc_layout *l, const struct puc_mem *m,
 	if (n.failed)
 		return -2;
 	if (rc == 0)
-		puc_label_sanitize(out, out_size);
+		safe_name_fix(out, out_size, SAFE_LUA_NAME); /* " (" would end the name */
 	else
 		out[0] = '\0';
 	return rc;

@@ -84,11 +84,18 @@ static int compressed_strtab(Elf *elf)
 	return 0;
 }
 
-static struct elf_file *finish_open(struct elf_file *ef)
+static struct elf_file *finish_open(struct elf_file *ef, const char **why)
 {
 	GElf_Ehdr eh;
 	if (!ef->elf || elf_kind(ef->elf) != ELF_K_ELF || !gelf_getehdr(ef->elf, &eh)
-	    || gelf_getclass(ef->elf) != ELFCLASS64 || eh.e_machine != EM_X86_64 || compressed_strtab(ef->elf)) {
+	    || gelf_getclass(ef->elf) != ELFCLASS64 || eh.e_machine != EM_X86_64) {
+		elf_file_close(ef);
+		return NULL;
+	}
+	if (compressed_strtab(ef->elf)) {
+		if (why)
+			*why = "a string table of its section headers is compressed, which no toolchain writes "
+			       "and which libelf cannot read without hanging";
 		elf_file_close(ef);
 		return NULL;
 	}
@@ -102,6 +109,11 @@ static struct elf_file *finish_open(struct elf_file *ef)
 
 struct elf_file *elf_file_open_fd(int fd)
 {
+	return elf_file_open_checked(fd, NULL);
+}
+
+struct elf_file *elf_file_open_checked(int fd, const char **why)
+{
 	elf_version(EV_CURRENT);
 	struct stat st;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {   /* a FIFO or a device could block or act */
@@ -113,7 +125,7 @@ struct elf_file *elf_file_open_fd(int fd)
 	/* Read, not mapped: the target may truncate or rewrite its files while lua-flame holds
 	 * them, and a mapping would then fault (SIGBUS) instead of failing a read. */
 	ef->elf = elf_begin(fd, ELF_C_READ, NULL);
-	return finish_open(ef);
+	return finish_open(ef, why);
 }
 
 struct elf_file *elf_file_open_mem(const void *buf, size_t len)
@@ -124,7 +136,7 @@ struct elf_file *elf_file_open_mem(const void *buf, size_t len)
 	ef->mem = xmalloc(len);
 	memcpy(ef->mem, buf, len);
 	ef->elf = elf_memory(ef->mem, len);
-	return finish_open(ef);
+	return finish_open(ef, NULL);
 }
 
 void elf_file_close(struct elf_file *ef)

@@ -36,6 +36,9 @@ struct elf_file {
 
 /* Takes ownership of fd. Returns NULL (and closes fd) when it is not a usable ELF64 x86-64. */
 struct elf_file *elf_file_open_fd(int fd);
+/* The same; when the file is an x86-64 ELF file refused as malformed, *why (may be NULL)
+ * says why, for a message naming it. */
+struct elf_file *elf_file_open_checked(int fd, const char **why);
 /* Copies the image; for the vdso read from process memory. */
 struct elf_file *elf_file_open_mem(const void *buf, size_t len);
 void elf_file_close(struct elf_file *ef);

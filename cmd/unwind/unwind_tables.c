@@ -31,6 +31,8 @@ struct ut_proc {
 	int dirty;
 };
 
+#define REFUSED_MAX 16
+
 struct unwind_tables {
 	struct lf_row *rows;
 	size_t nrows, caprows, rows_synced;
@@ -53,6 +55,8 @@ struct unwind_tables {
 	size_t m_files_cap;
 	int full_warned;
 	double say_slow_at;      /* ut_say_if_slow's moment, 0: not asked */
+	uint64_t refused[REFUSED_MAX][2]; /* (dev, inode) of files refused, each said once */
+	size_t nrefused;
 };
 
 struct unwind_tables *ut_new(void)
@@ -245,15 +249,34 @@ static int bias_of(const struct ut_file *f, const struct mapping *m, uint64_t *b
 	return -1;
 }
 
+/* A file of the target refused as malformed: said once, so that its frames shown by
+ * address and stacks ending at it have a reason. */
+static void say_refused(struct unwind_tables *t, pid_t pid, const struct mapping *m, const char *why)
+{
+	for (size_t i = 0; i < t->nrefused; i++)
+		if (t->refused[i][0] == m->dev && t->refused[i][1] == m->inode)
+			return;
+	if (t->nrefused < REFUSED_MAX) {
+		t->refused[t->nrefused][0] = m->dev;
+		t->refused[t->nrefused++][1] = m->inode;
+	}
+	warnx_lf("PID %d: %s is not read: %s; its frames are shown by address and stacks through it end "
+		 "in [unwind: no table]", (int)pid, m->path, why);
+}
+
 static struct ut_file *file_for(struct unwind_tables *t, pid_t pid, const struct mapping *m, int interp)
 {
 	struct ut_file *f = find_file(t, m->dev, m->inode, NULL);
 	if (f)
 		return f;
 	int fd = proc_open_mapped(pid, m);
-	struct elf_file *ef = fd >= 0 ? elf_file_open_fd(fd) : NULL;
-	if (!ef)
+	const char *why = NULL;
+	struct elf_file *ef = fd >= 0 ? elf_file_open_checked(fd, &why) : NULL;
+	if (!ef) {
+		if (why)
+			say_refused(t, pid, m, why);
 		return NULL;
+	}
 	add_file(t, ef, m->dev, m->inode, interp);
 	elf_file_close(ef);
 	return t->files;

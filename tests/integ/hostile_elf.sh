@@ -42,6 +42,8 @@ mkdir "$W/z" && cp "$W/base/libhostile.so" "$W/z/" && compress_shstrtab "$W/z/li
 check "patched .shstrtab reads as compressed" sh -c "readelf -SW '$W/z/libhostile.so' 2>&1 | grep -q 'C'"
 run_case compressed "$W/z"
 check "compressed section names: exit 0, no hang (rc $RC, ${SECS}s)" [ "$RC" = 0 ]
+check "compressed section names: said once, naming the file ($(grep -c 'libhostile.so is not read' "$OUT/compressed.err"))" \
+	[ "$(grep -c "$W/z/libhostile.so is not read: a string table .* is compressed" "$OUT/compressed.err")" = 1 ]
 # refused as a whole: no unwind table for the library, its frames by address
 check "compressed section names: the program's own frames named" \
 	grep -q '^prog;\[unwind: no table\];libhostile.so+0x[0-9a-f]*;spin;descend' "$OUT/compressed.folded"

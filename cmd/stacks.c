@@ -149,7 +149,7 @@ static void native_label(struct stack_ctx *c, pid_t pid, const struct lm_native 
 	}
 	if (n->tag == LF_TAG_LJTRACE) {
 		if (n->addr == LF_TRACE_UNKNOWN)
-			sb_puts(out, "[jit code]");
+			sb_puts(out, LF_LABEL_JIT);
 		else
 			sb_printf(out, "[trace %llu]", (unsigned long long)n->addr);
 		return;
@@ -351,6 +351,10 @@ void stacks_collect(const struct lf_stack_key *k, const struct lf_stack *st, voi
 	profile_add(c->prof, c->line.s, c->line.len, st->count);
 	if (strstr(c->line.s, ";" LF_LABEL_GONE))
 		c->gone += st->count;
+	/* a trace that called the GC ([jit code];[GC]) is known for what it is */
+	const char *jit = strstr(c->line.s, ";" LF_LABEL_JIT);
+	if (jit && strncmp(jit + strlen(";" LF_LABEL_JIT), ";[GC]", 5))
+		c->jit_code += st->count;
 }
 
 void stacks_free(struct stack_ctx *c)

@@ -18,6 +18,7 @@ struct stack_ctx {
 	struct sbuf line;
 	int lines;  /* Lua frames show the executing line */
 	uint64_t gone;  /* samples with a Lua function that could not be named */
+	uint64_t jit_code; /* samples with a [jit code] frame not running the GC */
 	uint64_t fiber_roots; /* samples whose stack starts on a user-level context: complete */
 	int at_fiber;         /* the stack being folded does */
 };

@@ -158,6 +158,10 @@ void status_summary(const struct record_opts *o, const struct profile *p, const 
 		warnx_lf("%llu samples (%.1f%%) have a Lua function that was freed, or whose process exited, "
 			 "before its name could be read: shown as " LF_LABEL_GONE, (unsigned long long)r->gone,
 			 p->total ? 100.0 * (double)r->gone / (double)p->total : 0.0);
+	if (r->jit_code)
+		warnx_lf("%llu samples (%.1f%%) ran machine code that no runtime claims, or a LuaJIT trace "
+			 "before its VM was found: shown as " LF_LABEL_JIT,
+			 (unsigned long long)r->jit_code, p->total ? 100.0 * (double)r->jit_code / (double)p->total : 0.0);
 	if (p->total == 0)
 		warnx_lf("no samples: the target did not run on a CPU while recording (idle?); "
 			 "the outputs are valid but empty");

@@ -213,7 +213,7 @@ void symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_retur
 	uint64_t a = is_return && addr ? addr - 1 : addr;
 	struct resolved r;
 	if (resolve(s, pid, a, &r)) {
-		sb_puts(out, addr_is_anon_exec(s, pid, a) ? "[jit code]" : "[unknown]");
+		sb_puts(out, addr_is_anon_exec(s, pid, a) ? LF_LABEL_JIT : "[unknown]");
 		return;
 	}
 	if (r.name) {

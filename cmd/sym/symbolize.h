@@ -10,6 +10,10 @@
 #include "proc.h"
 #include "util.h"
 
+/* Anonymous executable memory (JIT code no runtime claims), and LuaJIT machine code whose
+ * trace number the VM no longer says (a trace that called the GC). */
+#define LF_LABEL_JIT "[jit code]"
+
 struct symbolizer;
 
 struct symbolizer *symbolizer_new(void);

@@ -20,7 +20,7 @@ FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 # Sources each target needs besides tests/fuzz/fuzz_TARGET.c (no libelf/libbpf: raw bytes only).
 sources() {
 	case $1 in
-	cfi) echo cmd/unwind/cfi.c cmd/unwind/cfi_read.c cmd/unwind/cfi_insn.c ;;
+	cfi) echo cmd/unwind/cfi.c cmd/unwind/cfi_read.c cmd/unwind/cfi_insn.c cmd/unwind/cfi_crt.c ;;
 	pprof) echo render/pprof_read.c render/tree.c render/names.c render/arena.c render/text.c -lz ;;
 	*) return 1 ;;
 	esac

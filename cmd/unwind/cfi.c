@@ -550,11 +550,13 @@ int cfi_fill_gap(struct cfi_table *t, const struct cfi_row *rows, size_t n, uint
 	size_t i = at ? (size_t)(at - t->rows) + 1 : 0; /* first row after the start */
 	if ((at && at->kind != CFI_ROW_END) || (i < t->n && t->rows[i].pc < end))
 		return 1;                    /* described by an FDE, at least in part */
+	/* an END exactly at the start gives way; asked now, as inserting moves the rows */
+	int replace = at && at->pc == rows[0].pc;
 	struct cfi_row gap = { .pc = end, .kind = CFI_ROW_END };
 	if (i == t->n || t->rows[i].pc != end) /* the rest up to the next FDE stays a gap */
 		if (insert_rows(t, i, &gap, 1))
 			return -1;
-	if (at && at->pc == rows[0].pc) {    /* an END exactly at the start gives way */
+	if (replace) {
 		t->rows[i - 1] = rows[0];
 		return insert_rows(t, i, rows + 1, n - 1);
 	}

@@ -73,6 +73,10 @@ printf '\004' | dd of="$DIR/cfi-libz-badversion" bs=1 seek=$((9 + 8)) conv=notru
 cp "$DIR/cfi-libz" "$DIR/cfi-libz-hugelen"
 printf '\377\377\377\177' | dd of="$DIR/cfi-libz-hugelen" bs=1 seek=$((9 + 0x18)) conv=notrunc 2>/dev/null
 head -c 5003 "$DIR/cfi-lua54-head" >"$DIR/cfi-lua54-cut"
+# Rows added to the finished tables (flags bit 1): crti frames at each gap's start, and 3
+# bytes into each gap.
+{ printf '\002'; tail -c +2 "$DIR/cfi-libz"; } >"$DIR/cfi-libz-addrows"
+{ printf '\016'; tail -c +2 "$DIR/cfi-lua54-head"; } >"$DIR/cfi-lua54-addrows"
 { printf '\000'; tail -c +2 "$DIR/cfi-debug-frame-O2"; } >"$DIR/cfi-debug-frame-as-eh"
 # pprof: lua-flame's writer on hand-made stacks (hostile names included), a recording, a cut
 conv() { "$ROOT/build/tests/test_formats" --convert "$TMP/in.folded" "$TMP/out.pb.gz" && zcat "$TMP/out.pb.gz" >"$DIR/pprof-$1"; }

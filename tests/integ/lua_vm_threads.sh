@@ -3,7 +3,7 @@
 # a VM per thread, each thread's samples carry its own VM's frames (burn_I on thread lua-I),
 # JIT code of every VM unwinds to the root, a VM made while recording is found, and a thread
 # that runs no Lua (c-only) never gets Lua frames, also when it shares the process with a VM
-# another thread runs; and Debian's sysbench, which gives each of its threads a LuaJIT VM.
+# another thread runs; and Debian's sysbench with 2 and 4 threads, each with a LuaJIT VM.
 . "$(dirname "$0")/../lib.sh"
 
 build() { # NAME CFLAGS/LIBS...
@@ -89,20 +89,29 @@ for rt in luajit lua5.4; do
 		[ "$(thread_share "$f" lua-1 '.*burn_1\(n\)')" -ge 85 ]
 done
 
-# sysbench: two worker threads, each with its own VM, burning in round() (in a trace)
-f=$OUT/sysbench.folded
-(cd "$OUT" && exec sysbench --threads=2 --time=60 "$ROOT/tests/lua/sysbench_burn.lua" run >sysbench.out 2>&1) &
-sb=$!
-PIDS_TO_KILL="$PIDS_TO_KILL $sb"
-sleep 1
-"$LF" -p "$sb" --threads -F 499 -d 3 -o "$f" 2>"$OUT/sysbench.err"
-kill "$sb" 2>/dev/null
-grep -Eq ', [3-9] VMs found' "$OUT/sysbench.err"
-check "sysbench: a VM per thread found (main and two workers)" [ $? = 0 ]
-check "sysbench: round() in >= 85% of samples ($(share "$f" ';round \(.*sysbench_burn.lua:[0-9]+\)')%)" \
-	[ "$(share "$f" ';round \(.*sysbench_burn.lua:[0-9]+\)')" -ge 85 ]
-tids=$(grep 'round (' "$f" | sed 's/^[^;]*;[^;]*-\([0-9]*\);.*/\1/' | sort -u | wc -l)
-check "sysbench: both worker threads run round() ($tids threads)" [ "$tids" = 2 ]
-m=$(count "$f" '\[unwind:') n=$(total "$f")
-check "sysbench: at most 0.1% of samples end in an unwind marker ($m of $n)" [ $((m * 1000)) -le "$n" ]
+# sysbench: N worker threads, each with its own VM, burning in round() (in a trace)
+for n in 2 4; do
+	f=$OUT/sysbench$n.folded
+	(cd "$OUT" && exec sysbench --threads=$n --time=60 "$ROOT/tests/lua/sysbench_burn.lua" run >sysbench$n.out 2>&1) &
+	sb=$!
+	PIDS_TO_KILL="$PIDS_TO_KILL $sb"
+	sleep 1
+	"$LF" -p "$sb" --threads -F 499 -d 3 -o "$f" 2>"$OUT/sysbench$n.err"
+	kill "$sb" 2>/dev/null
+	grep -Eq ", $((n + 1)) VMs found" "$OUT/sysbench$n.err"
+	check "sysbench $n threads: a VM per thread found (main and $n workers)" [ $? = 0 ]
+	check "sysbench $n threads: round() in >= 85% of samples ($(share "$f" ';round \(.*sysbench_burn.lua:[0-9]+\)')%)" \
+		[ "$(share "$f" ';round \(.*sysbench_burn.lua:[0-9]+\)')" -ge 85 ]
+	tids=$(grep 'round (' "$f" | sed 's/^[^;]*;[^;]*-\([0-9]*\);.*/\1/' | sort -u)
+	check "sysbench $n threads: every worker runs round() ($(echo "$tids" | wc -l) threads)" \
+		[ "$(echo "$tids" | wc -l)" = "$n" ]
+	# each worker's stacks are whole: from the thread's root down to its Lua
+	for t in $tids; do
+		all=$(count "$f" "^[^;]*;[^;]*-$t;") rooted=$(count "$f" "^[^;]*;[^;]*-$t;clone3;start_thread;")
+		check "sysbench $n threads: thread $t rooted at clone3 in >= 99% of its samples ($rooted of $all)" \
+			[ $((rooted * 100)) -ge $((all * 99)) ]
+	done
+	m=$(count "$f" '\[unwind:') t=$(total "$f")
+	check "sysbench $n threads: at most 0.1% of samples end in an unwind marker ($m of $t)" [ $((m * 1000)) -le "$t" ]
+done
 finish

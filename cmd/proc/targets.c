@@ -102,15 +102,17 @@ static void retry_lua(struct targets *s, struct target *t, double now)
 	t->lua_retry_at = now + t->lua_retry_gap;
 }
 
-/* A process that joined while recording: tables first, so its first samples unwind. */
+/* A process that joined while recording: tables first, so its first samples unwind. Its
+ * program is noted before its maps and name are read: an exec after that (a shell's child
+ * becoming a Lua worker) is then seen by watch_exec, which reads them again. */
 static void add_late_target(struct targets *s, pid_t pid, double now)
 {
+	struct target *t = targets_new(s, pid, TARGET_CHILD, now);
 	ut_add_pid(s->ut, pid);
 	ut_sync(s->ut);
 	stacks_add_target(s->sc, pid);
 	targets_name(s, pid);
 	sampler_add_target(s->smp, pid);
-	struct target *t = targets_new(s, pid, TARGET_CHILD, now);
 	status_clear();
 	info_lf("PID %d (%s) joined: a child of a target; profiling it too", (int)pid,
 		stacks_target(s->sc, pid)->comm);
@@ -205,8 +207,8 @@ void targets_add_children(struct targets *s)
 	size_t k = children_scan(&s->cs, pids, s->nt, found, MAX_TARGETS);
 	free(pids);
 	for (size_t i = 0; i < k; i++) {
+		targets_new(s, found[i], TARGET_CHILD, 0); /* its program first, as above */
 		ut_add_pid(s->ut, found[i]);
-		targets_new(s, found[i], TARGET_CHILD, 0);
 	}
 }
 

@@ -60,7 +60,7 @@ run() {
 	# A trace that calls the GC is its caller: [GC] follows the trace's marker, never precedes it.
 	check "$name: [GC] never above a trace marker ($(count "$F" '\[GC\];\[(trace [0-9]+|jit code)\]'))" \
 		[ "$(count "$F" '\[GC\];\[(trace [0-9]+|jit code)\]')" = 0 ]
-	jc=$(count "$F" ';\[jit code\]( |;[^[]|;\[[^G])')
+	jc=$(count "$F" ';\[jit code\]($|;[^[]|;\[[^G])')
 	if [ "$jc" -gt 0 ]; then
 		check "$name: the summary counts the $jc samples in [jit code] not running the GC" \
 			grep -q "^lua-flame: $jc samples (.*shown as \[jit code\]" "$OUT/$name.err"

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "elfsym.h"
 #include "root_open.h"
-#include "demangle.h"
 #include "safe_name.h"
 #include "util.h"
 

@@ -33,8 +33,10 @@ static __always_inline int lua_state_shape(const struct lf_lua_cfg *c, __u64 can
 }
 
 /* Whether cand is a lua_State of one of pid's VMs: its l_G is a known global state.
- * Returns 2 for a lua_State of a VM user space has not found yet. */
-__noinline int lf_lua_is_state(__u32 pid, __u64 cand)
+ * Returns 2 for a lua_State of a VM user space has not found yet, looked for by its shape
+ * when shape is set or no VM is known: the register the interpreter keeps L in is enough to
+ * see a new VM, and the others then cost no further read. */
+__noinline int lf_lua_is_state(__u32 pid, __u64 cand, int shape)
 {
 	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
 	if (!c || cand < 4096 || cand >= (1ULL << 47) || (cand & 7))
@@ -45,7 +47,7 @@ __noinline int lf_lua_is_state(__u32 pid, __u64 cand)
 	for (__u32 i = 0; i < LF_MAX_GS; i++)
 		if (i < c->ngs && c->gs[i] == g)
 			return 1;
-	return lua_state_shape(c, cand, g) ? 2 : 0;
+	return (shape || !c->ngs) && lua_state_shape(c, cand, g) ? 2 : 0;
 }
 
 struct {
@@ -90,12 +92,12 @@ static __always_inline void note_lua_state(struct lf_ustate *u, __u32 pid)
 		int found = 0;
 		if (hint <= LF_NSAVED) {
 			__u64 v = hint < LF_NSAVED ? u->regs[hint & 7] : u->bp;
-			found = lf_lua_is_state(pid, v);
+			found = lf_lua_is_state(pid, v, 1);
 			cand = found ? v : 0;
 		}
 		for (int i = 0; !found && i <= LF_NSAVED; i++) {
 			__u64 v = i < LF_NSAVED ? u->regs[i] : u->bp;
-			found = lf_lua_is_state(pid, v);
+			found = lf_lua_is_state(pid, v, 0);
 			if (found) {
 				cand = v;
 				reg_hit(i);

@@ -191,3 +191,9 @@ double now_sec(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+int ends_with(const char *s, size_t len, const char *suffix)
+{
+	size_t m = strlen(suffix);
+	return len >= m && !memcmp(s + len - m, suffix, m);
+}

@@ -28,6 +28,8 @@ ssize_t read_file(const char *path, char *buf, size_t max);
 
 /* FNV-1a over bytes, for hash tables. */
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
+/* Whether s[0..len) ends with the NUL-terminated suffix. */
+int ends_with(const char *s, size_t len, const char *suffix);
 
 /* Messages: "lua-flame: ..." on stderr. */
 void warnx_lf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -5,12 +5,7 @@
 #include <string.h>
 
 #include "frame_label.h"
-
-static int ends_with(const char *s, size_t len, const char *suffix)
-{
-	size_t m = strlen(suffix);
-	return len >= m && !memcmp(s + len - m, suffix, m);
-}
+#include "util.h"
 
 /* `NAME (CHUNK:LINE)`. Chunk names may hold anything (`[string "f (x:1)"]`), names
  * do not hold " (", so the first " (" splits them. LINE has at most 9 digits. */

@@ -13,12 +13,6 @@
 #include "outfile.h"
 #include "util.h"
 
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
 enum out_format output_format_for(const char *path, const char *forced)
 {
 	const char *f = forced;
@@ -35,17 +29,18 @@ enum out_format output_format_for(const char *path, const char *forced)
 			return OUT_CALLGRIND;
 		return OUT_UNKNOWN;
 	}
-	if (ends_with(path, ".folded") || !strcmp(path, "-"))
+	size_t len = strlen(path);
+	if (ends_with(path, len, ".folded") || !strcmp(path, "-"))
 		return OUT_FOLDED;
-	if (ends_with(path, ".svg"))
+	if (ends_with(path, len, ".svg"))
 		return OUT_SVG;
-	if (ends_with(path, ".pb.gz"))
+	if (ends_with(path, len, ".pb.gz"))
 		return OUT_PPROF;
-	if (ends_with(path, ".speedscope.json"))
+	if (ends_with(path, len, ".speedscope.json"))
 		return OUT_SPEEDSCOPE;
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	if (ends_with(path, ".callgrind") || !strncmp(base, "callgrind.out", 13))
+	if (ends_with(path, len, ".callgrind") || !strncmp(base, "callgrind.out", 13))
 		return OUT_CALLGRIND;
 	return OUT_UNKNOWN;
 }

@@ -5,14 +5,9 @@
 #include <string.h>
 
 #include "demangle.h"
+#include "util.h"
 
 char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
-
-static int ends_with(const char *s, size_t n, const char *suffix)
-{
-	size_t m = strlen(suffix);
-	return n >= m && !memcmp(s + n - m, suffix, m);
-}
 
 /* Length of d without its parameter list (and the qualifiers after it): the text up to the
  * '(' that matches the last ')'. n when there is none. */

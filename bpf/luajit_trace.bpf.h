@@ -66,6 +66,13 @@ __noinline int lf_lj_known_g(__u32 pid, __u64 g)
 	return 0;
 }
 
+/* The VM this thread runs as found so far in the sample, else the one picked from the stack
+ * pointer at hand; u->lj_g is left to the caller, to set once it is sure. */
+static __always_inline __u64 lj_g_here(const struct lf_ustate *u, __u32 pid)
+{
+	return u->lj_g ? u->lj_g : lf_lj_pick_g(pid, u->sp);
+}
+
 /* The VM this thread runs, found once per sample from the stack pointer at hand. */
 static __always_inline __u64 lj_g_at(struct lf_ustate *u, __u32 pid)
 {
@@ -137,7 +144,7 @@ static __always_inline int step_lj_cframe(struct lf_ustate *u, const struct lf_l
 static __always_inline int lj_leaf_in_vm(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid)
 {
 	__s32 vmstate = 0;
-	__u64 g = u->lj_g ? u->lj_g : lf_lj_pick_g(pid, u->sp);
+	__u64 g = lj_g_here(u, pid);
 	if (!g || bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate)) ||
 	    vmstate != ~(__s32)c->vmst_interp)
 		return 0;
@@ -160,7 +167,7 @@ static __always_inline __u64 lj_off_cframe(struct lf_ustate *u, const struct lf_
 {
 	if (pc < c->vm_lo || pc >= c->vm_hi)
 		return 0;
-	__u64 g = u->lj_g ? u->lj_g : lf_lj_pick_g(pid, u->sp);
+	__u64 g = lj_g_here(u, pid);
 	__u64 cf = g ? lj_cframe(c, g) : 0;
 	for (int i = 0; i < 4 && cf; i++) {
 		if (cf >= u->sp && cf <= u->sp + 8)

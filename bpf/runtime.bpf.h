@@ -98,7 +98,7 @@ static __always_inline int rt_unmapped_frame(struct lf_ustate *u, struct lf_stac
 	if (u->runtime != LF_RT_LUAJIT)
 		return -1;
 	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
-	__u64 g = !c ? 0 : u->lj_g ? u->lj_g : lf_lj_pick_g(pid, u->sp);
+	__u64 g = c ? lj_g_here(u, pid) : 0;
 	__s32 vmstate = -1;
 	if (c && !c->ngs)
 		u->vm_unknown = 1; /* a command's first traces, before its VM is found: look now */

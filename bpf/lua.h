@@ -27,6 +27,7 @@
 #define LF_LUA_NOLOOP    16
 
 /* Layout flags (subset of cmd/lua/puc/puc_layouts.h's). */
+#define LF_LUA_ENTRIES   6    /* PUC Lua API functions through which a host enters the VM */
 #define LF_LUA_CI_ARRAY  0x1 /* 5.1: CallInfo array, caller is ci - 1 */
 #define LF_LUA_L_SAVEDPC 0x2 /* 5.1: innermost Lua frame's pc is L->savedpc */
 #define LF_LUA_CL_ISC    0x4 /* 5.1: Closure.isC distinguishes C from Lua */
@@ -46,6 +47,9 @@ struct lf_lua_cfg {
 	__u8 gctag_thread;  /* a lua_State's header tag, at gch_tt */
 	__u16 gch_tt, g_mainthread; /* g_mainthread 0xffff: the global state has no such pointer */
 	__u8 pad2[2];
+	/* The API functions a host enters the VM by, as pcs of the core file [lo, hi); hi 0:
+	 * none (a stripped static host: its entries are found from where L was held). */
+	__u32 entry_lo[LF_LUA_ENTRIES], entry_hi[LF_LUA_ENTRIES];
 	struct lf_fp_cfg fp;
 };
 

@@ -65,6 +65,24 @@ static __always_inline void reg_hit(__u32 i)
 		(*v)++;
 }
 
+/* At a sample's start: where hosts enter the VM (c NULL: not PUC Lua), for puc_note_entry. */
+static __always_inline void puc_begin(struct lf_ustate *u, const struct lf_lua_cfg *c)
+{
+	for (int i = 0; i < LF_LUA_ENTRIES; i++) {
+		u->entry_lo[i] = c ? c->entry_lo[i] : 0;
+		u->entry_hi[i] = c ? c->entry_hi[i] : 0;
+	}
+}
+
+/* A frame of the core at pc inside one of the API functions a host enters the VM by: the
+ * merge shows the host's frames down to it, then the Lua frames that call ran. */
+static __always_inline void puc_note_entry(struct lf_ustate *u, struct lf_stack *s, __u32 pc)
+{
+	for (int i = 0; i < LF_LUA_ENTRIES; i++)
+		if (pc >= u->entry_lo[i] && pc < u->entry_hi[i])
+			s->user[u->cur & (LF_MAX_USTACK - 1)] |= LF_NAT_ENTRY;
+}
+
 /* The outermost frame of the run of frames that held the lua_State seen last, as a second
  * position: a host without the VM's API symbols (a stripped static build) entered the VM at
  * or below the outermost frame that held its lua_State. */

@@ -89,9 +89,22 @@ static __always_inline __u64 lj_g_at(struct lf_ustate *u, __u32 pid)
  * also says which VM this thread runs. Before user space has found any VM of the process
  * (a command that has just made its first), a lua_State whose own C frame is this one is
  * taken, and the sample says so, so that user space looks at once. */
+/* The VM's C frame at cf was entered by a call from C: the frame the walk steps to next is
+ * that caller, and the next C frame on cf's chain, further out, is another such entry of
+ * the same lua_State (a C function called from Lua that called back into it). */
+static __always_inline void lj_entered(struct lf_ustate *u, const struct lf_lj_cfg *c, __u64 cf)
+{
+	__u64 prev = 0;
+	u->entry_next = 1;
+	read_u64(cf + c->cframe_ofs_prev, &prev);
+	u->lj_chain = prev & c->cframe_rawmask;
+}
+
 static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid)
 {
 	__u64 cf = u->sp - c->cframe_size, L, own = 0, g;
+	if (cf == u->lj_chain)
+		lj_entered(u, c, cf);
 	if (u->nthreads >= LF_MAX_LTHREADS || u->nlpos >= LF_MAX_LPOS)
 		return;
 	L = lj_ref(c, cf + c->cframe_ofs_l);
@@ -108,6 +121,7 @@ static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_
 		u->vm_unknown = 1;
 	u->lj_g = g;
 	u->last_cand = L;
+	lj_entered(u, c, cf);
 	lf_note_position(u, L);
 }
 

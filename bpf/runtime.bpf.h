@@ -32,16 +32,21 @@ static __always_inline void rt_begin(struct lf_ustate *u, __u32 pid)
 	u->runtime = lc ? LF_RT_PUC : ljc ? LF_RT_LUAJIT : LF_RT_NONE;
 	u->core_file = lc ? lc->core_file : ljc ? ljc->core_file : LF_FILE_NONE;
 	u->l_reg_hint = lc ? lc->l_reg_hint : 0xff;
+	u->lj_chain = 0;
+	u->entry_next = 0;
+	puc_begin(u, lc);
 }
 
-/* A frame in the VM's file, before the unwinder steps out of it: PUC Lua looks for the
- * running lua_State in its registers; LuaJIT's interpreter helpers, called from the VM but
- * described by the VM's own frame, step straight to the VM's caller when sampled right
- * below its C frame. Returns a step's result, or -1 to let the unwinder step. */
-static __always_inline int rt_core_frame(struct lf_ustate *u, struct lf_stack *s)
+/* A frame in the VM's file at pc, before the unwinder steps out of it: PUC Lua looks for
+ * the running lua_State in its registers and for the host's call into the VM; LuaJIT's
+ * interpreter helpers, called from the VM but described by the VM's own frame, step
+ * straight to the VM's caller when sampled right below its C frame. Returns a step's
+ * result, or -1 to let the unwinder step. */
+static __always_inline int rt_core_frame(struct lf_ustate *u, struct lf_stack *s, __u32 pc)
 {
 	__u32 pid = s->pid;
 	if (u->runtime == LF_RT_PUC) {
+		puc_note_entry(u, s, pc);
 		note_lua_state(u, pid);
 		return -1;
 	}

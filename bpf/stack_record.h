@@ -30,6 +30,9 @@
  *                                   outermost frames kept
  *   0x04  LuaJIT trace              trace number (0xffffff: not known), in place of a frame
  *   0xfe  end mark                  an lf_mark: why the native part ends here
+ *   Bit 55 of a native word's value (LF_NAT_ENTRY) marks the frame where a host's call entered
+ *   a Lua VM: one of PUC Lua's API calls into it (lua_pcall, lua_call, lua_resume...), or the
+ *   caller of one of LuaJIT's C frames.
  *   ----  Lua part  ---------------------------------------------------------------------
  *   0x10  lua_State                 its address; its frames follow, innermost first
  *   0x11  PUC Lua function          Proto address + fingerprint high bits; a pc word follows
@@ -60,6 +63,7 @@
 #define LF_TAG_LUA_FIRST LF_TAG_LTHREAD /* tags of the Lua part: LF_TAG_LUA_FIRST and above */
 #define LF_TAG_LUA_LAST  LF_TAG_LJSTATE
 
+#define LF_NAT_ENTRY    (1ULL << 55)
 #define LF_PC_MASK      LF_ADDR_MASK
 #define LF_LFLAG_CENTRY (1ULL << 61)
 #define LF_LFLAG_TAIL   (1ULL << 62)
@@ -78,6 +82,9 @@ static inline __u64 lf_lpos_word(__u32 thread, __u32 frame)
 
 static inline __u32 lf_word_tag(__u64 w) { return (__u32)(w >> LF_TAG_SHIFT); }
 static inline __u64 lf_word_value(__u64 w) { return w & LF_WORD_VALUE; }
+/* A native word's address (or count, or trace number), without the entry flag. */
+static inline __u64 lf_native_value(__u64 w) { return w & LF_WORD_VALUE & ~LF_NAT_ENTRY; }
+static inline int lf_native_entry(__u64 w) { return (w & LF_NAT_ENTRY) != 0; }
 static inline int lf_is_lua_tag(__u32 t) { return t >= LF_TAG_LUA_FIRST && t <= LF_TAG_LUA_LAST; }
 static inline __u32 lf_lpos_thread(__u64 w) { return (__u32)(w >> 16) & 0xff; }
 static inline __u32 lf_lpos_frame(__u64 w) { return (__u32)w & 0xffff; }

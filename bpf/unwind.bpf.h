@@ -147,7 +147,9 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 		return LF_MARK_TRUNCATED;
 	__u64 tag = u->exact ? LF_TAG_EXACT : LF_TAG_NATIVE;
 	u->cur = nat_slot(u->n);
-	s->user[u->cur & (LF_MAX_USTACK - 1)] = lf_word(tag, u->ip);
+	/* A runtime's step to this frame may have told that it entered the runtime's VM. */
+	s->user[u->cur & (LF_MAX_USTACK - 1)] = lf_word(tag, u->ip) | (u->entry_next ? LF_NAT_ENTRY : 0);
+	u->entry_next = 0;
 	u->n++;
 	int mi = find_map_cached(u, s->pid, u->ip);
 	if (mi < 0 || mi >= LF_MAX_PROC_MAPS) {
@@ -167,12 +169,12 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	}
 	if (m->file == LF_FILE_NONE)
 		return LF_MARK_NO_TABLE;
+	__u32 pc = (__u32)(u->ip - m->bias - (u->exact ? 0 : 1));
 	if (m->file == u->core_file) {
-		int rc = rt_core_frame(u, s);
+		int rc = rt_core_frame(u, s, pc);
 		if (rc >= 0)
 			return rc;
 	}
-	__u32 pc = (__u32)(u->ip - m->bias - (u->exact ? 0 : 1));
 	int ri = find_rule_cached(u, m->file, pc);
 	__u32 rid = (__u32)ri;
 	const struct lf_rule *r = ri < 0 ? 0 : bpf_map_lookup_elem(&rules, &rid);

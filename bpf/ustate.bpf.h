@@ -54,6 +54,13 @@ struct lf_ustate {
 	 * ring, until the walk reaches the root (PUC: CallInfo addresses; LuaJIT: word pairs). */
 	__u64 ring[2 * LF_LUA_OUTER];
 	__u64 native_ring[LF_NATIVE_OUTER]; /* outermost native frames in order, while folding a deep stack */
+	/* Set by rt_begin (past the part cleared per sample, which the compiler can clear only up
+	 * to a size): where hosts enter the VM. PUC Lua's API functions, as pcs of the core file
+	 * (from lf_lua_cfg); LuaJIT's next C frame on the chain of one seen, whose caller entered
+	 * the VM; and whether the frame the walk steps to next is such a caller. */
+	__u32 entry_lo[LF_LUA_ENTRIES], entry_hi[LF_LUA_ENTRIES];
+	__u64 lj_chain;
+	__u32 entry_next, entry_pad;
 };
 
 /* Word of the d-th frame walked: the innermost frames in place, then a ring holding the

@@ -115,19 +115,6 @@ static int same_function(void *ctx, uint64_t frame_addr, uint64_t func)
 	return symbolize_func_start(m->sym, m->pid, frame_addr - 1, &start) == 0 && start == func;
 }
 
-/* Host code enters the VM through these; what follows them is the VM's own machinery. */
-static int is_api_entry(void *ctx, uint64_t frame_addr)
-{
-	static const char *const api[] = { "lua_pcall", "lua_pcallk", "lua_call", "lua_callk",
-					   "lua_resume", "lua_cpcall" };
-	struct merge_ctx *m = ctx;
-	const char *n = symbolize_name(m->sym, m->pid, frame_addr - 1);
-	for (size_t i = 0; n && i < sizeof(api) / sizeof(api[0]); i++)
-		if (!strcmp(n, api[i]))
-			return 1;
-	return 0;
-}
-
 static uint64_t func_start(void *ctx, uint64_t frame_addr)
 {
 	struct merge_ctx *m = ctx;
@@ -204,7 +191,7 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 	struct merge_ctx mc = { c->sym, (pid_t)st->pid, &ls };
 	if (rt->ops->resolve)
 		rt->ops->resolve(rt, &ls);
-	struct lm_ops ops = { &mc, same_function, is_api_entry, func_start };
+	struct lm_ops ops = { &mc, same_function, func_start };
 	int max = (int)(sizeof(mo) / sizeof(mo[0]));
 	int n = keep_elided(&ls, mo, lm_merge(&ls, mo, max - 1, &ops));
 	if (ls.mark) {
@@ -248,7 +235,7 @@ static const struct lf_stack *cut_at_context(struct stack_ctx *c, const struct l
 	while (nat < nu && !is_lua_word(st->user[nat]) && lf_word_tag(st->user[nat]) != LF_TAG_MARK)
 		nat++;
 	for (int i = 1; i < nat && at < 0; i++) {
-		uint64_t a = lf_word_value(st->user[i]), start;
+		uint64_t a = lf_native_value(st->user[i]), start;
 		if (lf_word_tag(st->user[i]) == LF_TAG_NATIVE &&
 		    symbolize_func_start(c->sym, (pid_t)st->pid, a, &start) == 0 && start == a)
 			at = i;
@@ -291,14 +278,14 @@ static void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct s
 		if (is_lua_word(st->user[i]))
 			nu = i; /* the Lua part follows the native frames */
 	for (int i = nu - 1; i >= 0; i--) {
-		__u64 w = st->user[i], tag = lf_word_tag(w), addr = lf_word_value(w);
+		__u64 w = st->user[i], tag = lf_word_tag(w), addr = lf_native_value(w);
 		sb_puts(out, ";");
 		if (tag == LF_TAG_MARK)
-			end_label(c, (pid_t)st->pid, (__u32)w, i > 0, i > 0 ? lf_word_value(st->user[i - 1]) : 0, out);
+			end_label(c, (pid_t)st->pid, (__u32)w, i > 0, i > 0 ? lf_native_value(st->user[i - 1]) : 0, out);
 		else if (tag == LF_TAG_ELIDED)
 			elided_label((__u32)w, out);
 		else if (tag == LF_TAG_LJTRACE)
-			native_label(c, (pid_t)st->pid, &(struct lm_native){ addr, LF_TAG_LJTRACE }, out);
+			native_label(c, (pid_t)st->pid, &(struct lm_native){ addr, LF_TAG_LJTRACE, 0 }, out);
 		else
 			symbolize_user(c->sym, (pid_t)st->pid, addr, tag != LF_TAG_EXACT, out);
 	}

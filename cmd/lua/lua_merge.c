@@ -30,7 +30,7 @@ void lm_decode(const __u64 *w, int n, struct lm_stack *s)
 		    t != LF_TAG_ELIDED)
 			break;
 		if (s->nnat < LF_MAX_NATIVE)
-			s->nat[s->nnat++] = (struct lm_native){ low(w[i]), t };
+			s->nat[s->nnat++] = (struct lm_native){ lf_native_value(w[i]), t, lf_native_entry(w[i]) };
 	}
 	struct lm_thread *th = NULL;
 	for (; i < n; i++) {
@@ -118,21 +118,12 @@ static int innermost_seen(const struct lm_stack *s, int t, int from)
 	return best;
 }
 
-/* Next host-to-VM entry at or below native frame c (leaf index), or -1. */
-/* LuaJIT: the caller of a frame where the VM's C frame was seen entered the VM, whether
- * through lua_pcall or a host calling the VM more directly. */
-static int enters_luajit(const struct lm_stack *s, int i)
-{
-	for (int k = 0; k < s->npos; k++)
-		if (s->pos[k].frame == i - 1 && s->th[s->pos[k].thread].lj)
-			return 1;
-	return 0;
-}
-
-static int next_entry(const struct lm_stack *s, int c, int (*is_api_entry)(void *, uint64_t), void *ctx)
+/* Next host-to-VM entry at or below native frame c (leaf index), or -1: a frame the BPF
+ * side marked, for either family (PUC Lua: its API functions; LuaJIT: its C frames' callers). */
+static int next_entry(const struct lm_stack *s, int c)
 {
 	for (int i = c; i >= 1; i--)
-		if (is_api_entry(ctx, s->nat[i].addr) || enters_luajit(s, i))
+		if (s->nat[i].entry)
 			return i;
 	return -1;
 }
@@ -164,10 +155,10 @@ static int entry_without_symbols(const struct lm_stack *s, int thread, int k, in
 	return best;
 }
 
-static int innermost_entry(const struct lm_stack *s, int c, int (*is_api_entry)(void *, uint64_t), void *ctx)
+static int innermost_entry(const struct lm_stack *s, int c)
 {
 	for (int i = 1; i <= c; i++)
-		if (is_api_entry(ctx, s->nat[i].addr) || enters_luajit(s, i))
+		if (s->nat[i].entry)
 			return i;
 	return -1;
 }
@@ -187,10 +178,10 @@ int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct
 	for (int k = 0; k < na; k++) {
 		const struct act *a = &acts[k];
 		const struct lm_thread *th = &s->th[a->thread];
-		int b = next_entry(s, c, ops->is_api_entry, ctx);
+		int b = next_entry(s, c);
 		const struct lm_lua *first = &th->f[a->outer];
 		if (k == na - 1 && first->marker && !first->aux)
-			b = innermost_entry(s, c, ops->is_api_entry, ctx); /* truncated: the outer part is lost */
+			b = innermost_entry(s, c); /* truncated: the outer part is lost */
 		else if (b < 0 && !th->lj)
 			b = entry_without_symbols(s, a->thread, k, c);
 		/* Without an entry (a LuaJIT coroutine resumed by the VM itself) the Lua frames come

@@ -11,7 +11,11 @@
  * name was read (never another function's name in its place). */
 #define LF_LABEL_GONE "[lua: function gone]"
 
-struct lm_native { uint64_t addr; int tag; };      /* tag: LF_TAG_NATIVE, _EXACT, _FP, _ELIDED */
+struct lm_native {
+	uint64_t addr;
+	int tag;          /* LF_TAG_NATIVE, _EXACT, _FP, _ELIDED, _LJTRACE */
+	int entry;        /* a host's call entered a VM here (LF_NAT_ENTRY) */
+};
 struct lm_lua {
 	int c;            /* a C function: ptr = lua_CFunction (0 for a LuaJIT built-in) */
 	int lj;           /* LuaJIT frame: ptr = GCfunc until resolved, then proto or C function */
@@ -65,8 +69,6 @@ struct lm_ops {
 	void *ctx;
 	/* Whether the native frame (a return address) is in the function starting at func. */
 	int (*same_function)(void *ctx, uint64_t frame_addr, uint64_t func);
-	/* Whether the native frame is a host's call into the VM (lua_pcall, lua_resume...). */
-	int (*is_api_entry)(void *ctx, uint64_t frame_addr);
 	/* Start of the function holding the native frame, or 0. */
 	uint64_t (*func_start)(void *ctx, uint64_t frame_addr);
 };

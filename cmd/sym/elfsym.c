@@ -2,6 +2,7 @@
  * one is installed), sorted for address lookup. */
 #include <fcntl.h>
 #include <gelf.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,42 @@ const char *elfsyms_lookup(const struct elf_syms *s, uint64_t vaddr)
 	if (e->size ? vaddr >= e->addr + e->size : vaddr - e->addr > 4096)
 		return NULL;
 	return e->name;
+}
+
+int elfsyms_range(const struct elf_syms *s, const char *name, uint64_t *lo, uint64_t *hi)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct elf_sym *e = &s->sym[i];
+		if (strcmp(e->name, name))
+			continue;
+		/* The range elfsyms_lookup gives the name: an unsized symbol's ends at the next
+		 * symbol, 4 KiB on at most. */
+		uint64_t end = e->addr + 4097;
+		if (i + 1 < s->n && s->sym[i + 1].addr < end)
+			end = s->sym[i + 1].addr;
+		*lo = e->addr;
+		*hi = e->size ? e->addr + e->size : end;
+		return 0;
+	}
+	return -1;
+}
+
+void elfsyms_load(struct elf_syms *s, struct elf_file *ef, pid_t pid, const char *path)
+{
+	elfsyms_add_file(s, ef);
+	char root[64], dir[4096];
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	snprintf(dir, sizeof(dir), "%s", path);
+	struct elf_file *dbg = elfsyms_open_debug(ef, root, dirname(dir));
+	/* A container rarely has debug files; the host's are safe when the build-id matches.
+	 * The directory given cannot exist, so only the build-id path is tried. */
+	if (!dbg && ef->build_id[0])
+		dbg = elfsyms_open_debug(ef, "", "/nonexistent");
+	if (dbg) {
+		elfsyms_add_file(s, dbg);
+		elf_file_close(dbg);
+	}
+	elfsyms_finish(s);
 }
 
 void elfsyms_free(struct elf_syms *s)

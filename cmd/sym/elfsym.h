@@ -3,6 +3,7 @@
 #ifndef LF_ELFSYM_H
 #define LF_ELFSYM_H
 #include <stdint.h>
+#include <sys/types.h>
 #include "elffile.h"
 
 struct elf_sym { uint64_t addr, size; const char *name; };
@@ -20,6 +21,11 @@ void elfsyms_add_file(struct elf_syms *s, struct elf_file *ef);
 void elfsyms_finish(struct elf_syms *s);
 /* Name of the function containing vaddr, or NULL. */
 const char *elfsyms_lookup(const struct elf_syms *s, uint64_t vaddr);
+/* Every symbol source of ef, the file mapped at path in pid: its own tables and a separate
+ * debug file (below the process's root, else the host's by build-id); finished. */
+void elfsyms_load(struct elf_syms *s, struct elf_file *ef, pid_t pid, const char *path);
+/* The address range [lo, hi) elfsyms_lookup names name; 0, or -1 when no symbol is so named. */
+int elfsyms_range(const struct elf_syms *s, const char *name, uint64_t *lo, uint64_t *hi);
 void elfsyms_free(struct elf_syms *s);
 
 /* Opens the separate debug file for ef below root ("" or "/proc/PID/root"): by build-id

@@ -5,7 +5,6 @@
  * process keeps its mapping list. */
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -99,24 +98,6 @@ void symbolizer_new_epoch(struct symbolizer *s)
 		p->refreshed = 0;
 }
 
-static void load_syms(struct sym_file *f, pid_t pid, const char *path)
-{
-	elfsyms_add_file(&f->syms, f->ef);
-	char root[64], dir[4096];
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	snprintf(dir, sizeof(dir), "%s", path);
-	struct elf_file *dbg = elfsyms_open_debug(f->ef, root, dirname(dir));
-	/* A container rarely has debug files; the host's are safe when the build-id matches.
-	 * The directory given cannot exist, so only the build-id path is tried. */
-	if (!dbg && f->ef->build_id[0])
-		dbg = elfsyms_open_debug(f->ef, "", "/nonexistent");
-	if (dbg) {
-		elfsyms_add_file(&f->syms, dbg);
-		elf_file_close(dbg);
-	}
-	elfsyms_finish(&f->syms);
-}
-
 static struct sym_file *get_file(struct symbolizer *s, pid_t pid, const struct mapping *m)
 {
 	for (struct sym_file *f = s->files; f; f = f->next)
@@ -128,7 +109,7 @@ static struct sym_file *get_file(struct symbolizer *s, pid_t pid, const struct m
 	int fd = proc_open_mapped(pid, m);
 	f->ef = fd >= 0 ? elf_file_open_fd(fd) : NULL;
 	if (f->ef)
-		load_syms(f, pid, m->path);
+		elfsyms_load(&f->syms, f->ef, pid, m->path);
 	f->next = s->files;
 	s->files = f;
 	return f;

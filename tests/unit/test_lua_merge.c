@@ -6,14 +6,15 @@
 #include "lua_merge.h"
 
 /* Fake process: functions start on 0x100 boundaries; 0x3000 is lua_pcallk, 0x4000 the host
- * C function (pmain) that Lua calls and that calls lua_pcallk again. */
-enum { LEAF = 0x1010, VM = 0x2020, PCALL = 0x3030, PMAIN = 0x4040, MAIN = 0x5050, START = 0x6060 };
+ * C function (pmain) that Lua calls and that calls lua_pcallk again. The BPF side marks the
+ * frames of lua_pcallk as the host's entries into the VM. */
+#define PCALL (0x3030 | LF_NAT_ENTRY)
+enum { LEAF = 0x1010, VM = 0x2020, PMAIN = 0x4040, MAIN = 0x5050, START = 0x6060 };
 #define W(tag, v) (((__u64)(tag) << LF_TAG_SHIFT) | (v)) /* constant: used in initializers */
 
 static int same_function(void *ctx, uint64_t addr, uint64_t func) { (void)ctx; return (addr & ~0xffULL) == func; }
-static int is_api_entry(void *ctx, uint64_t addr) { (void)ctx; return (addr & ~0xffULL) == 0x3000; }
 static uint64_t func_start(void *ctx, uint64_t addr) { (void)ctx; return addr & ~0xffULL; }
-static const struct lm_ops ops = { NULL, same_function, is_api_entry, func_start };
+static const struct lm_ops ops = { NULL, same_function, func_start };
 
 /* Native frames leaf first: the VM running the Lua code, lua_pcallk called by pmain, pmain
  * run by lua_pcallk, called by main. */

@@ -10,7 +10,10 @@
  *         "c:-" (a LuaJIT built-in, no native function), "E:N" (N frames left out), "D" (the
  *         root side lost); "!" after a frame marks it entered from C (LuaJIT's C frames)
  *   pos:  "THREAD@FRAME ..." native frame (leaf = 0) where a lua_State was seen
- * Native functions whose name starts with lua_ are the API entries (lua_pcallk, lua_resume). */
+ * The record marks the host's entries into a VM as the BPF side does: the frames of native
+ * functions whose name starts with lua_ (PUC Lua's API functions, found by their addresses;
+ * for LuaJIT, the callers of the VM's C frames on a chain already seen), and for LuaJIT the
+ * caller of each frame where a lua_State was seen (the VM's own C frame). */
 #include <stdlib.h>
 
 #include <stdio.h>
@@ -43,19 +46,13 @@ static int same_function(void *ctx, uint64_t addr, uint64_t func)
 	return ((addr - 1) & ~0xffffULL) == func;
 }
 
-static int is_api_entry(void *ctx, uint64_t addr)
-{
-	(void)ctx;
-	return !strncmp(fn_name((addr - 1) & ~0xffffULL), "lua_", 4);
-}
-
 static uint64_t func_start(void *ctx, uint64_t addr)
 {
 	(void)ctx;
 	return (addr - 1) & ~0xffffULL;
 }
 
-static const struct lm_ops ops = { NULL, same_function, is_api_entry, func_start };
+static const struct lm_ops ops = { NULL, same_function, func_start };
 #define W(tag, v) lf_word(tag, v)
 
 static int put_native(__u64 *w, int n, const char *tok, size_t len)
@@ -67,6 +64,8 @@ static int put_native(__u64 *w, int n, const char *tok, size_t len)
 		return w[n] = W(LF_TAG_MARK, strtoull(tok + 5, NULL, 10)), n + 1;
 	uint64_t a = fn_addr(tok, plus ? (size_t)(plus - tok) : len) + 0x10 + (plus ? strtoull(plus + 1, NULL, 10) : 0);
 	w[n] = n == 0 ? W(LF_TAG_EXACT, a) : a;
+	if (!strncmp(tok, "lua_", 4))
+		w[n] |= LF_NAT_ENTRY;
 	return n + 1;
 }
 
@@ -112,10 +111,13 @@ static int encode(const char *nat, const char *lua, const char *pos, __u64 *w)
 		n = put_native(w, n, t, len);
 	char buf[512];
 	snprintf(buf, sizeof(buf), "%s", lua);
+	int nnat = n - (n && lf_word_tag(w[n - 1]) == LF_TAG_MARK), nth = 0, is_lj[8] = { 0 };
 	for (char *save = NULL, *th = strtok_r(buf, "|", &save); th; th = strtok_r(NULL, "|", &save)) {
 		char *colon = strchr(th, ':');
 		*colon = 0;
 		int lj = strstr(th, " lj") != NULL;
+		if (nth < 8)
+			is_lj[nth++] = lj;
 		w[n++] = W(LF_TAG_LTHREAD, strtoull(strstr(th, "L=") + 2, NULL, 16));
 		if (lj)
 			w[n++] = W(LF_TAG_LJSTATE, 0);
@@ -123,8 +125,12 @@ static int encode(const char *nat, const char *lua, const char *pos, __u64 *w)
 		for (size_t len; (len = token(&f, &t));)
 			n = put_lua(w, n, t, len, lj);
 	}
-	for (size_t len; (len = token(&pos, &t));)
-		w[n++] = W(LF_TAG_LPOS, (strtoull(t, NULL, 10) << 16) | strtoull(strchr(t, '@') + 1, NULL, 10));
+	for (size_t len; (len = token(&pos, &t));) {
+		unsigned long thread = strtoul(t, NULL, 10), frame = strtoul(strchr(t, '@') + 1, NULL, 10);
+		w[n++] = W(LF_TAG_LPOS, (thread << 16) | frame);
+		if (thread < 8 && is_lj[thread] && frame + 1 < (unsigned long)nnat)
+			w[frame + 1] |= LF_NAT_ENTRY;
+	}
 	return n;
 }
 

@@ -6,6 +6,7 @@
 
 #include "elfdyn.h"
 #include "elffile.h"
+#include "elfsym.h"
 #include "puc_frames.h"
 #include "puc_runtime.h"
 #include "proc.h"
@@ -90,6 +91,30 @@ static int trust_newer(struct puc_runtime *rt)
 	return -1;
 }
 
+/* Where a host enters the VM, by the API functions' symbols: nothing in PUC Lua's memory
+ * points at the C frame of an unprotected call (lua_call), and in a static build the host
+ * function that calls lua_callk holds L as the VM's own functions do. */
+static void find_entries(pid_t pid, const struct mapping *m, struct puc_runtime *rt)
+{
+	static const char *const api[LF_LUA_ENTRIES] = { "lua_pcall", "lua_pcallk", "lua_call", "lua_callk",
+							  "lua_resume", "lua_cpcall" };
+	int fd = proc_open_mapped(pid, m);
+	struct elf_file *ef = fd >= 0 ? elf_file_open_fd(fd) : NULL;
+	struct elf_syms syms = { 0 };
+	if (!ef)
+		return;
+	elfsyms_load(&syms, ef, pid, m->path);
+	for (int i = 0, k = 0; i < LF_LUA_ENTRIES; i++) {
+		uint64_t lo, hi;
+		if (elfsyms_range(&syms, api[i], &lo, &hi) == 0 && hi <= UINT32_MAX) {
+			rt->entry_lo[k] = (uint32_t)lo;
+			rt->entry_hi[k++] = (uint32_t)hi;
+		}
+	}
+	elfsyms_free(&syms);
+	elf_file_close(ef);
+}
+
 int puc_runtime_detect(pid_t pid, struct puc_runtime *rt)
 {
 	memset(rt, 0, sizeof(*rt));
@@ -101,8 +126,10 @@ int puc_runtime_detect(pid_t pid, struct puc_runtime *rt)
 	snprintf(rt->core_path, sizeof(rt->core_path), "%s", m.path);
 	rt->core_dev = m.dev;
 	rt->core_inode = m.inode;
-	free(m.path);
 	rt->lay = puc_layout_for(rt->major, rt->minor, rt->patch);
+	if (rt->lay)
+		find_entries(pid, &m, rt);
+	free(m.path);
 	if (!rt->lay) {
 		int newest = newest_minor();
 		rt->explained = rt->major == 5 && rt->minor > newest;
@@ -231,5 +258,7 @@ void puc_runtime_cfg(const struct puc_runtime *rt, uint32_t core_file, struct lf
 	c->gctag_thread = (__u8)l->gctag_thread;
 	c->gch_tt = l->gch_tt;
 	c->g_mainthread = l->g_mainthread == LUA_OFF_NONE ? 0xffff : l->g_mainthread;
+	memcpy(c->entry_lo, rt->entry_lo, sizeof(c->entry_lo));
+	memcpy(c->entry_hi, rt->entry_hi, sizeof(c->entry_hi));
 	puc_fp_cfg(l, &c->fp);
 }

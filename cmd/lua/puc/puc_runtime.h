@@ -20,6 +20,9 @@ struct puc_runtime {
 	int reg_hint;  /* register the BPF side tries first, 0xff unknown */
 	int explained; /* detection has told the user why this release cannot be read */
 	int trusted;   /* the release is newer than lay's tables: lay is used only for VMs it fits */
+	/* The API functions a host enters the VM by, as pcs of the core file [lo, hi); hi 0: not
+	 * found (a stripped static host). */
+	uint32_t entry_lo[LF_LUA_ENTRIES], entry_hi[LF_LUA_ENTRIES];
 };
 
 /* 0 and *rt filled when pid runs a PUC Lua this build knows; -1 otherwise (with

@@ -22,7 +22,7 @@ struct {
  * points back to that global state. The sample says so, and user space looks at once. The
  * tag is read first, next to the l_G just read: most values that are not a lua_State stop
  * there without a further read. */
-static __always_inline int lua_state_shape(const struct lf_lua_cfg *c, __u64 cand, __u64 g)
+static __always_inline int puc_state_shape(const struct lf_lua_cfg *c, __u64 cand, __u64 g)
 {
 	__u8 tt;
 	__u64 m, mg;
@@ -47,7 +47,7 @@ __noinline int lf_lua_is_state(__u32 pid, __u64 cand, int shape)
 	for (__u32 i = 0; i < LF_MAX_GS; i++)
 		if (i < c->ngs && c->gs[i] == g)
 			return 1;
-	return (shape || !c->ngs) && lua_state_shape(c, cand, g) ? 2 : 0;
+	return (shape || !c->ngs) && puc_state_shape(c, cand, g) ? 2 : 0;
 }
 
 struct {
@@ -86,7 +86,7 @@ static __always_inline void puc_note_entry(struct lf_ustate *u, struct lf_stack 
 /* The outermost frame of the run of frames that held the lua_State seen last, as a second
  * position: a host without the VM's API symbols (a stripped static build) entered the VM at
  * or below the outermost frame that held its lua_State. */
-static __always_inline void close_lua_run(struct lf_ustate *u)
+static __always_inline void puc_close_run(struct lf_ustate *u)
 {
 	if (u->last_cand && u->cand_frame != u->cand_noted && u->nlpos < LF_MAX_LPOS)
 		lf_note_position_at(u, u->last_cand, u->cand_frame);
@@ -94,7 +94,7 @@ static __always_inline void close_lua_run(struct lf_ustate *u)
 
 /* The interpreter keeps its lua_State in a callee-saved register: the innermost frame of
  * the Lua core holding one tells which thread runs, and where its activation sits. */
-static __always_inline void note_lua_state(struct lf_ustate *u, __u32 pid)
+static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid)
 {
 	/* Callee-saved registers rarely change from one frame to the next: reuse the last
 	 * answer when they did not, and record a position only where the running lua_State
@@ -130,7 +130,7 @@ static __always_inline void note_lua_state(struct lf_ustate *u, __u32 pid)
 	}
 	__u64 prev = u->last_cand;
 	if (cand != prev)
-		close_lua_run(u);
+		puc_close_run(u);
 	u->last_cand = cand;
 	if (!cand)
 		return;
@@ -141,7 +141,7 @@ static __always_inline void note_lua_state(struct lf_ustate *u, __u32 pid)
 	u->cand_noted = u->n - 1;
 }
 
-struct lua_walk {
+struct puc_walk {
 	struct lf_stack *s;
 	struct lf_ustate *u;
 	const struct lf_lua_cfg *c;
@@ -169,7 +169,7 @@ static __always_inline __u32 ci_u32(const struct lf_ustate *u, __u16 off)
 
 /* Emits the frame of w->ci, if it runs a function: one read for the CallInfo, one for the
  * function's TValue, one for the closure's Proto or C function. Sets w->next. */
-static __always_inline void lua_emit_ci(struct lua_walk *w)
+static __always_inline void puc_emit_ci(struct puc_walk *w)
 {
 	const struct lf_lua_cfg *c = w->c;
 	struct lf_ustate *u = w->u;
@@ -235,7 +235,7 @@ static __always_inline void lua_emit_ci(struct lua_walk *w)
 }
 
 /* 5.1's CallInfos are an array: past the innermost frames, jump to the outermost ones. */
-static __always_inline void lua_jump_array(struct lua_walk *w)
+static __always_inline void puc_jump_array(struct puc_walk *w)
 {
 	__u32 size = w->c->ci_sizeof;
 	__u64 left = size && w->ci > w->stop ? (w->ci - w->stop) / size : 0;
@@ -248,7 +248,7 @@ static __always_inline void lua_jump_array(struct lua_walk *w)
 
 /* The walk reached the base CallInfo: the ring holds the outermost frames, oldest entry
  * (innermost of them) at ring_n % outer once it has wrapped. */
-static __always_inline long lua_walk_end(struct lua_walk *w)
+static __always_inline long puc_walk_end(struct puc_walk *w)
 {
 	__u32 n = w->u->ring_n, first = 0;
 	if (n > w->outer) {
@@ -262,7 +262,7 @@ static __always_inline long lua_walk_end(struct lua_walk *w)
 	return n == 0;
 }
 
-static long lua_flush_one(struct lua_walk *w)
+static long puc_flush_one(struct puc_walk *w)
 {
 	if (!w->nflush || w->u->n >= LF_MAX_USTACK - 2)
 		return 1;
@@ -270,31 +270,31 @@ static long lua_flush_one(struct lua_walk *w)
 	w->ci = u->ring[u->ring_at & LF_RING_MASK];
 	u->ring_at = u->ring_at + 1 >= w->outer ? 0 : u->ring_at + 1;
 	w->nflush--;
-	lua_emit_ci(w);
+	puc_emit_ci(w);
 	return 0;
 }
 
 /* One CallInfo: emitted while in the innermost part, else remembered in the ring with only
  * its link read. Then the flush of the ring, once the walk is over. */
-static __noinline long lua_step_cb(__u32 idx, void *data)
+static __noinline long puc_step_cb(__u32 idx, void *data)
 {
-	struct lua_walk *w = data;
+	struct puc_walk *w = data;
 	const struct lf_lua_cfg *c = w->c;
 	if (w->u->walk_flushing)
-		return lua_flush_one(w);
+		return puc_flush_one(w);
 	w->steps = idx;
 	if (!w->ci || w->ci == w->stop)
-		return lua_walk_end(w);
+		return puc_walk_end(w);
 	if (w->steps >= w->limit) {
 		put_lua_marker(w->s, w->u, LF_TAG_LFUNC, 0);
 		return 1;
 	}
 	if (w->steps == w->inner && (c->flags & LF_LUA_CI_ARRAY))
-		lua_jump_array(w);
+		puc_jump_array(w);
 	if (w->steps < w->inner) {
 		if (w->u->n >= LF_MAX_USTACK - 2)
 			return 1;
-		lua_emit_ci(w);
+		puc_emit_ci(w);
 	} else {
 		struct lf_ustate *u = w->u;
 		if (w->outer)
@@ -306,7 +306,7 @@ static __noinline long lua_step_cb(__u32 idx, void *data)
 	}
 	if (c->flags & LF_LUA_CI_ARRAY) {
 		w->ci -= c->ci_sizeof;
-		return w->ci < w->stop ? lua_walk_end(w) : 0;
+		return w->ci < w->stop ? puc_walk_end(w) : 0;
 	}
 	w->ci = w->next; /* read with the CallInfo; 0 ends the walk */
 	return 0;
@@ -315,10 +315,10 @@ static __noinline long lua_step_cb(__u32 idx, void *data)
 /* Appends an LTHREAD word and the frames of L, innermost first: all of them, or the
  * innermost and the outermost ones with a marker between, or (deeper than LF_LUA_WALK)
  * the innermost ones and a depth marker. threads_left counts this lua_State. */
-static __always_inline void lua_walk_thread(struct lf_stack *s, struct lf_ustate *u,
+static __always_inline void puc_walk_thread(struct lf_stack *s, struct lf_ustate *u,
 					    const struct lf_lua_cfg *c, __u64 L, __u32 threads_left)
 {
-	struct lua_walk w = { .s = s, .u = u, .c = c, .L = L };
+	struct puc_walk w = { .s = s, .u = u, .c = c, .L = L };
 	if (read_u64(L + c->l_ci, &w.ci))
 		return;
 	/* The base CallInfo stands for the C code that created the thread: not a frame. */
@@ -326,28 +326,28 @@ static __always_inline void lua_walk_thread(struct lf_stack *s, struct lf_ustate
 		read_u64(L + c->l_base_ci, &w.stop);
 	else
 		w.stop = L + c->l_base_ci;
-	lua_keep(u, threads_left, 1, &w.inner, &w.outer);
+	lf_lua_keep(u, threads_left, 1, &w.inner, &w.outer);
 	u->ring_n = 0;
 	u->walk_emitted = u->walk_flushing = 0;
 	put_word(s, u, lf_word(LF_TAG_LTHREAD, L));
 #ifndef LF_NO_BPF_LOOP
 	if (has_bpf_loop) {
 		w.limit = LF_LUA_WALK;
-		bpf_loop(LF_LUA_WALK + LF_LUA_OUTER + 2, lua_step_cb, &w, 0);
+		bpf_loop(LF_LUA_WALK + LF_LUA_OUTER + 2, puc_step_cb, &w, 0);
 		return;
 	}
 #endif
 	/* Without bpf_loop: the innermost frames only, then the depth marker. */
-	lua_keep_short(u, &w.inner, &w.outer, &w.limit);
+	lf_lua_keep_short(u, &w.inner, &w.outer, &w.limit);
 	/* unrolled: before 5.13 a loop around a call is refused as a back-edge */
 #pragma clang loop unroll(full)
 	for (__u32 i = 0; i < LF_LUA_NOLOOP + 2; i++)
-		if (lua_step_cb(i, &w))
+		if (puc_step_cb(i, &w))
 			break;
 }
 
 /* After the native walk: the Lua frames of every lua_State seen, then where each ran. */
-static __always_inline void lua_append(struct lf_stack *s, struct lf_ustate *u)
+static __always_inline void puc_append(struct lf_stack *s, struct lf_ustate *u)
 {
 	__u32 pid = s->pid;
 	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
@@ -356,7 +356,7 @@ static __always_inline void lua_append(struct lf_stack *s, struct lf_ustate *u)
 	for (__u32 t = 0; t < LF_MAX_LTHREADS; t++) {
 		if (t >= u->nthreads)
 			break;
-		lua_walk_thread(s, u, c, u->threads[t], u->nthreads - t);
+		puc_walk_thread(s, u, c, u->threads[t], u->nthreads - t);
 	}
 	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
 		if (i >= u->nlpos)

@@ -58,7 +58,7 @@ static __always_inline void put_lua_marker(struct lf_stack *s, struct lf_ustate 
  * besides frames and a marker): LF_MAX_LUA, or what the record's room allows once the
  * positions and LF_LUA_SHARE frames for each further lua_State are set aside (most of
  * those hold a few frames, or none). Split between the ends as LF_LUA_INNER:OUTER. */
-static __always_inline void lua_keep(const struct lf_ustate *u, __u32 threads_left, __u32 hdr,
+static __always_inline void lf_lua_keep(const struct lf_ustate *u, __u32 threads_left, __u32 hdr,
 				     __u32 *inner, __u32 *outer)
 {
 	if (!threads_left)
@@ -76,7 +76,7 @@ static __always_inline void lua_keep(const struct lf_ustate *u, __u32 threads_le
 
 /* Without bpf_loop, the walk's loop is unrolled by the verifier: it keeps the innermost
  * frames it can, LF_LUA_NOLOOP at most, and goes no further. */
-static __always_inline void lua_keep_short(struct lf_ustate *u, __u32 *inner, __u32 *outer, __u32 *limit)
+static __always_inline void lf_lua_keep_short(struct lf_ustate *u, __u32 *inner, __u32 *outer, __u32 *limit)
 {
 	__u32 keep = *inner + *outer;
 	*inner = keep < LF_LUA_NOLOOP ? keep : LF_LUA_NOLOOP;

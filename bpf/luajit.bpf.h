@@ -166,7 +166,7 @@ static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate 
 {
 	struct lj_walk w = { .s = s, .u = u, .c = c, .base = base, .stack = lj_ref(c, L + c->L_stack),
 			     .pc = want_lines ? pc : 0 };
-	lua_keep(u, threads_left, 2, &w.inner, &w.outer);
+	lf_lua_keep(u, threads_left, 2, &w.inner, &w.outer);
 	u->ring_n = 0;
 	u->walk_flushing = 0;
 	put_word(s, u, lf_word(LF_TAG_LTHREAD, L));
@@ -178,7 +178,7 @@ static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate 
 		return;
 	}
 #endif
-	lua_keep_short(u, &w.inner, &w.outer, &w.limit);
+	lf_lua_keep_short(u, &w.inner, &w.outer, &w.limit);
 	/* unrolled: before 5.13 a loop around a call is refused as a back-edge */
 #pragma clang loop unroll(full)
 	for (__u32 i = 0; i < LF_LUA_NOLOOP + 2; i++)

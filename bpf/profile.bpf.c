@@ -216,7 +216,7 @@ static __always_inline void end_user(struct bpf_perf_event_data *ctx, struct lf_
 	end_walk(s, u, rc);
 	if (walk_lua && with_lua) {
 #ifdef LF_NO_BPF_LOOP
-		bpf_tail_call(ctx, &tails, LF_TAIL_LUA); /* on success, lua_part ends the sample */
+		bpf_tail_call(ctx, &tails, LF_TAIL_LUA); /* on success, runtime_part ends the sample */
 #else
 		(void)ctx;
 		rt_append(s, u);
@@ -227,7 +227,7 @@ static __always_inline void end_user(struct bpf_perf_event_data *ctx, struct lf_
 
 /* The Lua part of a sample whose native walk is done (the program built without bpf_loop). */
 SEC("perf_event")
-int lua_part(struct bpf_perf_event_data *ctx)
+int runtime_part(struct bpf_perf_event_data *ctx)
 {
 	__u32 zero = 0;
 	struct lf_stack *s = bpf_map_lookup_elem(&scratch, &zero);

@@ -47,7 +47,7 @@ static __always_inline int rt_core_frame(struct lf_ustate *u, struct lf_stack *s
 	__u32 pid = s->pid;
 	if (u->runtime == LF_RT_PUC) {
 		puc_note_entry(u, s, pc);
-		note_lua_state(u, pid);
+		puc_note_state(u, pid);
 		return -1;
 	}
 	if (u->runtime != LF_RT_LUAJIT || u->n != 1)
@@ -119,14 +119,14 @@ static __always_inline int rt_unmapped_frame(struct lf_ustate *u, struct lf_stac
 static __always_inline void rt_walk_end(struct lf_ustate *u)
 {
 	if (u->runtime == LF_RT_PUC)
-		close_lua_run(u);
+		puc_close_run(u);
 }
 
 /* After the native walk: the Lua part of the record. */
 static __always_inline void rt_append(struct lf_stack *s, struct lf_ustate *u)
 {
 	if (u->runtime == LF_RT_PUC)
-		lua_append(s, u);
+		puc_append(s, u);
 	else if (u->runtime == LF_RT_LUAJIT)
 		lj_append(s, u);
 }

@@ -25,7 +25,7 @@ struct lf_ustate {
 	__u64 lj_g;       /* LuaJIT: the global_State of the VM this thread was seen running, 0: none */
 	__u32 vm_unknown; /* the thread runs a VM not among those user space found */
 	__u32 pad_vm;
-	__u64 last_regs[LF_NSAVED + 1], last_cand; /* note_lua_state's last answer */
+	__u64 last_regs[LF_NSAVED + 1], last_cand; /* puc_note_state's last answer */
 	__u32 cand_frame, cand_noted; /* last frame that held last_cand; its position's frame */
 	__u64 m_start, m_end;  /* last mapping found, index m_idx (m_end 0: none) */
 	__u32 m_idx, r_file;   /* last row found: rule r_rule for [r_lo, r_hi) of r_file */

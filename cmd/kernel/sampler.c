@@ -221,7 +221,7 @@ int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut)
 		return -1;
 	/* tails: the native walk, then the Lua walk (used only by the program built without
 	 * bpf_loop; bpf/profile.bpf.c) */
-	int progs[2] = { bpf_program__fd(k->progs.unwind_user), bpf_program__fd(k->progs.lua_part) };
+	int progs[2] = { bpf_program__fd(k->progs.unwind_user), bpf_program__fd(k->progs.runtime_part) };
 	for (__u32 key = 0; key < 2; key++)
 		if (bpf_map_update_elem(bpf_map__fd(k->maps.tails), &key, &progs[key], BPF_ANY)) {
 			warnx_lf("cannot install the unwinder programs: %s", strerror(errno));

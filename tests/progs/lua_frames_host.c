@@ -106,7 +106,7 @@ static int our_name(struct frame *fr, int n, int j, char *out, size_t size)
 		return -1;
 	if (lay->minor == 1 && fr[j].lua && fr[j].tailcalls > 0)
 		return -1;
-	return puc_call_name(lay, &mem, fr[j + 1].proto, fr[j + 1].savedpc, out, size);
+	return puc_call_name(lay, &mem, fr[j + 1].proto, 0, fr[j + 1].savedpc, out, size);
 }
 
 /* Lua's name, with 5.4's "index" for a metamethod spelled "__index" like older versions. */
@@ -137,7 +137,7 @@ static void check_frame(lua_State *L, const char *tag, struct frame *fr, int n, 
 		return;
 	}
 	int linedefined = -1;
-	if (puc_proto_info(lay, &mem, fr[j].proto, chunk, sizeof chunk, &linedefined) < 0)
+	if (puc_proto_info(lay, &mem, fr[j].proto, 0, chunk, sizeof chunk, &linedefined) < 0)
 		snprintf(chunk, sizeof chunk, "(failed)");
 	if (strcmp(chunk, ar->short_src) != 0)
 		mismatch(tag, j, "chunk", chunk, ar->short_src);
@@ -147,7 +147,7 @@ static void check_frame(lua_State *L, const char *tag, struct frame *fr, int n, 
 		snprintf(a, sizeof a, "%d", ar->linedefined);
 		mismatch(tag, j, "linedefined", num, a);
 	}
-	int line = puc_proto_line(lay, &mem, fr[j].proto, fr[j].savedpc);
+	int line = puc_proto_line(lay, &mem, fr[j].proto, 0, fr[j].savedpc);
 	if (line != ar->currentline) {
 		char a[32];
 		snprintf(num, sizeof num, "%d", line);

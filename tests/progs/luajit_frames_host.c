@@ -133,7 +133,7 @@ static int our_name(const struct frame *fr, int n, int j, char *out, size_t size
 	uint64_t pc = caller_pc(&fr[j]);
 	if (j + 1 >= n || fr[j + 1].kind != LJ_FN_LUA || !pc)
 		return -1;
-	return luajit_call_name(lay, &mem, fr[j + 1].proto, pc, out, size);
+	return luajit_call_name(lay, &mem, fr[j + 1].proto, 0, pc, out, size);
 }
 
 /* What lua_getinfo's source becomes in our chunk names: '@'/'=' stripped, else short_src. */
@@ -149,7 +149,7 @@ static void check_lua(const char *tag, const struct frame *fr, int j, const lua_
 {
 	char chunk[LJ_CHUNK_MAX];
 	int first = -2, line = -1;
-	if (luajit_proto_info(lay, &mem, fr[j].proto, chunk, sizeof chunk, &first) < 0)
+	if (luajit_proto_info(lay, &mem, fr[j].proto, 0, chunk, sizeof chunk, &first) < 0)
 		snprintf(chunk, sizeof chunk, "(failed)");
 	if (strcmp(chunk, want_chunk(ar)) != 0)
 		mismatch(tag, j, "chunk", chunk, want_chunk(ar));
@@ -157,7 +157,7 @@ static void check_lua(const char *tag, const struct frame *fr, int j, const lua_
 		mismatch_int(tag, j, "linedefined", first, ar->linedefined);
 	uint64_t pc = j > 0 ? caller_pc(&fr[j - 1]) : 0;
 	if (pc)
-		line = luajit_proto_line(lay, &mem, fr[j].proto, pc);
+		line = luajit_proto_line(lay, &mem, fr[j].proto, 0, pc);
 	if (line != ar->currentline)
 		mismatch_int(tag, j, "currentline", line, ar->currentline);
 	snprintf(label, size, "%s (%s:%d)@%d", name ? name : first == 0 ? "main chunk" : "?",

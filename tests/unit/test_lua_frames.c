@@ -198,27 +198,27 @@ static void test_chunk_names(void)
 		char chunk[LUA_CHUNK_MAX];
 		int ld = -1;
 		fake_init(&F);
-		CHECK_INT(puc_proto_info(l, &M, proto_with_source(l, put_cstr(&F, l, "@app.lua"), 42), chunk,
+		CHECK_INT(puc_proto_info(l, &M, proto_with_source(l, put_cstr(&F, l, "@app.lua"), 42), 0, chunk,
 					 sizeof chunk, &ld), 0);
 		CHECK_STR(chunk, "app.lua");
 		CHECK_INT(ld, 42);
-		puc_proto_info(l, &M, proto_with_source(l, put_cstr(&F, l, "=stdin"), 0), chunk, sizeof chunk, &ld);
+		puc_proto_info(l, &M, proto_with_source(l, put_cstr(&F, l, "=stdin"), 0), 0, chunk, sizeof chunk, &ld);
 		CHECK_STR(chunk, "stdin");
 		CHECK_INT(ld, 0);
-		puc_proto_info(l, &M, proto_with_source(l, put_cstr(&F, l, "return f(1)"), 0), chunk, sizeof chunk, &ld);
+		puc_proto_info(l, &M, proto_with_source(l, put_cstr(&F, l, "return f(1)"), 0), 0, chunk, sizeof chunk, &ld);
 		CHECK_STR(chunk, "[string \"return f(1)\"]");
-		puc_proto_info(l, &M, proto_with_source(l, put_cstr(&F, l, "local x = 1\nreturn x"), 0), chunk,
+		puc_proto_info(l, &M, proto_with_source(l, put_cstr(&F, l, "local x = 1\nreturn x"), 0), 0, chunk,
 			       sizeof chunk, &ld);
 		CHECK_STR(chunk, "[string \"local x = 1...\"]");
-		puc_proto_info(l, &M, proto_with_source(l, 0, 7), chunk, sizeof chunk, &ld);
+		puc_proto_info(l, &M, proto_with_source(l, 0, 7), 0, chunk, sizeof chunk, &ld);
 		CHECK_STR(chunk, "?");
 		/* separators of the folded format never get through */
-		puc_proto_info(l, &M, proto_with_source(l, put_cstr(&F, l, "@a;b\nc\td.lua"), 1), chunk,
+		puc_proto_info(l, &M, proto_with_source(l, put_cstr(&F, l, "@a;b\nc\td.lua"), 1), 0, chunk,
 			       sizeof chunk, &ld);
 		CHECK_STR(chunk, "a\\x3bb\\x0ac\\x09d.lua");
 		/* a small output buffer is filled, not overrun */
 		char small[5];
-		puc_proto_info(l, &M, proto_with_source(l, put_cstr(&F, l, "@abcdefgh"), 1), small, sizeof small, &ld);
+		puc_proto_info(l, &M, proto_with_source(l, put_cstr(&F, l, "@abcdefgh"), 1), 0, small, sizeof small, &ld);
 		CHECK_STR(small, "abcd");
 	}
 }
@@ -233,25 +233,25 @@ static void test_long_chunk_names(void)
 		path[i] = (char)('a' + i % 26);
 	path[1000] = '\0';
 	/* '@': the tail names the file, so it is kept behind "..." */
-	CHECK_INT(puc_proto_info(L54, &M, proto_with_source(L54, put_cstr(&F, L54, path), 1), chunk,
+	CHECK_INT(puc_proto_info(L54, &M, proto_with_source(L54, put_cstr(&F, L54, path), 1), 0, chunk,
 				 sizeof chunk, &ld), 0);
 	CHECK_INT(strlen(chunk), LUA_CHUNK_MAX - 1);
 	CHECK(strncmp(chunk, "...", 3) == 0);
 	CHECK(strcmp(chunk + 3, path + 1000 - (LUA_CHUNK_MAX - 4)) == 0);
 	/* '=': cut at the end */
 	path[0] = '=';
-	puc_proto_info(L54, &M, proto_with_source(L54, put_cstr(&F, L54, path), 1), chunk, sizeof chunk, &ld);
+	puc_proto_info(L54, &M, proto_with_source(L54, put_cstr(&F, L54, path), 1), 0, chunk, sizeof chunk, &ld);
 	CHECK_INT(strlen(chunk), LUA_CHUNK_MAX - 1);
 	CHECK(strncmp(chunk, path + 1, LUA_CHUNK_MAX - 1) == 0);
 	/* string chunk: first 43 bytes of its first line */
 	path[0] = 'x';
-	puc_proto_info(L54, &M, proto_with_source(L54, put_cstr(&F, L54, path), 1), chunk, sizeof chunk, &ld);
+	puc_proto_info(L54, &M, proto_with_source(L54, put_cstr(&F, L54, path), 1), 0, chunk, sizeof chunk, &ld);
 	CHECK_INT(strlen(chunk), strlen("[string \"...\"]") + 43);
 	/* a length far beyond the mapped memory fails cleanly */
 	uint64_t s = put_cstr(&F, L54, "@x.lua");
 	w8(&F, s + L54->gch_tt, (uint8_t)L54->gctag_lngstr);
 	w64(&F, s + L54->ts_lnglen, 1ULL << 40);
-	CHECK_INT(puc_proto_info(L54, &M, proto_with_source(L54, s, 1), chunk, sizeof chunk, &ld), -1);
+	CHECK_INT(puc_proto_info(L54, &M, proto_with_source(L54, s, 1), 0, chunk, sizeof chunk, &ld), -1);
 	CHECK_STR(chunk, "");
 }
 
@@ -265,7 +265,7 @@ static void test_strings_55(void)
 	fake_init(&F);
 	uint64_t s = put_cstr(&F, l, name);
 	CHECK_INT(F.mem[s - BASE + l->gch_tt], l->gctag_lngstr);
-	CHECK_INT(puc_proto_info(l, &M, proto_with_source(l, s, 3), chunk, sizeof chunk, &ld), 0);
+	CHECK_INT(puc_proto_info(l, &M, proto_with_source(l, s, 3), 0, chunk, sizeof chunk, &ld), 0);
 	CHECK_STR(chunk, name + 1);
 	CHECK_INT(ld, 3);
 	CHECK_INT(puc_tstring(l, &M, s, out, sizeof out, NULL), (long)strlen(name));
@@ -302,12 +302,12 @@ static void test_lines_int_array(void)
 				   .sizelineinfo = 4, .linedefined = 9 };
 		uint64_t p = put_proto(&F, l, &s);
 		for (int pc = 0; pc < 4; pc++)
-			CHECK_INT(puc_proto_line(l, &M, p, after(s.code, pc)), lines[pc]);
-		CHECK_INT(puc_proto_line(l, &M, p, s.code), 9);             /* not started */
-		CHECK_INT(puc_proto_line(l, &M, p, after(s.code, 4)), -1);  /* past the end */
-		CHECK_INT(puc_proto_line(l, &M, p, s.code - 4), -1);
-		CHECK_INT(puc_proto_line(l, &M, p, s.code + 6), -1);        /* misaligned */
-		CHECK_INT(puc_proto_line(l, &M, p + 8, after(s.code, 1)), -1);  /* not a proto */
+			CHECK_INT(puc_proto_line(l, &M, p, 0, after(s.code, pc)), lines[pc]);
+		CHECK_INT(puc_proto_line(l, &M, p, 0, s.code), 9);             /* not started */
+		CHECK_INT(puc_proto_line(l, &M, p, 0, after(s.code, 4)), -1);  /* past the end */
+		CHECK_INT(puc_proto_line(l, &M, p, 0, s.code - 4), -1);
+		CHECK_INT(puc_proto_line(l, &M, p, 0, s.code + 6), -1);        /* misaligned */
+		CHECK_INT(puc_proto_line(l, &M, p + 8, 0, after(s.code, 1)), -1);  /* not a proto */
 	}
 }
 
@@ -364,22 +364,22 @@ static void test_lines_54(void)
 	uint64_t p = put_proto(&F, L54, &s);
 	int bad = 0;
 	for (int pc = 0; pc < N; pc++)
-		bad += puc_proto_line(L54, &M, p, after(s.code, pc)) != lines[pc];
+		bad += puc_proto_line(L54, &M, p, 0, after(s.code, pc)) != lines[pc];
 	CHECK_INT(bad, 0);
 	/* cached answers are the same */
 	for (int pc = 0; pc < N; pc += 7)
-		bad += puc_proto_line(L54, &M, p, after(s.code, pc)) != lines[pc];
+		bad += puc_proto_line(L54, &M, p, 0, after(s.code, pc)) != lines[pc];
 	CHECK_INT(bad, 0);
 	/* a marker where no absolute entry is: -1 */
 	puc_frames_cache_clear();
 	w8(&F, li + 1, (uint8_t)0x80);
-	CHECK_INT(puc_proto_line(L54, &M, p, after(s.code, 2)), -1);
+	CHECK_INT(puc_proto_line(L54, &M, p, 0, after(s.code, 2)), -1);
 	/* absolute entries out of order or past lineinfo: an answer or -1, and no crash */
 	w32(&F, abs, N + 5);
 	w32(&F, abs + 8, -7);
 	puc_frames_cache_clear();
 	for (int pc = 0; pc < N; pc += 13)
-		CHECK(puc_proto_line(L54, &M, p, after(s.code, pc)) >= -1);
+		CHECK(puc_proto_line(L54, &M, p, 0, after(s.code, pc)) >= -1);
 }
 
 /* ---- Names from bytecode ---- */
@@ -440,18 +440,18 @@ static void test_names_54(void)
 		{ 20, -1, "" }, { 0, 0, "__index" }, { 10, 0, "__index" }, { 2, -1, "" },
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-		int rc = puc_call_name(l, &M, p, after(code_at, want[i].pc), out, sizeof out);
+		int rc = puc_call_name(l, &M, p, 0, after(code_at, want[i].pc), out, sizeof out);
 		if (rc != want[i].rc || strcmp(out, want[i].name) != 0)
 			printf("  pc %d: rc %d name '%s'\n", want[i].pc, rc, out);
 		CHECK_INT(rc, want[i].rc);
 		CHECK_STR(out, want[i].name);
 	}
 	/* savedpc == code (nothing called yet) and outside the code: no name */
-	CHECK_INT(puc_call_name(l, &M, p, code_at, out, sizeof out), -1);
-	CHECK_INT(puc_call_name(l, &M, p, code_at + 4 * (uint64_t)(n + 3), out, sizeof out), -1);
+	CHECK_INT(puc_call_name(l, &M, p, 0, code_at, out, sizeof out), -1);
+	CHECK_INT(puc_call_name(l, &M, p, 0, code_at + 4 * (uint64_t)(n + 3), out, sizeof out), -1);
 	/* a tiny buffer */
 	char tiny[2];
-	CHECK_INT(puc_call_name(l, &M, p, after(code_at, 7), tiny, sizeof tiny), 0);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(code_at, 7), tiny, sizeof tiny), 0);
 	CHECK_STR(tiny, "_");
 }
 
@@ -479,9 +479,9 @@ static void test_names_55(void)
 			    .k = put_kstrings(&F, l, ks, 3), .sizek = 3, .upvalues = put_upvals(&F, l, ups, 1),
 			    .sizeup = 1 };
 	uint64_t p = put_proto(&F, l, &sp);
-	CHECK_INT(puc_call_name(l, &M, p, after(sp.code, 2), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(sp.code, 2), out, sizeof out), 0);
 	CHECK_STR(out, "meth");
-	CHECK_INT(puc_call_name(l, &M, p, after(sp.code, 5), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(sp.code, 5), out, sizeof out), 0);
 	CHECK_STR(out, "fn");
 	CHECK(l->op[LOP_GETVARG] != LUA_OP_NONE && L54->op[LOP_GETVARG] == LUA_OP_NONE);
 }
@@ -510,13 +510,13 @@ static void test_names_51_locals(void)
 	struct pspec s = { .code = put_code(&F, code, 8), .sizecode = 8, .k = put_kstrings(&F, l, ks, 1),
 			   .sizek = 1, .locvars = lv, .sizelocvars = 1, .linedefined = 1 };
 	uint64_t p = put_proto(&F, l, &s);
-	CHECK_INT(puc_call_name(l, &M, p, after(s.code, 2), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, 2), out, sizeof out), 0);
 	CHECK_STR(out, "x");
-	CHECK_INT(puc_call_name(l, &M, p, after(s.code, 4), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, 4), out, sizeof out), 0);
 	CHECK_STR(out, "g");
-	CHECK_INT(puc_call_name(l, &M, p, after(s.code, 5), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, 5), out, sizeof out), 0);
 	CHECK_STR(out, "x");
-	CHECK_INT(puc_call_name(l, &M, p, after(s.code, 6), out, sizeof out), -1);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, 6), out, sizeof out), -1);
 }
 
 /* ---- Cache ---- */
@@ -533,23 +533,23 @@ static void test_cache(void)
 	uint64_t p = proto54(code, 2, ks, 1, ups, 1, &code_at);
 	uint64_t src = put_cstr(&F, L54, "@one.lua");
 	w64(&F, p + L54->p_source, src);
-	CHECK_INT(puc_call_name(L54, &M, p, after(code_at, 1), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(L54, &M, p, 0, after(code_at, 1), out, sizeof out), 0);
 	long first = F.reads;
 	F.reads = 0;
-	CHECK_INT(puc_call_name(L54, &M, p, after(code_at, 1), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(L54, &M, p, 0, after(code_at, 1), out, sizeof out), 0);
 	CHECK_STR(out, "f");
 	CHECK_INT(F.reads, 3);  /* the proto and its fingerprint only, to check it is the same proto */
 	CHECK(first > 3);
 	uint32_t fp = puc_proto_fp(L54, &M, p);
 	F.reads = 0;
-	CHECK_INT(puc_call_name_fp(L54, &M, p, fp, after(code_at, 1), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(L54, &M, p, fp, after(code_at, 1), out, sizeof out), 0);
 	CHECK_STR(out, "f");
 	CHECK_INT(F.reads, 0);  /* by the sample's fingerprint: no read at all */
-	puc_proto_info(L54, &M, p, chunk, sizeof chunk, &ld);
+	puc_proto_info(L54, &M, p, 0, chunk, sizeof chunk, &ld);
 	CHECK_STR(chunk, "one.lua");
 	/* another proto at the same address: fresh labels */
 	w64(&F, p + L54->p_source, put_cstr(&F, L54, "@two.lua"));
-	puc_proto_info(L54, &M, p, chunk, sizeof chunk, &ld);
+	puc_proto_info(L54, &M, p, 0, chunk, sizeof chunk, &ld);
 	CHECK_STR(chunk, "two.lua");
 	/* another address space (ctx) with other contents at the same addresses */
 	struct fake g = { 0 };
@@ -557,13 +557,13 @@ static void test_cache(void)
 	memcpy(g.mem, F.mem, SIZE);
 	w64(&g, p + L54->p_source, put_cstr(&g, L54, "@three.lua"));
 	struct puc_mem m2 = { fake_read, &g };
-	puc_proto_info(L54, &m2, p, chunk, sizeof chunk, &ld);
+	puc_proto_info(L54, &m2, p, 0, chunk, sizeof chunk, &ld);
 	CHECK_STR(chunk, "three.lua");
-	puc_proto_info(L54, &M, p, chunk, sizeof chunk, &ld);
+	puc_proto_info(L54, &M, p, 0, chunk, sizeof chunk, &ld);
 	CHECK_STR(chunk, "two.lua");
 	free(g.mem);
 	puc_frames_cache_free();
-	puc_proto_info(L54, &M, p, chunk, sizeof chunk, &ld);  /* re-created after free */
+	puc_proto_info(L54, &M, p, 0, chunk, sizeof chunk, &ld);  /* re-created after free */
 	CHECK_STR(chunk, "two.lua");
 }
 
@@ -585,30 +585,30 @@ static void test_reads_fail(void)
 		puc_frames_cache_clear();
 		F.reads = 0;
 		F.fail_after = k;
-		int rc = puc_call_name(L54, &M, p, after(code_at, 1), out, sizeof out);
+		int rc = puc_call_name(L54, &M, p, 0, after(code_at, 1), out, sizeof out);
 		CHECK(rc == -1 || (rc == 0 && strcmp(out, "f") == 0));
 		if (rc == -1)
 			CHECK_STR(out, "");
 		F.reads = 0;
-		rc = puc_proto_info(L54, &M, p, chunk, sizeof chunk, &ld);
+		rc = puc_proto_info(L54, &M, p, 0, chunk, sizeof chunk, &ld);
 		CHECK(rc == -1 || (rc == 0 && strcmp(chunk, "x.lua") == 0));
 		F.reads = 0;
-		CHECK(puc_proto_line(L54, &M, p, after(code_at, 1)) == -1);  /* no lineinfo at all */
+		CHECK(puc_proto_line(L54, &M, p, 0, after(code_at, 1)) == -1);  /* no lineinfo at all */
 	}
 	/* a failed read is not cached: the name comes once reads work again */
 	F.fail_after = 3;
 	F.reads = 0;
 	puc_frames_cache_clear();
-	CHECK_INT(puc_call_name(L54, &M, p, after(code_at, 1), out, sizeof out), -1);
+	CHECK_INT(puc_call_name(L54, &M, p, 0, after(code_at, 1), out, sizeof out), -1);
 	F.fail_after = -1;
-	CHECK_INT(puc_call_name(L54, &M, p, after(code_at, 1), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(L54, &M, p, 0, after(code_at, 1), out, sizeof out), 0);
 	CHECK_STR(out, "f");
 	/* NULL reader, NULL proto */
 	struct puc_mem none = { NULL, NULL };
-	CHECK_INT(puc_proto_info(L54, &none, p, chunk, sizeof chunk, &ld), -1);
-	CHECK_INT(puc_proto_info(L54, &M, 0, chunk, sizeof chunk, &ld), -1);
-	CHECK_INT(puc_call_name(L54, &M, 0, 4, out, sizeof out), -1);
-	CHECK_INT(puc_proto_line(L54, &M, ~0ULL - 2, 4), -1);
+	CHECK_INT(puc_proto_info(L54, &none, p, 0, chunk, sizeof chunk, &ld), -1);
+	CHECK_INT(puc_proto_info(L54, &M, 0, 0, chunk, sizeof chunk, &ld), -1);
+	CHECK_INT(puc_call_name(L54, &M, 0, 0, 4, out, sizeof out), -1);
+	CHECK_INT(puc_proto_line(L54, &M, ~0ULL - 2, 0, 4), -1);
 }
 
 static void test_huge_sizes(void)
@@ -619,15 +619,15 @@ static void test_huge_sizes(void)
 	uint32_t code[2] = { 0 };
 	struct pspec s = { .code = put_code(&F, code, 2), .sizecode = 0x7fffffff, .linedefined = 1 };
 	uint64_t p = put_proto(&F, L54, &s);
-	CHECK_INT(puc_call_name(L54, &M, p, after(s.code, 1), out, sizeof out), -1);
+	CHECK_INT(puc_call_name(L54, &M, p, 0, after(s.code, 1), out, sizeof out), -1);
 	s.sizecode = -5;
 	p = put_proto(&F, L54, &s);
-	CHECK_INT(puc_proto_line(L54, &M, p, after(s.code, 1)), -1);
+	CHECK_INT(puc_proto_line(L54, &M, p, 0, after(s.code, 1)), -1);
 	/* a large sizecode that passes the limit but whose code is not all mapped */
 	s.sizecode = 1 << 25;
 	s.code = BASE + SIZE - 64;
 	p = put_proto(&F, L54, &s);
-	CHECK_INT(puc_call_name(L54, &M, p, s.code + 4 * 100000, out, sizeof out), -1);
+	CHECK_INT(puc_call_name(L54, &M, p, 0, s.code + 4 * 100000, out, sizeof out), -1);
 	/* a huge locvars count, every entry live: the scan is bounded */
 	const struct puc_layout *l = L53;
 	uint64_t lv = fake_alloc(&F, (size_t)l->lv_sizeof * 70000);  /* all zero: startpc 0, endpc 0 */
@@ -635,16 +635,16 @@ static void test_huge_sizes(void)
 	struct pspec s2 = { .code = put_code(&F, c2, 1), .sizecode = 1, .locvars = lv,
 			    .sizelocvars = 1 << 24, .linedefined = 1 };
 	p = put_proto(&F, l, &s2);
-	CHECK_INT(puc_call_name(l, &M, p, after(s2.code, 0), out, sizeof out), -1);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(s2.code, 0), out, sizeof out), -1);
 	/* upvalue and constant indexes beyond their arrays */
 	uint32_t c3[] = { I_abc(l, LOP_GETUPVAL, 0, 200, 0, 0), I_abc(l, LOP_CALL, 0, 1, 1, 0),
 			  I_abx(l, LOP_LOADK, 0, 9999), I_abc(l, LOP_CALL, 0, 1, 1, 0) };
 	struct pspec s3 = { .code = put_code(&F, c3, 4), .sizecode = 4, .sizeup = 3,
 			    .upvalues = BASE + 8, .linedefined = 1 };
 	p = put_proto(&F, l, &s3);
-	CHECK_INT(puc_call_name(l, &M, p, after(s3.code, 1), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(s3.code, 1), out, sizeof out), 0);
 	CHECK_STR(out, "?");
-	CHECK_INT(puc_call_name(l, &M, p, after(s3.code, 3), out, sizeof out), -1);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(s3.code, 3), out, sizeof out), -1);
 }
 
 /* Backward jumps, jumps to themselves and long MOVE chains terminate, bounded. */
@@ -662,7 +662,7 @@ static void test_loops_and_chains(void)
 		code[N - 1] = I_abc(l, LOP_CALL, 0, 1, 1, 0);
 		struct pspec s = { .code = put_code(&F, code, N), .sizecode = N, .linedefined = 1 };
 		uint64_t p = put_proto(&F, l, &s);
-		CHECK_INT(puc_call_name(l, &M, p, after(s.code, N - 1), out, sizeof out), -1);
+		CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, N - 1), out, sizeof out), -1);
 		/* R(k) = R(k-1) for k = 1..250, then call R250: a MOVE chain deeper than the bound */
 		for (int k = 1; k <= 250; k++)
 			code[k - 1] = I_abc(l, LOP_MOVE, (unsigned)k, (unsigned)k - 1, 0, 0);
@@ -670,7 +670,7 @@ static void test_loops_and_chains(void)
 		s.code = put_code(&F, code, 251);
 		s.sizecode = 251;
 		p = put_proto(&F, l, &s);
-		CHECK_INT(puc_call_name(l, &M, p, after(s.code, 250), out, sizeof out), -1);
+		CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, 250), out, sizeof out), -1);
 	}
 }
 
@@ -692,12 +692,12 @@ static void test_garbage(void)
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 			uint64_t p = BASE + (x % (SIZE - 1024) & ~7ULL), pc = BASE + ((x >> 24) % SIZE & ~3ULL);
 			w8(&F, p + l->gch_tt, (uint8_t)l->gctag_proto);  /* get past the first check */
-			int rc = puc_call_name(l, &M, p, pc, out, sizeof out);
+			int rc = puc_call_name(l, &M, p, 0, pc, out, sizeof out);
 			ok &= (rc == -1 && out[0] == '\0') || (rc == 0 && strlen(out) < sizeof out);
 			ok &= strchr(out, ';') == NULL;
-			rc = puc_proto_info(l, &M, p, chunk, sizeof chunk, &ld);
+			rc = puc_proto_info(l, &M, p, 0, chunk, sizeof chunk, &ld);
 			ok &= strlen(chunk) < sizeof chunk && strchr(chunk, ';') == NULL && strchr(chunk, '\n') == NULL;
-			int line = puc_proto_line(l, &M, p, pc);
+			int line = puc_proto_line(l, &M, p, 0, pc);
 			ok &= line >= -1;
 		}
 	}
@@ -725,9 +725,9 @@ static void test_fingerprints(void)
 	w64(&F, p + L54->p_source, one);
 	uint32_t fp1 = puc_proto_fp(L54, &M, p);
 	CHECK(fp1 != 0 && fp1 < (1u << LF_FP_BITS));
-	CHECK_INT(puc_proto_info_fp(L54, &M, p, fp1, chunk, sizeof chunk, &ld), 0);
+	CHECK_INT(puc_proto_info(L54, &M, p, fp1, chunk, sizeof chunk, &ld), 0);
 	CHECK_STR(chunk, "chunk1");
-	CHECK_INT(puc_call_name_fp(L54, &M, p, fp1, after(code_at, 1), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(L54, &M, p, fp1, after(code_at, 1), out, sizeof out), 0);
 	CHECK_STR(out, "f");
 	/* the next chunk: same proto and string addresses, the string of another name */
 	w(&F, one + L54->ts_contents, "=chunk2", 7);
@@ -735,26 +735,26 @@ static void test_fingerprints(void)
 	uint32_t fp2 = puc_proto_fp(L54, &M, p);
 	CHECK(fp2 != 0 && fp2 != fp1);
 	long before = F.reads;
-	CHECK_INT(puc_proto_info_fp(L54, &M, p, fp1, chunk, sizeof chunk, &ld), 0);
+	CHECK_INT(puc_proto_info(L54, &M, p, fp1, chunk, sizeof chunk, &ld), 0);
 	CHECK_STR(chunk, "chunk1");
 	CHECK_INT(ld, 1);
-	CHECK_INT(puc_call_name_fp(L54, &M, p, fp1, after(code_at, 1), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(L54, &M, p, fp1, after(code_at, 1), out, sizeof out), 0);
 	CHECK_INT(F.reads - before, 0);  /* all from the cache */
-	CHECK_INT(puc_proto_info_fp(L54, &M, p, fp2, chunk, sizeof chunk, &ld), 0);
+	CHECK_INT(puc_proto_info(L54, &M, p, fp2, chunk, sizeof chunk, &ld), 0);
 	CHECK_STR(chunk, "chunk2");
 	/* a sample of a function that was gone before it was named */
 	uint32_t other = fp1 ^ fp2 ^ 4;
-	CHECK_INT(puc_proto_info_fp(L54, &M, p, other | 1, chunk, sizeof chunk, &ld), -2);
-	CHECK_INT(puc_call_name_fp(L54, &M, p, other | 1, after(code_at, 1), out, sizeof out), -1);
+	CHECK_INT(puc_proto_info(L54, &M, p, other | 1, chunk, sizeof chunk, &ld), -2);
+	CHECK_INT(puc_call_name(L54, &M, p, other | 1, after(code_at, 1), out, sizeof out), -1);
 	/* no fingerprint taken: whatever the memory holds now */
-	CHECK_INT(puc_proto_info_fp(L54, &M, p, 0, chunk, sizeof chunk, &ld), 0);
+	CHECK_INT(puc_proto_info(L54, &M, p, 0, chunk, sizeof chunk, &ld), 0);
 	CHECK_STR(chunk, "chunk2");
 	/* the target is gone: known fingerprints still answer, others cannot */
 	F.fail_after = F.reads;
-	CHECK_INT(puc_proto_info_fp(L54, &M, p, fp1, chunk, sizeof chunk, &ld), 0);
+	CHECK_INT(puc_proto_info(L54, &M, p, fp1, chunk, sizeof chunk, &ld), 0);
 	CHECK_STR(chunk, "chunk1");
-	CHECK_INT(puc_proto_line_fp(L54, &M, p, fp2, after(code_at, 1)), -1);
-	CHECK_INT(puc_proto_info_fp(L54, &M, p + 16, fp1, chunk, sizeof chunk, &ld), -1);
+	CHECK_INT(puc_proto_line(L54, &M, p, fp2, after(code_at, 1)), -1);
+	CHECK_INT(puc_proto_info(L54, &M, p + 16, fp1, chunk, sizeof chunk, &ld), -1);
 	F.fail_after = -1;
 }
 

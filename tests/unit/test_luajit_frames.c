@@ -221,18 +221,18 @@ static void names_for(const struct luajit_layout *l)
 		{ P_INDEX, "__index" }, { P_METHOD, "meth" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		int rc = luajit_call_name(l, &m, pt, pc_after(l, pt, cases[i].pos), out, sizeof out);
+		int rc = luajit_call_name(l, &m, pt, 0, pc_after(l, pt, cases[i].pos), out, sizeof out);
 		CHECK_INT(rc, 0);
 		CHECK_STR(out, cases[i].want);
 	}
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_KNIL), out, sizeof out), -1);
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_NOUV), out, sizeof out), -1);
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, 0), out, sizeof out), -1);  /* header */
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_SIZEBC), out, sizeof out), -1);
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL) + 2, out, sizeof out), -1);
-	CHECK_INT(luajit_call_name(l, &m, pt, 0, out, sizeof out), -1);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_KNIL), out, sizeof out), -1);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_NOUV), out, sizeof out), -1);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, 0), out, sizeof out), -1);  /* header */
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_SIZEBC), out, sizeof out), -1);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_GLOBAL) + 2, out, sizeof out), -1);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, 0, out, sizeof out), -1);
 	/* cut to the buffer */
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_ITER), out, 5), 0);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_ITER), out, 5), 0);
 	CHECK_STR(out, "(for");
 }
 
@@ -248,16 +248,16 @@ static void lines_for(const struct luajit_layout *l, int32_t numline)
 	s.numline = numline;
 	uint64_t pt = mk_proto(l, &s), bc = pt + l->pt_size;
 	for (uint32_t pos = 1; pos < P_SIZEBC; pos++)
-		CHECK_INT(luajit_proto_line(l, &m, pt, pc_after(l, pt, pos)), 40 + pos);
-	CHECK_INT(luajit_proto_line(l, &m, pt, pc_after(l, pt, 0)), 40);
-	CHECK_INT(luajit_proto_line(l, &m, pt, bc), 40);
-	CHECK_INT(luajit_proto_line(l, &m, pt, pc_after(l, pt, P_SIZEBC)), -1);
-	CHECK_INT(luajit_proto_line(l, &m, pt, bc - 4), -1);
-	CHECK_INT(luajit_proto_line(l, &m, pt, bc + 6), -1);
-	CHECK_INT(luajit_proto_line(l, &m, pt, 0), -1);
+		CHECK_INT(luajit_proto_line(l, &m, pt, 0, pc_after(l, pt, pos)), 40 + pos);
+	CHECK_INT(luajit_proto_line(l, &m, pt, 0, pc_after(l, pt, 0)), 40);
+	CHECK_INT(luajit_proto_line(l, &m, pt, 0, bc), 40);
+	CHECK_INT(luajit_proto_line(l, &m, pt, 0, pc_after(l, pt, P_SIZEBC)), -1);
+	CHECK_INT(luajit_proto_line(l, &m, pt, 0, bc - 4), -1);
+	CHECK_INT(luajit_proto_line(l, &m, pt, 0, bc + 6), -1);
+	CHECK_INT(luajit_proto_line(l, &m, pt, 0, 0), -1);
 	s.no_lineinfo = 1;
 	uint64_t stripped = mk_proto(l, &s);
-	CHECK_INT(luajit_proto_line(l, &m, stripped, pc_after(l, stripped, 3)), -1);
+	CHECK_INT(luajit_proto_line(l, &m, stripped, 0, pc_after(l, stripped, 3)), -1);
 }
 
 static void test_lines(void)
@@ -279,7 +279,7 @@ static void chunk_is(const struct luajit_layout *l, const char *src, size_t len,
 	s.chunk_len = len;
 	s.firstline = first;
 	uint64_t pt = mk_proto(l, &s);
-	CHECK_INT(luajit_proto_info(l, &m, pt, out, sizeof out, &line), 0);
+	CHECK_INT(luajit_proto_info(l, &m, pt, 0, out, sizeof out, &line), 0);
 	CHECK_STR(out, want);
 	CHECK_INT(line, first);
 }
@@ -320,7 +320,7 @@ static void test_chunk_names(void)
 	char small[6];
 	struct spec s = prog_spec();
 	uint64_t pt = mk_proto(l, &s);
-	CHECK_INT(luajit_proto_info(l, &m, pt, small, sizeof small, NULL), 0);
+	CHECK_INT(luajit_proto_info(l, &m, pt, 0, small, sizeof small, NULL), 0);
 	CHECK_STR(small, "app/m");
 }
 
@@ -419,12 +419,12 @@ static void test_huge_sizes(void)
 			int size = fields[f] == l->pt_sizebc || fields[f] == l->pt_sizept ||
 				   fields[f] == l->pt_sizekgc || fields[f] == l->pt_numline ? 4 : 8;
 			wref(pt + fields[f], size, vals[v]);
-			int rc = luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out);
+			int rc = luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_GLOBAL), out, sizeof out);
 			CHECK(rc == -1 || (rc == 0 && !strcmp(out, "gfun")));
-			int line = luajit_proto_line(l, &m, pt, pc_after(l, pt, 3));
+			int line = luajit_proto_line(l, &m, pt, 0, pc_after(l, pt, 3));
 			/* another numline changes the line info's element size: wrong but bounded */
 			CHECK(line == -1 || line == 43 || fields[f] == l->pt_numline);
-			rc = luajit_proto_info(l, &m, pt, out, sizeof out, NULL);
+			rc = luajit_proto_info(l, &m, pt, 0, out, sizeof out, NULL);
 			CHECK(rc == -1 || (rc == 0 && !strcmp(out, "app/main.lua")));
 		}
 	}
@@ -440,13 +440,13 @@ static void test_huge_sizes(void)
 	uint64_t kref = mk_str(l, q, sizeof q);
 	wref(pt + ofs_k - 8, 8, kref);
 	w32(kref + l->str_len, 0xffffffffu);
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	CHECK_INT(strlen(out), LJ_IDENT_MAX - 1);  /* cut to a name's size */
 	CHECK(!strncmp(out, "gfunqqq", 7));
 	w32(kref + l->str_len, 4);
 	w8(kref + l->str_gct, 0);
 	luajit_frames_cache_clear();
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), -1);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_GLOBAL), out, sizeof out), -1);
 }
 
 /* Debug info that runs off the end of the proto: no name, no read outside it. */
@@ -471,9 +471,9 @@ static void test_unterminated(void)
 		memset(F.mem, 'z', SIZE);            /* whatever follows is not NUL either */
 		F.next = BASE + 64;
 		uint64_t pt = mk_proto(l, &s);
-		CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_LOCAL), out, sizeof out), -1);
-		CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_UPVAL), out, sizeof out), -1);
-		CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+		CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_LOCAL), out, sizeof out), -1);
+		CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_UPVAL), out, sizeof out), -1);
+		CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 		CHECK_STR(out, "gfun");
 	}
 }
@@ -493,14 +493,14 @@ static void test_failing_reads(void)
 		luajit_frames_cache_clear();
 		F.reads = 0;
 		F.fail_after = n;
-		int rc = luajit_call_name(l, &m, pt, pc_after(l, pt, P_MOV), out, sizeof out);
+		int rc = luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_MOV), out, sizeof out);
 		CHECK(rc == -1 || (rc == 0 && !strcmp(out, "field\\x3bname")));
-		rc = luajit_proto_info(l, &m, pt, out, sizeof out, NULL);
+		rc = luajit_proto_info(l, &m, pt, 0, out, sizeof out, NULL);
 		CHECK(rc == -1 || (rc == 0 && !strcmp(out, "app/main.lua")));
-		int line = luajit_proto_line(l, &m, pt, pc_after(l, pt, 5));
+		int line = luajit_proto_line(l, &m, pt, 0, pc_after(l, pt, 5));
 		CHECK(line == -1 || line == 45);
 		F.fail_after = -1;
-		CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_MOV), out, sizeof out), 0);
+		CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_MOV), out, sizeof out), 0);
 		CHECK_STR(out, "field\\x3bname");
 	}
 }
@@ -534,12 +534,12 @@ static void test_garbage(void)
 			if (round < 100 && at + l->pt_size < BASE + 4096)
 				w8(at + l->pt_gct, (uint8_t)l->gct_proto);  /* get past the tag */
 			for (uint32_t pos = 0; pos <= P_SIZEBC; pos++) {
-				int rc = luajit_call_name(l, &m, at, pc_after(l, at, pos), out, sizeof out);
+				int rc = luajit_call_name(l, &m, at, 0, pc_after(l, at, pos), out, sizeof out);
 				CHECK(rc == -1 || (rc == 0 && strlen(out) < sizeof out));
-				int line = luajit_proto_line(l, &m, at, pc_after(l, at, pos));
+				int line = luajit_proto_line(l, &m, at, 0, pc_after(l, at, pos));
 				CHECK(line >= -1);
 			}
-			if (luajit_proto_info(l, &m, at, out, sizeof out, NULL) == 0)
+			if (luajit_proto_info(l, &m, at, 0, out, sizeof out, NULL) == 0)
 				for (const char *c = out; *c; c++)
 					CHECK(*c != ';' && (unsigned char)*c >= 0x20);
 			uint64_t p;
@@ -560,39 +560,39 @@ static void test_cache(void)
 	mk_prog(l);
 	struct spec s = prog_spec();
 	uint64_t pt = mk_proto(l, &s);
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	long before = F.reads;
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	CHECK_STR(out, "gfun");
 	CHECK_INT(F.reads - before, 3);  /* the proto and its fingerprint only */
 	uint32_t fp = luajit_proto_fp(l, &m, pt);
 	before = F.reads;
-	CHECK_INT(luajit_call_name_fp(l, &m, pt, fp, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_INT(luajit_call_name(l, &m, pt, fp, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	CHECK_STR(out, "gfun");
 	CHECK_INT(F.reads - before, 0);  /* by the sample's fingerprint: no read at all */
 	/* same fingerprint, other contents: only a clear (or another ctx) sees it */
 	w32(pt + l->pt_size + 4 * 1, ins_ad(l->bc_gget, 0, 1));
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	CHECK_STR(out, "gfun");
 	struct luajit_mem m2 = m;
 	m2.ctx = (char *)m.ctx + 1;
-	CHECK_INT(luajit_call_name(l, &m2, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_INT(luajit_call_name(l, &m2, pt, 0, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	CHECK_STR(out, "field\\x3bname");
 	luajit_frames_cache_clear();
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	CHECK_STR(out, "field\\x3bname");
 	/* another proto at the same address (new chunk name): every label is refreshed */
-	CHECK_INT(luajit_proto_info(l, &m, pt, out, sizeof out, NULL), 0);
+	CHECK_INT(luajit_proto_info(l, &m, pt, 0, out, sizeof out, NULL), 0);
 	CHECK_STR(out, "app/main.lua");
 	w32(pt + l->pt_size + 4 * 1, ins_ad(l->bc_gget, 0, 0));
 	uint64_t other = mk_str(l, "@other.lua", 10);
 	wref(pt + l->pt_chunkname, l->gcref_size, other);
-	CHECK_INT(luajit_proto_info(l, &m, pt, out, sizeof out, NULL), 0);
+	CHECK_INT(luajit_proto_info(l, &m, pt, 0, out, sizeof out, NULL), 0);
 	CHECK_STR(out, "other.lua");
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 	CHECK_STR(out, "gfun");
 	luajit_frames_cache_free();
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 }
 
 static void test_bad_args(void)
@@ -604,18 +604,18 @@ static void test_bad_args(void)
 	mk_prog(l);
 	struct spec s = prog_spec();
 	uint64_t pt = mk_proto(l, &s);
-	CHECK_INT(luajit_call_name(NULL, &m, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), -1);
-	CHECK_INT(luajit_call_name(l, &none, pt, pc_after(l, pt, P_GLOBAL), out, sizeof out), -1);
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), NULL, 4), -1);
-	CHECK_INT(luajit_call_name(l, &m, pt, pc_after(l, pt, P_GLOBAL), out, 0), -1);
-	CHECK_INT(luajit_proto_info(l, &m, pt, NULL, 4, NULL), -1);
-	CHECK_INT(luajit_proto_line(NULL, &m, pt, pc_after(l, pt, 1)), -1);
+	CHECK_INT(luajit_call_name(NULL, &m, pt, 0, pc_after(l, pt, P_GLOBAL), out, sizeof out), -1);
+	CHECK_INT(luajit_call_name(l, &none, pt, 0, pc_after(l, pt, P_GLOBAL), out, sizeof out), -1);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_GLOBAL), NULL, 4), -1);
+	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_GLOBAL), out, 0), -1);
+	CHECK_INT(luajit_proto_info(l, &m, pt, 0, NULL, 4, NULL), -1);
+	CHECK_INT(luajit_proto_line(NULL, &m, pt, 0, pc_after(l, pt, 1)), -1);
 	CHECK_INT(luajit_func_info(NULL, &m, pt, NULL, NULL), LJ_FN_BAD);
 	CHECK(luajit_fast_name(NULL, 5, out, sizeof out) == NULL);
 	/* a proto read as a GCfunc and the reverse */
 	uint64_t fn = mk_func(l, l->ff_lua, pt);
 	CHECK_INT(luajit_func_info(l, &m, pt, NULL, NULL), LJ_FN_BAD);
-	CHECK_INT(luajit_proto_info(l, &m, fn, out, sizeof out, NULL), -1);
+	CHECK_INT(luajit_proto_info(l, &m, fn, 0, out, sizeof out, NULL), -1);
 }
 
 /* Labels by the fingerprint of a sample, in both layouts: what was read while the proto lived
@@ -639,23 +639,23 @@ static void test_fingerprints(void)
 		w32(name + (uint64_t)l->str_len - 4, 0x1111);  /* GCstr.hash */
 		uint32_t fp1 = luajit_proto_fp(l, &m, pt);
 		CHECK(fp1 != 0 && fp1 < (1u << LF_FP_BITS));
-		CHECK_INT(luajit_proto_info_fp(l, &m, pt, fp1, out, sizeof out, &line), 0);
+		CHECK_INT(luajit_proto_info(l, &m, pt, fp1, out, sizeof out, &line), 0);
 		CHECK_STR(out, "app/main.lua");
-		CHECK_INT(luajit_call_name_fp(l, &m, pt, fp1, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+		CHECK_INT(luajit_call_name(l, &m, pt, fp1, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 		CHECK_STR(out, "gfun");
 		w(name + (uint64_t)l->str_size, "@app/next.lua", 13);
 		w32(name + (uint64_t)l->str_len - 4, 0x2222);
 		uint32_t fp2 = luajit_proto_fp(l, &m, pt);
 		CHECK(fp2 != 0 && fp2 != fp1);
 		long before = F.reads;
-		CHECK_INT(luajit_proto_info_fp(l, &m, pt, fp1, out, sizeof out, &line), 0);
+		CHECK_INT(luajit_proto_info(l, &m, pt, fp1, out, sizeof out, &line), 0);
 		CHECK_STR(out, "app/main.lua");
-		CHECK_INT(luajit_call_name_fp(l, &m, pt, fp1, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
+		CHECK_INT(luajit_call_name(l, &m, pt, fp1, pc_after(l, pt, P_GLOBAL), out, sizeof out), 0);
 		CHECK_STR(out, "gfun");
 		CHECK_INT(F.reads - before, 0);
-		CHECK_INT(luajit_proto_info_fp(l, &m, pt, fp2, out, sizeof out, &line), 0);
+		CHECK_INT(luajit_proto_info(l, &m, pt, fp2, out, sizeof out, &line), 0);
 		CHECK_STR(out, "app/next.lua");
-		CHECK_INT(luajit_proto_info_fp(l, &m, pt, (fp1 ^ fp2 ^ 4) | 1, out, sizeof out, &line), -2);
+		CHECK_INT(luajit_proto_info(l, &m, pt, (fp1 ^ fp2 ^ 4) | 1, out, sizeof out, &line), -2);
 	}
 }
 

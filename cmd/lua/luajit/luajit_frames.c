@@ -380,43 +380,26 @@ static struct proto_reader reader(struct reader *ctx)
 
 /* ---- API ---- */
 
-int luajit_proto_info_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
-			 char *chunk, size_t chunk_size, int *firstline)
+int luajit_proto_info(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
+		      char *chunk, size_t chunk_size, int *firstline)
 {
 	struct reader ctx = { l, m, { 0 } };
 	struct proto_reader rd = reader(&ctx);
 	return proto_label_info(&rd, proto, fp, chunk, chunk_size, firstline);
 }
 
-int luajit_proto_line_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
-			 uint64_t pc)
+int luajit_proto_line(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
+		      uint64_t pc)
 {
 	struct reader ctx = { l, m, { 0 } };
 	struct proto_reader rd = reader(&ctx);
 	return proto_label_line(&rd, proto, fp, pc);
 }
 
-int luajit_call_name_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t caller_proto,
-			uint32_t caller_fp, uint64_t caller_pc, char *out, size_t out_size)
+int luajit_call_name(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t caller_proto,
+		     uint32_t caller_fp, uint64_t caller_pc, char *out, size_t out_size)
 {
 	struct reader ctx = { l, m, { 0 } };
 	struct proto_reader rd = reader(&ctx);
 	return proto_label_call_name(&rd, caller_proto, caller_fp, caller_pc, out, out_size);
-}
-
-int luajit_proto_info(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto,
-		      char *chunk, size_t chunk_size, int *firstline)
-{
-	return luajit_proto_info_fp(l, m, proto, 0, chunk, chunk_size, firstline);
-}
-
-int luajit_proto_line(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint64_t pc)
-{
-	return luajit_proto_line_fp(l, m, proto, 0, pc);
-}
-
-int luajit_call_name(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t caller_proto,
-		     uint64_t caller_pc, char *out, size_t out_size)
-{
-	return luajit_call_name_fp(l, m, caller_proto, 0, caller_pc, out, out_size);
 }

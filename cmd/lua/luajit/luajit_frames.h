@@ -29,18 +29,23 @@ enum luajit_fn_kind { LJ_FN_BAD, LJ_FN_LUA, LJ_FN_C, LJ_FN_FAST };
 enum luajit_fn_kind luajit_func_info(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t fn,
 			     uint64_t *proto_or_cfunc, int *ffid);
 
+/* Labels of a GCproto, read through the label cache. fp is the proto's fingerprint when a
+ * sample was taken (0: whatever it holds now): a label cached for that fingerprint needs no
+ * read; else it is read only if the proto still has that fingerprint. */
+
 /* Chunk name of proto (without its leading '@' or '='; a string chunk becomes
  * [string "first line..."] and a built-in one [builtin:name], as LuaJIT prints them; a path
  * too long for chunk_size keeps its end after "...") and the line where the function is
- * defined (0 for a main chunk). ';', newlines and other control bytes become '_'. 0 or -1. */
-int luajit_proto_info(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto,
-		  char *chunk, size_t chunk_size, int *firstline);
+ * defined (0 for a main chunk). ';', newlines and other control bytes become '_'. 0, -1, or
+ * -2 when the proto no longer has fingerprint fp. */
+int luajit_proto_info(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
+		      char *chunk, size_t chunk_size, int *firstline);
 
 /* Line of the instruction before pc (pc points past the current or calling instruction), as
  * lua_getinfo's currentline; pc at the first instruction gives the first line. -1 when pc is
  * not inside the proto's bytecode (0, a trace's copy) or it has no line info. */
-int luajit_proto_line(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto,
-		  uint64_t pc);
+int luajit_proto_line(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
+		      uint64_t pc);
 
 /* Name of the function called by the instruction before caller_pc in caller_proto, as
  * lj_debug_funcname gives it: global, field, method, local (for-loop generators are the local
@@ -50,17 +55,7 @@ int luajit_proto_line(const struct luajit_layout *l, const struct luajit_mem *m,
  * frame) or whose continuation frame saved it (metamethods); a function called by pcall or
  * from C has no caller pc and no name. */
 int luajit_call_name(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t caller_proto,
-		 uint64_t caller_pc, char *out, size_t out_size);
-
-/* The same for a frame of a sample, whose GCproto had fingerprint fp (caller_fp) then: a label
- * cached for that fingerprint needs no read; else it is read only if the proto still has that
- * fingerprint (fp 0: whatever it holds now). luajit_proto_info_fp returns -2 when it does not. */
-int luajit_proto_info_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
-		     char *chunk, size_t chunk_size, int *firstline);
-int luajit_proto_line_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
-		     uint64_t pc);
-int luajit_call_name_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t caller_proto,
-		    uint32_t caller_fp, uint64_t caller_pc, char *out, size_t out_size);
+		     uint32_t caller_fp, uint64_t caller_pc, char *out, size_t out_size);
 
 /* Name of built-in ffid as Lua knows it ("string.rep", "pairs") in buf, or NULL. */
 const char *luajit_fast_name(const struct luajit_layout *l, int ffid, char *buf, size_t n);

@@ -62,7 +62,7 @@ static int called_name(const struct luajit_runtime *rt, const struct lm_thread *
 	if (j + 1 >= th->n || th->f[j + 1].c || (th->f[j].aux & LF_LFLAG_CENTRY) || !(th->f[j + 1].aux & LF_PC_MASK))
 		return -1;
 	const struct lm_lua *caller = &th->f[j + 1];
-	return luajit_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
+	return luajit_call_name(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
 }
 
 void luajit_function_label(const struct luajit_runtime *rt, const struct lm_thread *th, int j, int lines,
@@ -72,7 +72,7 @@ void luajit_function_label(const struct luajit_runtime *rt, const struct lm_thre
 	const struct lm_lua *f = &th->f[j];
 	char chunk[256], name[128];
 	int line = -1;
-	if (luajit_proto_info_fp(rt->lay, &m, lm_addr(f), lm_fp(f), chunk, sizeof(chunk), &line)) {
+	if (luajit_proto_info(rt->lay, &m, lm_addr(f), lm_fp(f), chunk, sizeof(chunk), &line)) {
 		sb_puts(out, LF_LABEL_GONE);
 		return;
 	}
@@ -83,7 +83,7 @@ void luajit_function_label(const struct luajit_runtime *rt, const struct lm_thre
 	if (called_name(rt, th, j, name, sizeof(name)))
 		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
 	if (lines && (f->aux & LF_PC_MASK)) {
-		int cur = luajit_proto_line_fp(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & LF_PC_MASK);
+		int cur = luajit_proto_line(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & LF_PC_MASK);
 		if (cur >= 0)
 			line = cur;
 	}

@@ -359,43 +359,26 @@ static struct proto_reader reader(struct reader *ctx)
 
 /* ---- API ---- */
 
-int puc_proto_info_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
-		      char *chunk, size_t chunk_size, int *linedefined)
+int puc_proto_info(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
+		   char *chunk, size_t chunk_size, int *linedefined)
 {
 	struct reader ctx = { l, m, { 0 } };
 	struct proto_reader rd = reader(&ctx);
 	return proto_label_info(&rd, proto, fp, chunk, chunk_size, linedefined);
 }
 
-int puc_proto_line_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
-		      uint64_t savedpc)
+int puc_proto_line(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
+		   uint64_t savedpc)
 {
 	struct reader ctx = { l, m, { 0 } };
 	struct proto_reader rd = reader(&ctx);
 	return proto_label_line(&rd, proto, fp, savedpc);
 }
 
-int puc_call_name_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t caller_proto,
-		     uint32_t caller_fp, uint64_t caller_savedpc, char *out, size_t out_size)
+int puc_call_name(const struct puc_layout *l, const struct puc_mem *m, uint64_t caller_proto,
+		  uint32_t caller_fp, uint64_t caller_savedpc, char *out, size_t out_size)
 {
 	struct reader ctx = { l, m, { 0 } };
 	struct proto_reader rd = reader(&ctx);
 	return proto_label_call_name(&rd, caller_proto, caller_fp, caller_savedpc, out, out_size);
-}
-
-int puc_proto_info(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto,
-		   char *chunk, size_t chunk_size, int *linedefined)
-{
-	return puc_proto_info_fp(l, m, proto, 0, chunk, chunk_size, linedefined);
-}
-
-int puc_proto_line(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint64_t savedpc)
-{
-	return puc_proto_line_fp(l, m, proto, 0, savedpc);
-}
-
-int puc_call_name(const struct puc_layout *l, const struct puc_mem *m, uint64_t caller_proto,
-		  uint64_t caller_savedpc, char *out, size_t out_size)
-{
-	return puc_call_name_fp(l, m, caller_proto, 0, caller_savedpc, out, out_size);
 }

@@ -20,14 +20,19 @@ struct puc_mem { puc_read_fn read; void *ctx; };
 #define LUA_CHUNK_MAX 256  /* chunk names are cut to this many bytes, NUL included */
 #define LUA_IDENT_MAX 128  /* function names likewise */
 
+/* Labels of a Proto, read through the label cache. fp is the Proto's fingerprint when a
+ * sample was taken (0: whatever it holds now): a label cached for that fingerprint needs no
+ * read; else it is read only if the Proto still has that fingerprint. */
+
 /* Chunk name of proto (without its leading '@' or '='; a string chunk becomes
  * [string "first line..."] as Lua prints it) and the line where the function is defined (0 for
- * a main chunk). ';', newlines and other control bytes become '_'. Returns 0 or -1. */
-int puc_proto_info(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto,
+ * a main chunk). ';', newlines and other control bytes become '_'. Returns 0, -1, or -2 when
+ * the Proto no longer has fingerprint fp. */
+int puc_proto_info(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
 		   char *chunk, size_t chunk_size, int *linedefined);
 
 /* Line being executed at savedpc (which points one past the current instruction), or -1. */
-int puc_proto_line(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto,
+int puc_proto_line(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
 		   uint64_t savedpc);
 
 /* Name of the function called by the instruction before caller_savedpc in caller_proto, as
@@ -37,17 +42,7 @@ int puc_proto_line(const struct puc_layout *l, const struct puc_mem *m, uint64_t
  * call (CIST_TAIL; 5.1: tailcalls > 0) or a call from C, "?" inside a hook, "__gc" for a
  * finalizer. As in Lua, 5.1 names no metamethods. */
 int puc_call_name(const struct puc_layout *l, const struct puc_mem *m, uint64_t caller_proto,
-		  uint64_t caller_savedpc, char *out, size_t out_size);
-
-/* The same for a frame of a sample, whose Proto had fingerprint fp (caller_fp) then: a label
- * cached for that fingerprint needs no read; else it is read only if the Proto still has that
- * fingerprint (fp 0: whatever it holds now). puc_proto_info_fp returns -2 when it does not. */
-int puc_proto_info_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
-		      char *chunk, size_t chunk_size, int *linedefined);
-int puc_proto_line_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
-		      uint64_t savedpc);
-int puc_call_name_fp(const struct puc_layout *l, const struct puc_mem *m, uint64_t caller_proto,
-		     uint32_t caller_fp, uint64_t caller_savedpc, char *out, size_t out_size);
+		  uint32_t caller_fp, uint64_t caller_savedpc, char *out, size_t out_size);
 
 /* Where the fingerprinted Proto fields are in layout l, for the BPF walker. */
 void puc_fp_cfg(const struct puc_layout *l, struct lf_fp_cfg *f);

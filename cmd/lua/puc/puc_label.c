@@ -20,7 +20,7 @@ static int called_name(const struct puc_runtime *rt, const struct lm_thread *th,
 	if (j + 1 >= th->n || th->f[j + 1].c || (f->aux & LF_LFLAG_TAIL))
 		return -1;
 	const struct lm_lua *caller = &th->f[j + 1];
-	return puc_call_name_fp(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
+	return puc_call_name(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
 }
 
 void puc_function_label(const struct puc_runtime *rt, const struct lm_thread *th, int j, int lines,
@@ -30,14 +30,14 @@ void puc_function_label(const struct puc_runtime *rt, const struct lm_thread *th
 	const struct lm_lua *f = &th->f[j];
 	char chunk[LUA_CHUNK_MAX], name[LUA_IDENT_MAX];
 	int line = -1;
-	if (puc_proto_info_fp(rt->lay, &m, lm_addr(f), lm_fp(f), chunk, sizeof(chunk), &line)) {
+	if (puc_proto_info(rt->lay, &m, lm_addr(f), lm_fp(f), chunk, sizeof(chunk), &line)) {
 		sb_puts(out, LF_LABEL_GONE);
 		return;
 	}
 	if (called_name(rt, th, j, name, sizeof(name)))
 		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
 	if (lines) {
-		int cur = puc_proto_line_fp(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & LF_PC_MASK);
+		int cur = puc_proto_line(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & LF_PC_MASK);
 		if (cur >= 0)
 			line = cur;
 	}

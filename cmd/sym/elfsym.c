@@ -109,19 +109,25 @@ void elfsyms_finish(struct elf_syms *s)
 	s->n = out;
 }
 
-const char *elfsyms_lookup(const struct elf_syms *s, uint64_t vaddr)
+long elfsyms_floor(const struct elf_sym *v, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = s->n;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->sym[mid].addr <= vaddr)
+		if (v[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0)
+	return (long)lo - 1;
+}
+
+const char *elfsyms_lookup(const struct elf_syms *s, uint64_t vaddr)
+{
+	long i = elfsyms_floor(s->sym, s->n, vaddr);
+	if (i < 0)
 		return NULL;
-	const struct elf_sym *e = &s->sym[lo - 1];
+	const struct elf_sym *e = &s->sym[i];
 	/* A sized symbol covers only its range; an unsized one reaches to the next symbol,
 	 * but not arbitrarily far (4 KiB) so that gaps of unknown code stay unknown. */
 	if (e->size ? vaddr >= e->addr + e->size : vaddr - e->addr > 4096)

@@ -15,6 +15,10 @@ struct elf_syms {
 	size_t names_len, names_cap;
 };
 
+/* Index of the last of the n symbols v, sorted by address, that starts at or below addr;
+ * -1 when none does. Kernel symbols (ksyms.c) are looked up the same way. */
+long elfsyms_floor(const struct elf_sym *v, size_t n, uint64_t addr);
+
 /* Adds the function symbols of ef (both tables). */
 void elfsyms_add_file(struct elf_syms *s, struct elf_file *ef);
 /* Sorts and removes duplicates; call after the last add. */

@@ -3,15 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elfsym.h"
 #include "ksyms.h"
 #include "util.h"
 
-struct ksym { uint64_t addr; char *name; };
-struct ksyms { struct ksym *s; size_t n; };
+struct ksyms { struct elf_sym *s; size_t n; };
 
 static int cmp(const void *a, const void *b)
 {
-	const struct ksym *x = a, *y = b;
+	const struct elf_sym *x = a, *y = b;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
@@ -34,7 +34,7 @@ struct ksyms *ksyms_load(void)
 			cap = cap ? cap * 2 : 65536;
 			k->s = xrealloc(k->s, cap * sizeof(*k->s));
 		}
-		k->s[k->n++] = (struct ksym){ addr, xstrdup(name) };
+		k->s[k->n++] = (struct elf_sym){ addr, 0, xstrdup(name) };
 	}
 	fclose(f);
 	qsort(k->s, k->n, sizeof(*k->s), cmp);
@@ -43,15 +43,8 @@ struct ksyms *ksyms_load(void)
 
 const char *ksyms_lookup(const struct ksyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi = k->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (k->s[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? k->s[lo - 1].name : NULL;
+	long i = elfsyms_floor(k->s, k->n, addr);
+	return i >= 0 ? k->s[i].name : NULL;
 }
 
 void ksyms_free(struct ksyms *k)
@@ -59,7 +52,7 @@ void ksyms_free(struct ksyms *k)
 	if (!k)
 		return;
 	for (size_t i = 0; i < k->n; i++)
-		free(k->s[i].name);
+		free((char *)k->s[i].name);
 	free(k->s);
 	free(k);
 }

@@ -5,27 +5,9 @@
 "use strict";
 const fs = require("fs");
 const path = require("path");
-const { chromium } = require("playwright-core");
+const { check, frameBox, inertness, run } = require("./harness");
 
 const [pairPath, hostilePath, outDir] = process.argv.slice(2);
-let failed = 0;
-function check(name, ok, why) {
-	if (ok) console.log("PASS: " + name);
-	else { failed++; console.log("FAIL: " + name + ": " + why); }
-}
-
-async function frameBox(page, name) {
-	return page.evaluate((name) => {
-		for (const g of document.querySelectorAll("#frames > g")) {
-			const t = g.querySelector("title").textContent;
-			if (t.slice(0, t.indexOf("\n")) !== name) continue;
-			const r = g.querySelector("rect");
-			return { x: +r.getAttribute("x"), w: +r.getAttribute("width"), hidden: g.classList.contains("hide"),
-				rect: r.getBoundingClientRect().toJSON() };
-		}
-		return null;
-	}, name);
-}
 
 async function hover(page, name) {
 	const box = await frameBox(page, name);
@@ -78,12 +60,7 @@ async function hostileView(browser) {
 	page.on("pageerror", (e) => errors.push(String(e)));
 	await page.goto("file://" + path.resolve(hostilePath));
 	await page.waitForSelector("svg[data-ready]", { timeout: 10000 });
-	const st = await page.evaluate(() => ({
-		pwned: typeof window.__pwned !== "undefined",
-		scripts: document.getElementsByTagName("script").length,
-		foreign: document.querySelectorAll("#frames img, #frames script, #frames foreignObject").length,
-		frames: document.querySelectorAll("#frames > g").length,
-	}));
+	const st = await inertness(page);
 	check("diff_hostile_inert", !st.pwned && st.scripts === 1 && st.foreign === 0 && st.frames > 5,
 		JSON.stringify(st));
 	const d = await hover(page, "only after <&> ]]>");
@@ -91,24 +68,4 @@ async function hostileView(browser) {
 	check("diff_hostile_no_errors", errors.length === 0, errors.join("; "));
 }
 
-(async () => {
-	const userDir = fs.mkdtempSync(path.join(require("os").tmpdir(), "lua-flame-chromium-"));
-	const browser = await chromium.launchPersistentContext(userDir, {
-		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-		headless: true,
-		viewport: { width: 1300, height: 700 },
-		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync"],
-	});
-	try {
-		await pairView(browser);
-		await hostileView(browser);
-	} catch (e) {
-		failed++;
-		console.log("FAIL: diff_browser_session: " + String(e).split("\n")[0]);
-	} finally {
-		await browser.close();
-		fs.rmSync(userDir, { recursive: true, force: true });
-	}
-	process.exit(failed ? 1 : 0);
-})();
+run("diff_browser_", [pairView, hostileView]);

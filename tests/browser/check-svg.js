@@ -5,14 +5,9 @@
 "use strict";
 const fs = require("fs");
 const path = require("path");
-const { chromium } = require("playwright-core");
+const { check, frameBox, inertness, run } = require("./harness");
 
 const [svgPath, foldedPath, hostilePath, outDir] = process.argv.slice(2);
-let failed = 0;
-function check(name, ok, why) {
-	if (ok) console.log("PASS: " + name);
-	else { failed++; console.log("FAIL: " + name + ": " + why); }
-}
 
 // Share (percent) of samples whose stack has a frame matching RE: what "Matched" must say
 // when nested matches count once.
@@ -26,20 +21,6 @@ function expectedShare(re) {
 		if (m[1].split(";").some((f) => re.test(f))) hit += n;
 	}
 	return (100 * hit / all).toFixed(2) + "%";
-}
-
-async function frameBox(page, name) {
-	return page.evaluate((name) => {
-		for (const g of document.querySelectorAll("#frames > g")) {
-			const t = g.querySelector("title").textContent;
-			if (t.slice(0, t.lastIndexOf("\n")) !== name) continue;
-			const r = g.querySelector("rect");
-			const text = g.querySelector("text");
-			return { x: +r.getAttribute("x"), w: +r.getAttribute("width"), label: text ? text.textContent : "",
-				hidden: g.classList.contains("hide"), rect: r.getBoundingClientRect().toJSON() };
-		}
-		return null;
-	}, name);
 }
 
 async function mainView(browser) {
@@ -122,37 +103,11 @@ async function hostileView(browser) {
 	page.on("pageerror", (e) => errors.push(String(e)));
 	await page.goto("file://" + path.resolve(hostilePath));
 	await page.waitForSelector("svg[data-ready]", { timeout: 10000 });
-	const st = await page.evaluate(() => ({
-		pwned: typeof window.__pwned !== "undefined",
-		scripts: document.getElementsByTagName("script").length,
-		foreign: document.querySelectorAll("#frames img, #frames script, #frames foreignObject").length,
-		frames: document.querySelectorAll("#frames > g").length,
-	}));
+	const st = await inertness(page);
 	check("browser_hostile_inert", !st.pwned && st.scripts === 1 && st.foreign === 0 && st.frames > 3,
 		JSON.stringify(st));
 	check("browser_hostile_no_errors", errors.length === 0, errors.join("; "));
 	await page.screenshot({ path: path.join(outDir, "hostile.png") });
 }
 
-(async () => {
-	const userDir = fs.mkdtempSync(path.join(require("os").tmpdir(), "lua-flame-chromium-"));
-	// a persistent context is how Playwright takes a (fresh) --user-data-dir
-	const browser = await chromium.launchPersistentContext(userDir, {
-		executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-		headless: true,
-		viewport: { width: 1300, height: 700 },
-		args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update", "--disable-sync"],
-	});
-	try {
-		await mainView(browser);
-		await hostileView(browser);
-	} catch (e) {
-		failed++;
-		console.log("FAIL: browser_session: " + String(e).split("\n")[0]);
-	} finally {
-		await browser.close();
-		fs.rmSync(userDir, { recursive: true, force: true });
-	}
-	process.exit(failed ? 1 : 0);
-})();
+run("browser_", [mainView, hostileView]);

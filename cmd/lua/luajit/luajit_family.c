@@ -67,23 +67,6 @@ static size_t bpf_cfg(const struct runtime *rt, uint32_t core_file, void *out, s
 	return sizeof(struct lf_lj_cfg);
 }
 
-static void resolve(const struct runtime *rt, struct lm_stack *st)
-{
-	luajit_resolve(rt->vm, st);
-}
-
-static void function_label(const struct runtime *rt, const struct lm_thread *th, int j, int lines,
-			   struct sbuf *out)
-{
-	luajit_function_label(rt->vm, th, j, lines, out);
-}
-
-static void frame_label(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
-			int lines, struct sbuf *out)
-{
-	luajit_frame_label(rt->vm, sym, th, j, lines, out);
-}
-
 const struct runtime_ops luajit_runtime_ops = {
 	.family = "LuaJIT",
 	.cfg_map = "lj_cfgs",
@@ -91,9 +74,9 @@ const struct runtime_ops luajit_runtime_ops = {
 	.scan = scan,
 	.bpf_cfg = bpf_cfg,
 	.refresh = refresh,
-	.resolve = resolve,
-	.function_label = function_label,
-	.frame_label = frame_label,
+	.resolve = luajit_resolve,
+	.function_label = luajit_function_label,
+	.frame_label = luajit_frame_label,
 	.thread_label = luajit_state_label,
 	.free = free,
 };

@@ -35,8 +35,9 @@ static enum luajit_fn_kind func_info(const struct luajit_runtime *rt, uint64_t f
 	return k;
 }
 
-void luajit_resolve(const struct luajit_runtime *rt, struct lm_stack *st)
+void luajit_resolve(const struct runtime *r, struct lm_stack *st)
 {
+	const struct luajit_runtime *rt = r->vm;
 	label_cache_lock();
 	for (int t = 0; t < st->nth; t++)
 		for (int j = 0; j < st->th[t].n; j++) {
@@ -65,9 +66,10 @@ static int called_name(const struct luajit_runtime *rt, const struct lm_thread *
 	return luajit_call_name(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
 }
 
-void luajit_function_label(const struct luajit_runtime *rt, const struct lm_thread *th, int j, int lines,
-			       struct sbuf *out)
+void luajit_function_label(const struct runtime *r, const struct lm_thread *th, int j, int lines,
+			   struct sbuf *out)
 {
+	const struct luajit_runtime *rt = r->vm;
 	struct luajit_mem m = { read_target, (void *)(intptr_t)rt->pid };
 	const struct lm_lua *f = &th->f[j];
 	char chunk[256], name[128];
@@ -92,13 +94,14 @@ void luajit_function_label(const struct luajit_runtime *rt, const struct lm_thre
 		sb_puts(out, "_[j]"); /* the sample was taken in a compiled trace of this function */
 }
 
-void luajit_frame_label(const struct luajit_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+void luajit_frame_label(const struct runtime *r, struct symbolizer *sym, const struct lm_thread *th,
 			int j, int lines, struct sbuf *out)
 {
+	const struct luajit_runtime *rt = r->vm;
 	const struct lm_lua *f = &th->f[j];
 	char name[128];
 	if (!f->c) {
-		luajit_function_label(rt, th, j, lines, out);
+		luajit_function_label(r, th, j, lines, out);
 		return;
 	}
 	const char *sname = f->ptr ? symbolize_name(sym, rt->pid, f->ptr) : NULL;

@@ -76,18 +76,6 @@ static int refresh(struct runtime *rt, struct sampler *smp, int full)
 	return changed;
 }
 
-static void function_label(const struct runtime *rt, const struct lm_thread *th, int j, int lines,
-			   struct sbuf *out)
-{
-	puc_function_label(rt->vm, th, j, lines, out);
-}
-
-static void frame_label(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
-			int lines, struct sbuf *out)
-{
-	puc_frame_label(rt->vm, sym, th, j, lines, out);
-}
-
 const struct runtime_ops puc_runtime_ops = {
 	.family = "PUC Lua",
 	.cfg_map = "lua_cfgs",
@@ -95,7 +83,7 @@ const struct runtime_ops puc_runtime_ops = {
 	.scan = scan,
 	.bpf_cfg = bpf_cfg,
 	.refresh = refresh,
-	.function_label = function_label,
-	.frame_label = frame_label,
+	.function_label = puc_function_label,
+	.frame_label = puc_frame_label,
 	.free = free,
 };

@@ -23,9 +23,10 @@ static int called_name(const struct puc_runtime *rt, const struct lm_thread *th,
 	return puc_call_name(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
 }
 
-void puc_function_label(const struct puc_runtime *rt, const struct lm_thread *th, int j, int lines,
-			       struct sbuf *out)
+void puc_function_label(const struct runtime *r, const struct lm_thread *th, int j, int lines,
+			struct sbuf *out)
 {
+	const struct puc_runtime *rt = r->vm;
 	struct puc_mem m = { read_target, (void *)(intptr_t)rt->pid };
 	const struct lm_lua *f = &th->f[j];
 	char chunk[LUA_CHUNK_MAX], name[LUA_IDENT_MAX];
@@ -44,12 +45,13 @@ void puc_function_label(const struct puc_runtime *rt, const struct lm_thread *th
 	sb_printf(out, "%s (%s:%d)", name, chunk, line);
 }
 
-void puc_frame_label(const struct puc_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
-			int j, int lines, struct sbuf *out)
+void puc_frame_label(const struct runtime *r, struct symbolizer *sym, const struct lm_thread *th,
+		     int j, int lines, struct sbuf *out)
 {
+	const struct puc_runtime *rt = r->vm;
 	const struct lm_lua *f = &th->f[j];
 	if (!f->c) {
-		puc_function_label(rt, th, j, lines, out);
+		puc_function_label(r, th, j, lines, out);
 		return;
 	}
 	const char *sname = symbolize_name(sym, rt->pid, f->ptr);

@@ -4,16 +4,17 @@
 #define LF_LUA_LABEL_H
 #include "lua_merge.h"
 #include "puc_runtime.h"
+#include "runtime.h"
 #include "symbolize.h"
 #include "util.h"
 
 /* Appends the label of frame j (innermost first) of thread th. lines: show the line being
  * executed instead of the line where the function is defined. The caller holds the label
  * caches' lock (label_cache_lock). */
-void puc_frame_label(const struct puc_runtime *rt, struct symbolizer *sym, const struct lm_thread *th,
+void puc_frame_label(const struct runtime *r, struct symbolizer *sym, const struct lm_thread *th,
 		     int j, int lines, struct sbuf *out);
 /* Appends the label of Lua function frame j of th, reading the target where the label caches
  * do not have it yet: call it while the function still exists. */
-void puc_function_label(const struct puc_runtime *rt, const struct lm_thread *th, int j, int lines,
+void puc_function_label(const struct runtime *r, const struct lm_thread *th, int j, int lines,
 			struct sbuf *out);
 #endif

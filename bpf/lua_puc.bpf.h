@@ -330,20 +330,7 @@ static __always_inline void puc_walk_thread(struct lf_stack *s, struct lf_ustate
 	u->ring_n = 0;
 	u->walk_emitted = u->walk_flushing = 0;
 	put_word(s, u, lf_word(LF_TAG_LTHREAD, L));
-#ifndef LF_NO_BPF_LOOP
-	if (has_bpf_loop) {
-		w.limit = LF_LUA_WALK;
-		bpf_loop(LF_LUA_WALK + LF_LUA_OUTER + 2, puc_step_cb, &w, 0);
-		return;
-	}
-#endif
-	/* Without bpf_loop: the innermost frames only, then the depth marker. */
-	lf_lua_keep_short(u, &w.inner, &w.outer, &w.limit);
-	/* unrolled: before 5.13 a loop around a call is refused as a back-edge */
-#pragma clang loop unroll(full)
-	for (__u32 i = 0; i < LF_LUA_NOLOOP + 2; i++)
-		if (puc_step_cb(i, &w))
-			break;
+	LF_WALK_LUA(u, w, puc_step_cb);
 }
 
 /* After the native walk: the Lua frames of every lua_State seen, then where each ran. */

@@ -87,4 +87,31 @@ static __always_inline void lf_lua_keep_short(struct lf_ustate *u, __u32 *inner,
 
 /* Fields of the CallInfo copy; offsets come from the layout and are masked into the buffer. */
 
+/* Runs a walker's step callback over its walk state w (which has inner, outer and limit):
+ * with bpf_loop, down to LF_LUA_WALK frames and then the outermost ones; without it, the
+ * innermost frames only, then the depth marker. A macro: each walker's callback is called
+ * directly in the unrolled loop, which the verifier needs before 5.13 (a loop around a call
+ * is refused as a back-edge there). */
+#ifndef LF_NO_BPF_LOOP
+#define LF_WALK_LUA(u, w, step_cb)                                                       \
+	do {                                                                             \
+		if (has_bpf_loop) {                                                      \
+			(w).limit = LF_LUA_WALK;                                          \
+			bpf_loop(LF_LUA_WALK + LF_LUA_OUTER + 2, step_cb, &(w), 0);        \
+			break;                                                           \
+		}                                                                        \
+		LF_WALK_LUA_SHORT(u, w, step_cb);                                        \
+	} while (0)
+#else
+#define LF_WALK_LUA(u, w, step_cb) LF_WALK_LUA_SHORT(u, w, step_cb)
+#endif
+#define LF_WALK_LUA_SHORT(u, w, step_cb)                                                 \
+	do {                                                                             \
+		lf_lua_keep_short(u, &(w).inner, &(w).outer, &(w).limit);                \
+		_Pragma("clang loop unroll(full)")                                       \
+		for (__u32 i_ = 0; i_ < LF_LUA_NOLOOP + 2; i_++)                         \
+			if (step_cb(i_, &(w)))                                           \
+				break;                                                   \
+	} while (0)
+
 #endif

@@ -171,19 +171,7 @@ static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate 
 	u->walk_flushing = 0;
 	put_word(s, u, lf_word(LF_TAG_LTHREAD, L));
 	put_word(s, u, lf_word(LF_TAG_LJSTATE, (__u32)vmstate));
-#ifndef LF_NO_BPF_LOOP
-	if (has_bpf_loop) {
-		w.limit = LF_LUA_WALK;
-		bpf_loop(LF_LUA_WALK + LF_LUA_OUTER + 2, lj_step_cb, &w, 0);
-		return;
-	}
-#endif
-	lf_lua_keep_short(u, &w.inner, &w.outer, &w.limit);
-	/* unrolled: before 5.13 a loop around a call is refused as a back-edge */
-#pragma clang loop unroll(full)
-	for (__u32 i = 0; i < LF_LUA_NOLOOP + 2; i++)
-		if (lj_step_cb(i, &w))
-			break;
+	LF_WALK_LUA(u, w, lj_step_cb);
 }
 
 /* After the native walk: the frames of the running lua_State, then of the threads that

@@ -36,24 +36,52 @@ static __always_inline __u64 lj_cframe(const struct lf_lj_cfg *c, __u64 g)
 
 #define LF_LJ_NEAR 65536 /* a trace's frame lies this close below its VM's C frame, at most */
 
+#define LF_LJ_PROBES 64 /* 16-byte steps above a trace's frame where its VM's C frame is looked for */
+
+/* A VM user space has not found yet (a lua_State made for one request, say) running at sp:
+ * the VM keeps its C frame 16-byte aligned a little above a trace's frame, and the running
+ * lua_State saved there points back at it and is its global state's running thread. 0 if
+ * none is found. */
+static __always_inline __u64 lj_probe_g(const struct lf_lj_cfg *c, __u64 sp)
+{
+	__u64 base = (sp + 15) & ~15ULL;
+	for (__u32 k = 0; k < LF_LJ_PROBES; k++) {
+		__u64 cf = base + 16 * k, L = lj_ref(c, cf + c->cframe_ofs_l), own = 0, g;
+		if (L < 4096 || L >= (1ULL << 47) || (L & 7) || read_u64(L + c->L_cframe, &own) ||
+		    (own & c->cframe_rawmask) != cf)
+			continue;
+		g = lj_ref(c, L + c->L_glref);
+		if (g && lj_ref(c, g + c->g_cur_L) == L)
+			return g;
+	}
+	return 0;
+}
+
+/* Whether g's running lua_State has its C frame at or just above sp. */
+static __always_inline int lj_runs_near(const struct lf_lj_cfg *c, __u64 g, __u64 sp)
+{
+	__u64 cf = lj_cframe(c, g);
+	return cf && sp <= cf + 16 && cf - sp < LF_LJ_NEAR;
+}
+
 /* The VM that runs on the stack at sp (a trace's frame, or the interpreter's): the one
  * whose running lua_State's C frame is at or just above sp. Each thread has its own stack,
- * so this tells the VMs of a host with one per thread apart. With one VM, that one. */
-__noinline __u64 lf_lj_pick_g(__u32 pid, __u64 sp)
+ * so this tells the VMs of a host with one per thread apart; a VM not found yet is looked
+ * for on the stack when probe is set (sp is a trace's frame). With one VM known and none
+ * found either way, that one. */
+__noinline __u64 lf_lj_pick_g(__u32 pid, __u64 sp, int probe)
 {
 	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
 	if (!c)
 		return 0;
-	if (c->ngs <= 1)
-		return c->gs[0];
 	for (__u32 i = 0; i < LF_MAX_GS; i++) {
 		if (i >= c->ngs)
 			break;
-		__u64 cf = lj_cframe(c, c->gs[i]);
-		if (cf && sp <= cf + 16 && cf - sp < LF_LJ_NEAR)
+		if (lj_runs_near(c, c->gs[i], sp))
 			return c->gs[i];
 	}
-	return 0;
+	__u64 g = probe ? lj_probe_g(c, sp) : 0;
+	return g ? g : c->ngs == 1 ? c->gs[0] : 0;
 }
 
 /* Whether g is one of pid's VMs. */
@@ -67,18 +95,19 @@ __noinline int lf_lj_known_g(__u32 pid, __u64 g)
 }
 
 /* The VM this thread runs as found so far in the sample, else the one picked from the stack
- * pointer at hand; u->lj_g is left to the caller, to set once it is sure. */
-static __always_inline __u64 lj_g_here(const struct lf_ustate *u, __u32 pid)
+ * pointer at hand (probe: a trace's frame, where a VM not found yet is looked for); u->lj_g
+ * is left to the caller, to set once it is sure. */
+static __always_inline __u64 lj_g_here(const struct lf_ustate *u, __u32 pid, int probe)
 {
-	return u->lj_g ? u->lj_g : lf_lj_pick_g(pid, u->sp);
+	return u->lj_g ? u->lj_g : lf_lj_pick_g(pid, u->sp, probe);
 }
 
 /* The VM this thread runs, found once per sample from the stack pointer at hand. */
 static __always_inline __u64 lj_g_at(struct lf_ustate *u, __u32 pid)
 {
 	if (!u->lj_g) {
-		u->lj_g = lf_lj_pick_g(pid, u->sp);
-		u->vm_unknown = !u->lj_g;
+		u->lj_g = lf_lj_pick_g(pid, u->sp, 1);
+		u->vm_unknown = !u->lj_g || !lf_lj_known_g(pid, u->lj_g);
 	}
 	return u->lj_g;
 }
@@ -112,7 +141,7 @@ static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_
 		return;
 	g = lj_ref(c, L + c->L_glref);
 	int known = u->lj_g ? g == u->lj_g : lf_lj_known_g(pid, g);
-	if (!known && (u->lj_g || c->ngs || !g))
+	if (!known && (u->lj_g || !g))
 		return;
 	/* Only the VM's own C frame of that thread counts, not a stray copy of L. */
 	if (read_u64(L + c->L_cframe, &own) || (own & c->cframe_rawmask) != cf)
@@ -158,7 +187,7 @@ static __always_inline int step_lj_cframe(struct lf_ustate *u, const struct lf_l
 static __always_inline int lj_leaf_in_vm(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid)
 {
 	__s32 vmstate = 0;
-	__u64 g = lj_g_here(u, pid);
+	__u64 g = lj_g_here(u, pid, 0);
 	if (!g || bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate)) ||
 	    vmstate != ~(__s32)c->vmst_interp)
 		return 0;
@@ -181,7 +210,7 @@ static __always_inline __u64 lj_off_cframe(struct lf_ustate *u, const struct lf_
 {
 	if (pc < c->vm_lo || pc >= c->vm_hi)
 		return 0;
-	__u64 g = lj_g_here(u, pid);
+	__u64 g = lj_g_here(u, pid, 0);
 	__u64 cf = g ? lj_cframe(c, g) : 0;
 	for (int i = 0; i < 4 && cf; i++) {
 		if (cf >= u->sp && cf <= u->sp + 8)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,11 +53,17 @@ static int on_fresh(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+#define NAMER_NICE -15
+
 /* The namer thread: new stacks are handled within milliseconds, whatever the main loop is
  * busy with (symbolizing a drain, scanning memory), before the functions in them are freed. */
 static void *namer_main(void *arg)
 {
 	struct sampler *s = arg;
+	/* A busy target's threads would keep it waiting for a CPU for milliseconds, while a
+	 * request's Lua state may be closed: it runs briefly at each wake-up, so it may come
+	 * first (failing that, it names as soon as it can). */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), NAMER_NICE);
 	while (!__atomic_load_n(&s->namer_stop, __ATOMIC_ACQUIRE))
 		ring_buffer__poll(s->rb, 50);
 	return NULL;

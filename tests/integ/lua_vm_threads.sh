@@ -3,7 +3,8 @@
 # a VM per thread, each thread's samples carry its own VM's frames (burn_I on thread lua-I),
 # JIT code of every VM unwinds to the root, a VM made while recording is found, and a thread
 # that runs no Lua (c-only) never gets Lua frames, also when it shares the process with a VM
-# another thread runs; and Debian's sysbench with 2 and 4 threads, each with a LuaJIT VM.
+# another thread runs; a state per request, made and closed while recording, is read for the
+# requests it serves; and Debian's sysbench with 2 and 4 threads, each with a LuaJIT VM.
 . "$(dirname "$0")/../lib.sh"
 
 build() { # NAME CFLAGS/LIBS...
@@ -54,6 +55,32 @@ per_thread() { # NAME: checks the per-thread profile NAME
 	check "$1: at most 0.1% of samples end in an unwind marker ($m of $n)" [ $((m * 1000)) -le "$n" ]
 }
 
+# per_request NAME: threads lua-1 and lua-2 each make a state per request, load
+# tests/lua/request.lua in it, call handle() and close it.
+per_request() {
+	f=$OUT/$1.folded
+	R="$ROOT/tests/lua/request.lua"
+	# handle, called from C, under the host's call; burn's loop runs in a trace on LuaJIT
+	H=";lua_thread;lua_pcallk?;[^;]+ \\($R:13\\)" E="(_\\[j\\])?(;\\[trace [0-9]+\\])?\$"
+	a=$(count "$f" "$H;burn_fifty \\($R:9\\);burn \\($R:3\\)$E")
+	b=$(count "$f" "$H;burn_thirty \\($R:10\\);burn \\($R:3\\)$E")
+	c=$(count "$f" "$H;burn_twenty \\($R:11\\);burn \\($R:3\\)$E")
+	t=$((a + b + c)) lt=$(count "$f" '^[^;]*;lua-[12]-[0-9]+;')
+	check "$1: the handler's functions named, under handle, in >= 85% of the Lua threads' samples ($t of $lt)" \
+		[ $((t * 100)) -ge $((lt * 85)) ]
+	if [ "$t" -gt 0 ]; then
+		pa=$((100 * a / t)) pb=$((100 * b / t)) pc=$((100 * c / t))
+		check "$1: 50/30/20 split within 3 points ($pa/$pb/$pc of $t)" \
+			sh -c "[ $pa -ge 47 ] && [ $pa -le 53 ] && [ $pb -ge 27 ] && [ $pb -le 33 ] && [ $pc -ge 17 ] && [ $pc -le 23 ]"
+	fi
+	gone=$(count "$f" '\[lua: function gone\]')
+	check "$1: functions freed before they were named in at most 2% of samples ($gone of $lt)" \
+		[ $((gone * 50)) -le "$lt" ]
+	rooted=$(count "$f" '^[^;]*;lua-[12]-[0-9]+;clone3;start_thread;lua_thread;')
+	check "$1: the Lua threads rooted in >= 99% of their samples ($rooted of $lt)" [ $((rooted * 100)) -ge $((lt * 99)) ]
+	check "$1: the thread without Lua has no Lua frame" [ "$(count "$f" '^[^;]*;c-only-[0-9]+;.*\(')" = 0 ]
+}
+
 for rt in luajit lua5.4; do
 	case $rt in
 	luajit) flags="-I/usr/include/luajit-2.1 -lluajit-5.1" ;;
@@ -80,6 +107,9 @@ for rt in luajit lua5.4; do
 	# so of that one thread, a few percent of the run)
 	check "$rt late VM: at most 3% of samples end in an unwind marker" \
 		[ "$(share "$OUT/$rt-late.folded" '\[unwind:')" -le 3 ]
+
+	run "$rt-per-request" "$OUT/host-$rt" per-request 2 "$ROOT/tests/lua/request.lua"
+	per_request "$rt-per-request"
 
 	run "$rt-shared" "$OUT/host-$rt" shared
 	f=$OUT/$rt-shared.folded

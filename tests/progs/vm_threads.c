@@ -6,6 +6,9 @@
  *                            arrives on stdin
  *   vm_threads shared        one state shared under a lock: thread "lua-1" runs burn_1()
  *                            in it again and again, thread "c-only" spins in C meanwhile
+ *   vm_threads per-request N SCRIPT  N threads "lua-I", each serving requests one after
+ *                            another: a new state per request loads SCRIPT, calls its
+ *                            global handle(), and is closed; and the thread "c-only"
  * Links the Lua or LuaJIT library it is built against; runs until killed. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -20,6 +23,7 @@ static volatile unsigned long sink;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static lua_State *shared;
 static int late = -1; /* the thread that makes its state late */
+static const char *per_request; /* the script each request's state loads */
 
 /* burn_I: a named global, called again and again from C with pcall. */
 static const char *script =
@@ -55,6 +59,24 @@ static void call_burn(lua_State *L, int i)
 	lua_pop(L, 1);
 }
 
+/* One request: a state made for it, the handler loaded and called, the state closed. */
+static void serve_request(const char *path)
+{
+	lua_State *L = luaL_newstate();
+	luaL_openlibs(L);
+	if (luaL_dofile(L, path)) {
+		fprintf(stderr, "vm_threads: %s\n", lua_tostring(L, -1));
+		exit(1);
+	}
+	lua_getglobal(L, "handle");
+	lua_pushinteger(L, 100000);
+	if (lua_pcall(L, 1, 1, 0)) {
+		fprintf(stderr, "vm_threads: %s\n", lua_tostring(L, -1));
+		exit(1);
+	}
+	lua_close(L);
+}
+
 static void *lua_thread(void *arg)
 {
 	int i = (int)(long)arg;
@@ -66,6 +88,8 @@ static void *lua_thread(void *arg)
 		if (!fgets(line, sizeof(line), stdin))
 			return NULL;
 	}
+	while (per_request)
+		serve_request(per_request);
 	lua_State *L = shared ? NULL : new_state(i);
 	for (;;) {
 		if (shared) {
@@ -97,10 +121,13 @@ static void *c_thread(void *arg)
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 1;
-	if (argc < 2 || (strcmp(argv[1], "per-thread") && strcmp(argv[1], "shared")) || n < 1 || n > 16) {
-		fprintf(stderr, "usage: vm_threads per-thread N | shared\n");
+	if (argc < 2 || (strcmp(argv[1], "per-thread") && strcmp(argv[1], "shared") && strcmp(argv[1], "per-request")) ||
+	    n < 1 || n > 16 || (!strcmp(argv[1], "per-request") && argc < 4)) {
+		fprintf(stderr, "usage: vm_threads per-thread N [late] | shared | per-request N SCRIPT\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "per-request"))
+		per_request = argv[3];
 	if (argc > 3 && !strcmp(argv[3], "late"))
 		late = n;
 	if (!strcmp(argv[1], "shared")) {

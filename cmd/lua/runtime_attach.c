@@ -65,7 +65,8 @@ static enum runtime_attach_result attach_found(struct stack_target *t, struct sa
 	} else if (rt->nvms) {
 		say_found(rt);
 		if (rt->nvms >= LF_MAX_GS)
-			warnx_lf("PID %d: %d %s VMs or more; the Lua frames of any beyond them are not shown",
+			warnx_lf("PID %d: %d %s VMs or more; any beyond them are recognised on the stack of the thread "
+				 "running them (--stats counts those samples as 'in a Lua VM not found yet')",
 				 pid, rt->nvms, rt->ops->family);
 	}
 	t->rt = rt;

@@ -1,0 +1,107 @@
+# Debian's servers that embed LuaJIT, under load, each with a handler that burns 50/30/20 in three
+# named Lua functions (tests/lua/server_burn.lua, ts_remap.lua): dnsdist with one Lua state shared
+# by its threads (LuaAction) and with one per thread (LuaFFIPerThreadAction), and Apache Traffic
+# Server with its Lua plugin (tslua, a pool of states its threads share). Each profile must name
+# the three functions under the handler and the host's call, split 50/30/20 within 3 points, root
+# every thread's stacks and show Lua frames only on the threads that run Lua.
+. "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/targets.sh"
+
+gcc -O2 -o "$OUT/udp_blast" "$ROOT/tests/progs/udp_blast.c" 2>"$OUT/udp_blast.build" ||
+	{ fail "udp_blast: build" "$(head -3 "$OUT/udp_blast.build")"; finish; }
+
+# profile NAME PID: 8 s of PID at 499 Hz, per thread, into $OUT/NAME.folded (about 4000 samples
+# of the thread running Lua: a share of 20% is then known to within a point)
+profile() {
+	"$LF" -p "$2" --threads -F 499 -d 8 --stats -o "$OUT/$1.folded" 2>"$OUT/$1.err"
+}
+
+# checks NAME FILE HANDLER_LINE LUA_THREAD_RE: the profile's stacks (see the top of this file)
+checks() {
+	n=$1 f=$OUT/$1.folded h=$2 L=$3 lt=$4
+	# burn's loop runs in a trace: its label says so, and the trace follows it
+	E="(_\\[j\\])?(;\\[trace [0-9]+\\])?\$" P=";lua_pcall;\\? \\([^;]*$h:$L\\)"
+	a=$(count "$f" "$P;burn_fifty \\([^;]*$h:6\\);burn \\([^;]*$h:1\\)$E")
+	b=$(count "$f" "$P;burn_thirty \\([^;]*$h:7\\);burn \\([^;]*$h:1\\)$E")
+	c=$(count "$f" "$P;burn_twenty \\([^;]*$h:8\\);burn \\([^;]*$h:1\\)$E")
+	t=$((a + b + c)) all=$(count "$f" "$h:")
+	check "$n: the three functions named under the handler in >= 95% of the samples in its Lua ($t of $all)" \
+		[ $((t * 100)) -ge $((all * 95)) ]
+	if [ "$t" -gt 0 ]; then
+		pa=$(((200 * a / t + 1) / 2)) pb=$(((200 * b / t + 1) / 2)) pc=$(((200 * c / t + 1) / 2))
+		check "$n: 50/30/20 split within 3 points ($pa/$pb/$pc of $t)" \
+			sh -c "[ $pa -ge 47 ] && [ $pa -le 53 ] && [ $pb -ge 27 ] && [ $pb -le 33 ] && [ $pc -ge 17 ] && [ $pc -le 23 ]"
+	fi
+	n_all=$(total "$f") rooted=$(count "$f" '^[^;]*;[^;]*-[0-9]+;clone3;start_thread;')
+	check "$n: stacks rooted at the thread's start in >= 99% of samples ($rooted of $n_all)" \
+		[ $((rooted * 100)) -ge $((n_all * 99)) ]
+	other=$(grep -Ev "^[^;]*;$lt-[0-9]+;" "$f" | grep -Ec ' \([^;()]*:[0-9]+\)(;| |$)')
+	check "$n: no Lua frame on a thread that does not run Lua ($other stacks)" [ "$other" = 0 ]
+	stray=$(grep -E ' \([^;()]*:[0-9]+\)(;| |$)' "$f" | grep -vc ';lua_pcall;')
+	check "$n: Lua frames only under the host's call into the VM ($stray stacks elsewhere)" [ "$stray" = 0 ]
+	m=$(count "$f" '\[unwind:')
+	check "$n: at most 0.1% of samples end in an unwind marker ($m of $n_all)" [ $((m * 1000)) -le "$n_all" ]
+}
+
+# dnsdist, both ways of running Lua; its UDP listener's thread runs the actions
+for mode in shared per-thread; do
+	port=$(free_port)
+	case $mode in
+	shared) action="LuaAction(dofile(\"$ROOT/tests/lua/server_burn.lua\"))" ;;
+	per-thread) action="LuaFFIPerThreadAction('return dofile(\"$ROOT/tests/lua/server_burn.lua\")')" ;;
+	esac
+	cat >"$OUT/dnsdist-$mode.conf" <<CONF
+setLocal("127.0.0.1:$port")
+setSecurityPollSuffix("")
+addAction(AllRule(), $action)
+CONF
+	bg_start dnsdist --supervised --disable-syslog -C "$OUT/dnsdist-$mode.conf"
+	dd=$LAST_PID
+	sleep 1.5
+	"$OUT/udp_blast" "$port" 12 &
+	PIDS_TO_KILL="$PIDS_TO_KILL $!"
+	sleep 1
+	profile "dnsdist-$mode" "$dd"
+	kill "$dd" 2>/dev/null
+	checks "dnsdist-$mode" server_burn.lua 14 'dnsdist/udpClie'
+done
+
+# Traffic Server, from a runroot of its own under $OUT, answering from its remap handler
+R=$OUT/ats port=$(free_port)
+mkdir -p "$R/etc" "$R/var" "$R/run" "$R/log" "$R/cache"
+cp -r /etc/trafficserver/. "$R/etc/"
+cat >"$R/runroot.yaml" <<YAML
+prefix: $R
+exec_prefix: /usr
+bindir: /usr/bin
+sbindir: /usr/sbin
+sysconfdir: $R/etc
+datadir: $R/cache
+includedir: /usr/include
+libdir: /usr/lib/trafficserver
+libexecdir: /usr/lib/trafficserver/modules
+localstatedir: $R/var
+runtimedir: $R/run
+logdir: $R/log
+cachedir: $R/cache
+YAML
+sed -i "s/^CONFIG proxy.config.http.server_ports STRING .*/CONFIG proxy.config.http.server_ports STRING $port/
+s/^CONFIG proxy.config.admin.user_id STRING .*/CONFIG proxy.config.admin.user_id STRING #-1/" "$R/etc/records.config"
+cat >>"$R/etc/records.config" <<'REC'
+CONFIG proxy.config.exec_thread.autoconfig INT 0
+CONFIG proxy.config.exec_thread.limit INT 2
+CONFIG proxy.config.http.cache.http INT 0
+REC
+echo "$R/cache 64M" >"$R/etc/storage.config"
+echo "map / http://127.0.0.1:1/ @plugin=tslua.so @pparam=$ROOT/tests/lua/ts_remap.lua" >"$R/etc/remap.config"
+TS_RUNROOT=$R/runroot.yaml traffic_server >"$R/ts.out" 2>&1 &
+ts=$!
+PIDS_TO_KILL="$PIDS_TO_KILL $ts"
+for _ in $(seq 50); do curl -sf -m 1 "http://127.0.0.1:$port/" >/dev/null && break; sleep 0.2; done
+check "trafficserver: answers from its Lua handler" curl -sf -m 2 "http://127.0.0.1:$port/"
+wrk -t1 -c4 -d12s "http://127.0.0.1:$port/" >"$OUT/wrk.out" 2>&1 &
+PIDS_TO_KILL="$PIDS_TO_KILL $!"
+sleep 1
+profile trafficserver "$ts"
+checks trafficserver ts_remap.lua 12 '\[ET_NET_[0-9]+\]'
+finish

@@ -19,8 +19,9 @@ profile() {
 # checks NAME FILE HANDLER_LINE LUA_THREAD_RE: the profile's stacks (see the top of this file)
 checks() {
 	n=$1 f=$OUT/$1.folded h=$2 L=$3 lt=$4
-	# burn's loop runs in a trace: its label says so, and the trace follows it
-	E="(_\\[j\\])?(;\\[trace [0-9]+\\])?\$" P=";lua_pcall;\\? \\([^;]*$h:$L\\)"
+	# burn's loop runs in a trace: its label says so, and the trace follows it (then perhaps
+	# the kernel's frames of an interrupt)
+	E="(_\\[j\\])?(;\\[trace [0-9]+\\])?(;[^;]*_\\[k\\])*\$" P=";lua_pcall;\\? \\([^;]*$h:$L\\)"
 	a=$(count "$f" "$P;burn_fifty \\([^;]*$h:6\\);burn \\([^;]*$h:1\\)$E")
 	b=$(count "$f" "$P;burn_thirty \\([^;]*$h:7\\);burn \\([^;]*$h:1\\)$E")
 	c=$(count "$f" "$P;burn_twenty \\([^;]*$h:8\\);burn \\([^;]*$h:1\\)$E")

@@ -26,8 +26,9 @@
  * at most this many frames and walks no further. */
 #define LF_LUA_NOLOOP    16
 
-/* Layout flags (subset of cmd/lua/puc/puc_layouts.h's). */
 #define LF_LUA_ENTRIES   6    /* PUC Lua API functions through which a host enters the VM */
+
+/* Layout flags (subset of cmd/lua/puc/puc_layouts.h's). */
 #define LF_LUA_CI_ARRAY  0x1 /* 5.1: CallInfo array, caller is ci - 1 */
 #define LF_LUA_L_SAVEDPC 0x2 /* 5.1: innermost Lua frame's pc is L->savedpc */
 #define LF_LUA_CL_ISC    0x4 /* 5.1: Closure.isC distinguishes C from Lua */

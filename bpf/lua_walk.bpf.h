@@ -59,7 +59,7 @@ static __always_inline void put_lua_marker(struct lf_stack *s, struct lf_ustate 
  * positions and LF_LUA_SHARE frames for each further lua_State are set aside (most of
  * those hold a few frames, or none). Split between the ends as LF_LUA_INNER:OUTER. */
 static __always_inline void lf_lua_keep(const struct lf_ustate *u, __u32 threads_left, __u32 hdr,
-				     __u32 *inner, __u32 *outer)
+					__u32 *inner, __u32 *outer)
 {
 	if (!threads_left)
 		threads_left = 1;

@@ -71,8 +71,10 @@ static __always_inline int lj_runs_near(const struct lf_lj_cfg *c, __u64 g, __u6
  * found either way, that one. */
 __noinline __u64 lf_lj_pick_g(__u32 pid, __u64 sp, int probe)
 {
+	__u32 zero = 0;
 	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
-	if (!c)
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	if (!c || !u)
 		return 0;
 	for (__u32 i = 0; i < LF_MAX_GS; i++) {
 		if (i >= c->ngs)
@@ -80,7 +82,17 @@ __noinline __u64 lf_lj_pick_g(__u32 pid, __u64 sp, int probe)
 		if (lj_runs_near(c, c->gs[i], sp))
 			return c->gs[i];
 	}
+	/* A host with more VMs than user space tracks runs the same few on a CPU for a while:
+	 * those found on its stacks lately are tried before the stack is probed again. */
+	for (__u32 i = 0; i < LF_LJ_SEEN; i++)
+		if (u->lj_seen_pid[i] == pid && u->lj_seen_g[i] && lj_runs_near(c, u->lj_seen_g[i], sp))
+			return u->lj_seen_g[i];
 	__u64 g = probe ? lj_probe_g(c, sp) : 0;
+	if (g) {
+		__u32 k = u->lj_seen_next++ & (LF_LJ_SEEN - 1);
+		u->lj_seen_g[k] = g;
+		u->lj_seen_pid[k] = pid;
+	}
 	return g ? g : c->ngs == 1 ? c->gs[0] : 0;
 }
 

@@ -8,6 +8,7 @@
 
 struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
 
+#define LF_LJ_SEEN 4   /* VMs not found by user space that a CPU remembers (a power of two) */
 #define LF_CI_BUF 128 /* bytes of a CallInfo read at once (every version's is smaller) */
 
 struct lf_ustate {
@@ -61,6 +62,11 @@ struct lf_ustate {
 	__u32 entry_lo[LF_LUA_ENTRIES], entry_hi[LF_LUA_ENTRIES];
 	__u64 lj_chain;
 	__u32 entry_next, entry_pad;
+	/* Kept from sample to sample: LuaJIT VMs user space has not found that were lately found on
+	 * this CPU's stacks (lj_probe_g), and their processes; the next slot to take. */
+	__u64 lj_seen_g[LF_LJ_SEEN];
+	__u32 lj_seen_pid[LF_LJ_SEEN];
+	__u32 lj_seen_next;
 };
 
 /* Word of the d-th frame walked: the innermost frames in place, then a ring holding the

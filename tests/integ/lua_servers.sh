@@ -28,11 +28,7 @@ checks() {
 	t=$((a + b + c)) all=$(count "$f" "$h:")
 	check "$n: the three functions named under the handler in >= 95% of the samples in its Lua ($t of $all)" \
 		[ $((t * 100)) -ge $((all * 95)) ]
-	if [ "$t" -gt 0 ]; then
-		pa=$(((200 * a / t + 1) / 2)) pb=$(((200 * b / t + 1) / 2)) pc=$(((200 * c / t + 1) / 2))
-		check "$n: 50/30/20 split within 3 points ($pa/$pb/$pc of $t)" \
-			sh -c "[ $pa -ge 47 ] && [ $pa -le 53 ] && [ $pb -ge 27 ] && [ $pb -le 33 ] && [ $pc -ge 17 ] && [ $pc -le 23 ]"
-	fi
+	split_5_3_2 "$1" "$a" "$b" "$c"
 	n_all=$(total "$f") rooted=$(count "$f" '^[^;]*;[^;]*-[0-9]+;clone3;start_thread;')
 	check "$n: stacks rooted at the thread's start in >= 99% of samples ($rooted of $n_all)" \
 		[ $((rooted * 100)) -ge $((n_all * 99)) ]

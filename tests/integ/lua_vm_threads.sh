@@ -68,11 +68,7 @@ per_request() {
 	t=$((a + b + c)) lt=$(count "$f" '^[^;]*;lua-[12]-[0-9]+;')
 	check "$1: the handler's functions named, under handle, in >= 85% of the Lua threads' samples ($t of $lt)" \
 		[ $((t * 100)) -ge $((lt * 85)) ]
-	if [ "$t" -gt 0 ]; then
-		pa=$((100 * a / t)) pb=$((100 * b / t)) pc=$((100 * c / t))
-		check "$1: 50/30/20 split within 3 points ($pa/$pb/$pc of $t)" \
-			sh -c "[ $pa -ge 47 ] && [ $pa -le 53 ] && [ $pb -ge 27 ] && [ $pb -le 33 ] && [ $pc -ge 17 ] && [ $pc -le 23 ]"
-	fi
+	split_5_3_2 "$1" "$a" "$b" "$c"
 	gone=$(count "$f" '\[lua: function gone\]')
 	check "$1: functions freed before they were named in at most 2% of samples ($gone of $lt)" \
 		[ $((gone * 50)) -le "$lt" ]

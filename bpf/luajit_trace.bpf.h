@@ -67,8 +67,8 @@ static __always_inline int lj_runs_near(const struct lf_lj_cfg *c, __u64 g, __u6
 /* The VM that runs on the stack at sp (a trace's frame, or the interpreter's): the one
  * whose running lua_State's C frame is at or just above sp. Each thread has its own stack,
  * so this tells the VMs of a host with one per thread apart; a VM not found yet is looked
- * for on the stack when probe is set (sp is a trace's frame). With one VM known and none
- * found either way, that one. */
+ * for on the stack when probe is set (sp is a trace's frame), and the sample marked as in a
+ * VM not found yet (vm_unknown). With one VM known and none found either way, that one. */
 __noinline __u64 lf_lj_pick_g(__u32 pid, __u64 sp, int probe)
 {
 	__u32 zero = 0;
@@ -83,17 +83,22 @@ __noinline __u64 lf_lj_pick_g(__u32 pid, __u64 sp, int probe)
 			return c->gs[i];
 	}
 	/* A host with more VMs than user space tracks runs the same few on a CPU for a while:
-	 * those found on its stacks lately are tried before the stack is probed again. */
+	 * those found on its stacks lately are tried before the stack is probed again. Either
+	 * way the sample is in a VM user space has not found: it says so. */
 	for (__u32 i = 0; i < LF_LJ_SEEN; i++)
-		if (u->lj_seen_pid[i] == pid && u->lj_seen_g[i] && lj_runs_near(c, u->lj_seen_g[i], sp))
+		if (u->lj_seen_pid[i] == pid && u->lj_seen_g[i] && lj_runs_near(c, u->lj_seen_g[i], sp)) {
+			u->vm_unknown = 1;
 			return u->lj_seen_g[i];
+		}
 	__u64 g = probe ? lj_probe_g(c, sp) : 0;
 	if (g) {
 		__u32 k = u->lj_seen_next++ & (LF_LJ_SEEN - 1);
 		u->lj_seen_g[k] = g;
 		u->lj_seen_pid[k] = pid;
+		u->vm_unknown = 1;
+		return g;
 	}
-	return g ? g : c->ngs == 1 ? c->gs[0] : 0;
+	return c->ngs == 1 ? c->gs[0] : 0;
 }
 
 /* Whether g is one of pid's VMs. */
@@ -119,17 +124,12 @@ static __always_inline __u64 lj_g_at(struct lf_ustate *u, __u32 pid)
 {
 	if (!u->lj_g) {
 		u->lj_g = lf_lj_pick_g(pid, u->sp, 1);
-		u->vm_unknown = !u->lj_g || !lf_lj_known_g(pid, u->lj_g);
+		if (!u->lj_g)
+			u->vm_unknown = 1;
 	}
 	return u->lj_g;
 }
 
-/* A frame of the VM's own code whose CFA is a C frame of the VM: the lua_State saved
- * there ran at this point of the native stack. Coroutines run on the C stack of the thread
- * that resumed them, so this is how the resumer's frames are found; the first such frame
- * also says which VM this thread runs. Before user space has found any VM of the process
- * (a command that has just made its first), a lua_State whose own C frame is this one is
- * taken, and the sample says so, so that user space looks at once. */
 /* The VM's C frame at cf was entered by a call from C: the frame the walk steps to next is
  * that caller, and the next C frame on cf's chain, further out, is another such entry of
  * the same lua_State (a C function called from Lua that called back into it). */
@@ -141,6 +141,12 @@ static __always_inline void lj_entered(struct lf_ustate *u, const struct lf_lj_c
 	u->lj_chain = prev & c->cframe_rawmask;
 }
 
+/* A frame of the VM's own code whose CFA is a C frame of the VM: the lua_State saved
+ * there ran at this point of the native stack. Coroutines run on the C stack of the thread
+ * that resumed them, so this is how the resumer's frames are found; the first such frame
+ * also says which VM this thread runs. A lua_State of a VM user space has not found yet (a
+ * command's first, a state made for one request) is taken when its own C frame is this one,
+ * and the sample says so, so that user space looks at once. */
 static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid)
 {
 	__u64 cf = u->sp - c->cframe_size, L, own = 0, g;

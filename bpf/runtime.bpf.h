@@ -105,8 +105,8 @@ static __always_inline int rt_unmapped_frame(struct lf_ustate *u, struct lf_stac
 	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
 	__u64 g = c ? lj_g_here(u, pid, 1) : 0;
 	__s32 vmstate = -1;
-	if (c && (!c->ngs || (g && !lf_lj_known_g(pid, g))))
-		u->vm_unknown = 1; /* a VM's first traces, before user space found it: look now */
+	if (c && !c->ngs)
+		u->vm_unknown = 1; /* a command's first traces, before its VM is found: look now */
 	if (!g || bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate)) ||
 	    (vmstate < 0 && !lj_ref(c, g + c->g_jit_base)))
 		return -1;

@@ -94,7 +94,7 @@ static int trust_newer(struct puc_runtime *rt)
 /* Where a host enters the VM, by the API functions' symbols: nothing in PUC Lua's memory
  * points at the C frame of an unprotected call (lua_call), and in a static build the host
  * function that calls lua_callk holds L as the VM's own functions do. */
-static void find_entries(pid_t pid, const struct mapping *m, struct puc_runtime *rt)
+static void read_entries(pid_t pid, const struct mapping *m, uint32_t *entry_lo, uint32_t *entry_hi)
 {
 	static const char *const api[LF_LUA_ENTRIES] = { "lua_pcall", "lua_pcallk", "lua_call", "lua_callk",
 							  "lua_resume", "lua_cpcall" };
@@ -107,12 +107,33 @@ static void find_entries(pid_t pid, const struct mapping *m, struct puc_runtime 
 	for (int i = 0, k = 0; i < LF_LUA_ENTRIES; i++) {
 		uint64_t lo, hi;
 		if (elfsyms_range(&syms, api[i], &lo, &hi) == 0 && hi <= UINT32_MAX) {
-			rt->entry_lo[k] = (uint32_t)lo;
-			rt->entry_hi[k++] = (uint32_t)hi;
+			entry_lo[k] = (uint32_t)lo;
+			entry_hi[k++] = (uint32_t)hi;
 		}
 	}
 	elfsyms_free(&syms);
 	elf_file_close(ef);
+}
+
+/* The entries of the core file m, read once per file: detection runs again for each process
+ * of a server's workers, and before attaching (runtime_ready), and a static host's symbol
+ * tables are large. */
+static void find_entries(pid_t pid, const struct mapping *m, struct puc_runtime *rt)
+{
+	static struct { uint64_t dev, inode; uint32_t lo[LF_LUA_ENTRIES], hi[LF_LUA_ENTRIES]; } seen[16];
+	static unsigned nseen;
+	for (unsigned i = 0; i < nseen && i < 16; i++)
+		if (seen[i].dev == m->dev && seen[i].inode == m->inode) {
+			memcpy(rt->entry_lo, seen[i].lo, sizeof(rt->entry_lo));
+			memcpy(rt->entry_hi, seen[i].hi, sizeof(rt->entry_hi));
+			return;
+		}
+	read_entries(pid, m, rt->entry_lo, rt->entry_hi);
+	unsigned k = nseen++ % 16;
+	seen[k].dev = m->dev;
+	seen[k].inode = m->inode;
+	memcpy(seen[k].lo, rt->entry_lo, sizeof(rt->entry_lo));
+	memcpy(seen[k].hi, rt->entry_hi, sizeof(rt->entry_hi));
 }
 
 int puc_runtime_detect(pid_t pid, struct puc_runtime *rt)

@@ -216,6 +216,7 @@ static void state(void)
 	OFF(g_mainthread, global_State, mainthread);
 #endif
 	OFF(g_tmname, global_State, tmname);
+	OFF(g_l_registry, global_State, l_registry);
 	F(g_sizeof, sizeof(global_State));
 #if V >= 505
 	/* lua_newstate allocates global_State alone; it holds the main thread (mainth) */
@@ -299,7 +300,7 @@ static void values(void)
 	OFF(tv_tt, TValue, tt);
 	F(tv_tt_size, FSZ(TValue, tt));
 	F(stack_slot, sizeof(TValue));
-	F(tvtag_lcl, LUA_TFUNCTION); F(tvtag_ccl, LUA_TFUNCTION); N(tvtag_lcf);
+	F(tvtag_lcl, LUA_TFUNCTION); F(tvtag_ccl, LUA_TFUNCTION); N(tvtag_lcf); F(tvtag_table, LUA_TTABLE);
 	F(tvtag_shrstr, LUA_TSTRING); F(tvtag_lngstr, LUA_TSTRING);
 	F(gctag_thread, LUA_TTHREAD); F(gctag_lcl, LUA_TFUNCTION); F(gctag_ccl, LUA_TFUNCTION);
 	F(gctag_proto, LUA_TPROTO); F(gctag_shrstr, LUA_TSTRING); F(gctag_lngstr, LUA_TSTRING);
@@ -310,12 +311,14 @@ static void values(void)
 #if V >= 504
 	F(stack_slot, sizeof(StackValue));
 	F(tvtag_lcl, ctb(LUA_VLCL)); F(tvtag_ccl, ctb(LUA_VCCL)); F(tvtag_lcf, LUA_VLCF);
+	F(tvtag_table, ctb(LUA_VTABLE));
 	F(tvtag_shrstr, ctb(LUA_VSHRSTR)); F(tvtag_lngstr, ctb(LUA_VLNGSTR));
 	F(gctag_thread, LUA_VTHREAD); F(gctag_lcl, LUA_VLCL); F(gctag_ccl, LUA_VCCL);
 	F(gctag_proto, LUA_VPROTO); F(gctag_shrstr, LUA_VSHRSTR); F(gctag_lngstr, LUA_VLNGSTR);
 #else
 	F(stack_slot, sizeof(TValue));
 	F(tvtag_lcl, ctb(LUA_TLCL)); F(tvtag_ccl, ctb(LUA_TCCL)); F(tvtag_lcf, LUA_TLCF);
+	F(tvtag_table, ctb(LUA_TTABLE));
 #ifndef LUA_TSHRSTR  /* 5.2.0 had one string type */
 #define LUA_TSHRSTR LUA_TSTRING
 #define LUA_TLNGSTR LUA_TSTRING
@@ -339,6 +342,24 @@ static void closures(void)
 	OFF(lcl_upvals, LClosure, upvals);
 	OFF(ccl_f, CClosure, f);
 	OFF(ccl_upvalue, CClosure, upvalue);
+}
+
+/* A table's hash part, where the registry keeps package.loaded and modules keep their functions */
+static void tables(void)
+{
+	OFF(t_lsizenode, Table, lsizenode);
+	OFF(t_node, Table, node);
+	F(n_sizeof, sizeof(Node));
+	OFF(n_val, Node, i_val);
+#if V >= 504
+	OFF(n_key_tt, Node, u.key_tt); F(n_key_tt_size, FSZ(Node, u.key_tt)); OFF(n_key_val, Node, u.key_val);
+#elif V == 501
+	OFF(n_key_tt, Node, i_key.tvk.tt); F(n_key_tt_size, FSZ(Node, i_key.tvk.tt));
+	OFF(n_key_val, Node, i_key.tvk.value);
+#else
+	OFF(n_key_tt, Node, i_key.tvk.tt_); F(n_key_tt_size, FSZ(Node, i_key.tvk.tt_));
+	OFF(n_key_val, Node, i_key.tvk.value_);
+#endif
 }
 
 static void proto(void)
@@ -518,7 +539,7 @@ int main(void)
 {
 	selfcheck();
 	printf("#version %d %d %d\n", V / 100, V % 100, patch_level());
-	flags(); state(); callinfo(); values(); closures(); proto(); strings(); instructions();
+	flags(); state(); callinfo(); values(); closures(); tables(); proto(); strings(); instructions();
 	return 0;
 }
 PROBE

@@ -126,6 +126,7 @@ int main(void)
 #else
 	P("g_saved_jit_base", -1);
 #endif
+	OFS("g_registrytv", global_State, registrytv);
 	P("g_size", sizeof(global_State));
 	/* GG_State: main thread, global state, JIT state and dispatch table in one block */
 	OFS("gg_L", GG_State, L);
@@ -180,6 +181,16 @@ int main(void)
 	P("str_size", sizeof(GCstr));
 	OFS("str_gct", GCstr, gct);
 	OFS("str_len", GCstr, len);
+	/* GCtab's hash part: hmask + 1 Nodes at node */
+	OFS("tab_node", GCtab, node);
+	OFS("tab_hmask", GCtab, hmask);
+	P("node_size", sizeof(Node));
+	OFS("node_val", Node, val);
+	OFS("node_key", Node, key);
+	/* A TValue's type, as itype() reads it (the top 17 bits in GC64, sign-extended) */
+	P("it_str", (int32_t)LJ_TSTR);
+	P("it_tab", (int32_t)LJ_TTAB);
+	P("it_func", (int32_t)LJ_TFUNC);
 	/* GC object type tags as stored in gct */
 	P("gct_str", (unsigned char)~LJ_TSTR);
 	P("gct_thread", (unsigned char)~LJ_TTHREAD);

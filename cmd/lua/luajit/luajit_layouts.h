@@ -81,7 +81,7 @@ struct luajit_layout {
 	int32_t L_gct, L_dummy_ffid, L_status, L_glref, L_base, L_top, L_maxstack, L_stack;
 	int32_t L_cframe, L_stacksize, L_size;
 	/* global_State */
-	int32_t g_hookmask, g_vmstate, g_mainthref, g_cur_L, g_jit_base, g_saved_jit_base, g_size;
+	int32_t g_hookmask, g_vmstate, g_mainthref, g_cur_L, g_jit_base, g_saved_jit_base, g_registrytv, g_size;
 	/* GG_State: main lua_State, global_State, jit_State and the dispatch table in one block */
 	int32_t gg_L, gg_g, gg_J, gg_dispatch, gg_size;
 	/* jit_State: trace array (GCRef per trace number) and its size */
@@ -96,6 +96,9 @@ struct luajit_layout {
 	int32_t pt_sizekgc, pt_sizekn, pt_sizept, pt_sizeuv, pt_flags, pt_trace;
 	int32_t pt_chunkname, pt_firstline, pt_numline, pt_lineinfo, pt_uvinfo, pt_varinfo;
 	int32_t varname_max; /* varinfo: names below this byte are built-in */
+	/* GCtab's hash part (hmask + 1 Nodes) and the TValue types the tables of modules hold */
+	int32_t tab_node, tab_hmask, node_size, node_val, node_key;
+	int32_t it_str, it_tab, it_func;
 	/* GCstr: the characters follow the header */
 	int32_t str_size, str_gct, str_len;
 	/* gct byte of each GC object type */

@@ -93,7 +93,7 @@ struct puc_layout {
 	uint16_t l_status, l_top, l_base, l_l_G, l_ci, l_savedpc, l_stack_last, l_stack, l_end_ci,
 		l_base_ci, l_size_ci, l_nci, l_sizeof;
 	/* global_State and the LG block */
-	uint16_t g_mainthread, g_tmname, g_sizeof;
+	uint16_t g_mainthread, g_tmname, g_l_registry, g_sizeof;
 	uint16_t lg_l, lg_g, lg_sizeof;
 
 	/* CallInfo (5.2+: base and savedpc are u.l.base, u.l.savedpc) */
@@ -104,11 +104,15 @@ struct puc_layout {
 
 	/* TValue and type tags: tvtag_* as stored in a TValue, gctag_* in an object's header */
 	uint16_t tv_sizeof, tv_value, tv_tt, tv_tt_size, stack_slot;
-	uint16_t tvtag_lcl, tvtag_ccl, tvtag_lcf, tvtag_shrstr, tvtag_lngstr;
+	uint16_t tvtag_lcl, tvtag_ccl, tvtag_lcf, tvtag_shrstr, tvtag_lngstr, tvtag_table;
 	uint16_t gctag_thread, gctag_lcl, gctag_ccl, gctag_proto, gctag_shrstr, gctag_lngstr;
 
 	/* Closures */
 	uint16_t cl_isC, cl_nupvalues, lcl_p, lcl_upvals, ccl_f, ccl_upvalue;
+
+	/* Table and its hash part: 1 << lsizenode Nodes at node, each a value and a key (tag and
+	 * value apart: key tags are TValue tags) */
+	uint16_t t_lsizenode, t_node, n_sizeof, n_val, n_key_tt, n_key_tt_size, n_key_val;
 
 	/* Proto */
 	uint16_t p_source, p_linedefined, p_lastlinedefined, p_code, p_sizecode, p_lineinfo,

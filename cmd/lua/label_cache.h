@@ -9,7 +9,7 @@
 
 #define LABEL_TEXT_MAX 256
 
-enum { LABEL_INFO, LABEL_LINE, LABEL_NAME };
+enum { LABEL_INFO, LABEL_LINE, LABEL_NAME, LABEL_GLOBAL };
 
 struct label_entry {
 	uint64_t ctx, proto;        /* key, with pos and kind */

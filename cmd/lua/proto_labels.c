@@ -73,26 +73,29 @@ int proto_label_line(const struct proto_reader *r, uint64_t proto, uint32_t fp, 
 	return line;
 }
 
-int proto_label_call_name(const struct proto_reader *r, uint64_t proto, uint32_t fp, uint64_t pc, char *out,
-			  size_t size)
+/* A name of the loaded proto (kind LABEL_NAME at a pc, LABEL_GLOBAL in a VM), cached with
+ * its absence: name() gives 0 named, -1 no name, below -1 unreadable (not cached). */
+static int cached_name(const struct proto_reader *r, uint64_t proto, uint32_t fp, int64_t pos, int kind,
+		       int (*name)(void *ctx, uint64_t arg, char *out, size_t size), uint64_t arg, char *out,
+		       size_t size)
 {
 	uint32_t key;
 	if (!out || size == 0)
 		return -1;
 	out[0] = '\0';
-	struct label_entry *e = lookup(r, proto, (int64_t)pc, LABEL_NAME, fp);
+	struct label_entry *e = lookup(r, proto, pos, kind, fp);
 	if (!e) {
 		if (current(r, proto, fp, &key))
 			return -1;
-		e = lookup(r, proto, (int64_t)pc, LABEL_NAME, key);
+		e = lookup(r, proto, pos, kind, key);
 	}
 	if (!e) {
 		char buf[LABEL_TEXT_MAX];
 		buf[0] = '\0';
-		int rc = r->call_name(r->ctx, pc, buf, sizeof buf);
+		int rc = name(r->ctx, arg, buf, sizeof buf);
 		if (rc < -1)
 			return -1; /* the target could not be read: try again next time */
-		if ((e = remember(r, proto, (int64_t)pc, LABEL_NAME, key))) {
+		if ((e = remember(r, proto, pos, kind, key))) {
 			e->num = rc;
 			label_copy(e->text, sizeof e->text, rc == 0 ? buf : "");
 		}
@@ -105,4 +108,16 @@ int proto_label_call_name(const struct proto_reader *r, uint64_t proto, uint32_t
 		return -1;
 	label_copy(out, size, e->text);
 	return 0;
+}
+
+int proto_label_call_name(const struct proto_reader *r, uint64_t proto, uint32_t fp, uint64_t pc, char *out,
+			  size_t size)
+{
+	return cached_name(r, proto, fp, (int64_t)pc, LABEL_NAME, r->call_name, pc, out, size);
+}
+
+int proto_label_global_name(const struct proto_reader *r, uint64_t proto, uint32_t fp, uint64_t L, char *out,
+			    size_t size)
+{
+	return cached_name(r, proto, fp, 0, LABEL_GLOBAL, r->global_name, L, out, size);
 }

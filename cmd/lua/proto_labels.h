@@ -21,6 +21,9 @@ struct proto_reader {
 	int (*chunk)(void *ctx, char *out, size_t size, int *line);
 	int (*line)(void *ctx, uint64_t pc);
 	int (*call_name)(void *ctx, uint64_t pc, char *out, size_t size);
+	/* The global name (global_names.h) of the proto in the VM of thread L, answered as
+	 * call_name is. */
+	int (*global_name)(void *ctx, uint64_t L, char *out, size_t size);
 };
 
 /* For a proto that had fingerprint fp when sampled: a label cached for fp needs no read;
@@ -32,4 +35,7 @@ int proto_label_info(const struct proto_reader *r, uint64_t proto, uint32_t fp, 
 int proto_label_line(const struct proto_reader *r, uint64_t proto, uint32_t fp, uint64_t pc);
 int proto_label_call_name(const struct proto_reader *r, uint64_t proto, uint32_t fp, uint64_t pc, char *out,
 			  size_t size);
+/* The name of proto in package.loaded of the VM of thread L (global_names.h): 0 or -1. */
+int proto_label_global_name(const struct proto_reader *r, uint64_t proto, uint32_t fp, uint64_t L, char *out,
+			    size_t size);
 #endif

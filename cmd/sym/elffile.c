@@ -2,6 +2,9 @@
  * offsets into virtual addresses), debug link, and access to named sections. Used by
  * the symbolizer and the unwind-table builder; every field read is bounds-checked. */
 #include <gelf.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -9,9 +12,15 @@
 
 #include "cfi.h"
 #include "elffile.h"
+#include "safe_name.h"
 #include "util.h"
 
-#define MAX_INFLATED (256u << 20)   /* a section inflated bigger than this is refused */
+/* Bytes of one section, as stored or inflated, past which it counts as missing: libelf reads
+ * and allocates a section whole at the size the file claims, and a sparse file claims
+ * gigabytes at no cost to its owner. The largest real ones are a few tens of MiB (.rodata
+ * of big Go programs 100 MiB). */
+#define MAX_SECTION (256u << 20)
+#define TOLD_MAX 64
 
 static void read_segments(struct elf_file *ef)
 {
@@ -181,19 +190,101 @@ size_t elf_file_read_vaddr(const struct elf_file *ef, uint64_t vaddr, void *buf,
 	return 0;
 }
 
-/* The size a compressed section claims is allocated before inflating: bound it. */
-static int inflate(Elf_Scn *scn)
+/* Each file refused a section is named once, however often it is opened (the symbolizer,
+ * the unwind tables and each Lua detection pass open their own). */
+static int first_told(int fd)
 {
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct { dev_t dev; ino_t ino; } told[TOLD_MAX];
+	static size_t n;
+	struct stat st;
+	int first = fstat(fd, &st) == 0 && n < TOLD_MAX;
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; first && i < n; i++)
+		first = told[i].dev != st.st_dev || told[i].ino != st.st_ino;
+	if (first && n < TOLD_MAX)
+		told[n].dev = st.st_dev, told[n++].ino = st.st_ino;
+	pthread_mutex_unlock(&lock);
+	return first;
+}
+
+/* The section's name, unless reading the names would cost more than the cap allows. */
+static void section_name(Elf *elf, Elf_Scn *scn, char *out, size_t size)
+{
+	size_t shstrndx;
+	GElf_Shdr names, sh;
+	const char *n = NULL;
+	if (!elf_getshdrstrndx(elf, &shstrndx) && gelf_getshdr(elf_getscn(elf, shstrndx), &names)
+	    && names.sh_size <= MAX_SECTION && gelf_getshdr(scn, &sh))
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+	if (n)
+		snprintf(out, size, "%s", n);
+	else
+		snprintf(out, size, "number %zu", elf_ndxscn(scn));
+	safe_name_fix(out, size, SAFE_TERMINAL);
+}
+
+/* An image in memory (the vdso) is no bigger than the copy already made: never refused. */
+static void say_too_big(const struct elf_file *ef, Elf_Scn *scn, const char *what, uint64_t size)
+{
+	if (ef->fd < 0 || !first_told(ef->fd))
+		return;
+	char link[64], path[4096], name[256];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", ef->fd);
+	ssize_t len = readlink(link, path, sizeof(path) - 1);
+	snprintf(path + (len > 0 ? len : 0), sizeof(path) - (len > 0 ? (size_t)len : 0), "%s",
+		 len > 0 ? "" : "a file");
+	safe_name_fix(path, sizeof(path), SAFE_TERMINAL);
+	section_name(ef->elf, scn, name, sizeof(name));
+	warnx_lf("%s: section %s is not read: %s %" PRIu64 " MiB, past the %u MiB no real file's section "
+		 "reaches; the file is read as if it had no such section", path, name, what, size >> 20,
+		 MAX_SECTION >> 20);
+}
+
+/* The check comes before any byte is read: even a compressed section's header is only read
+ * with the whole section. */
+static int section_fits(const struct elf_file *ef, Elf_Scn *scn)
+{
+	GElf_Shdr sh;
 	GElf_Chdr ch;
-	if (!gelf_getchdr(scn, &ch) || ch.ch_size > MAX_INFLATED)
-		return -1;
-	return elf_compress(scn, 0, 0);
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		return 0;
+	if (sh.sh_size > MAX_SECTION) {
+		say_too_big(ef, scn, "it holds", sh.sh_size);
+		return 0;
+	}
+	if (!(sh.sh_flags & SHF_COMPRESSED))
+		return 1;
+	if (!gelf_getchdr(scn, &ch))
+		return 0;
+	if (ch.ch_size > MAX_SECTION)
+		say_too_big(ef, scn, "it inflates to", ch.ch_size);
+	return ch.ch_size <= MAX_SECTION;
+}
+
+Elf_Data *elf_file_data(struct elf_file *ef, Elf_Scn *scn)
+{
+	GElf_Shdr sh;
+	if (!section_fits(ef, scn) || !gelf_getshdr(scn, &sh))
+		return NULL;
+	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return NULL;
+	Elf_Data *d = elf_getdata(scn, NULL);
+	return d && d->d_buf ? d : NULL;
+}
+
+/* elf_strptr reads the table of names whole: it passes the same check. */
+Elf_Data *elf_file_symbols(struct elf_file *ef, Elf_Scn *scn)
+{
+	GElf_Shdr sh;
+	Elf_Data *d = gelf_getshdr(scn, &sh) && sh.sh_entsize ? elf_file_data(ef, scn) : NULL;
+	return d && elf_file_data(ef, elf_getscn(ef->elf, sh.sh_link)) ? d : NULL;
 }
 
 Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr, int *type)
 {
 	size_t shstrndx;
-	if (elf_getshdrstrndx(ef->elf, &shstrndx))
+	if (elf_getshdrstrndx(ef->elf, &shstrndx) || !elf_file_data(ef, elf_getscn(ef->elf, shstrndx)))
 		return NULL;
 	Elf_Scn *scn = NULL;
 	for (int guard = 0; (scn = elf_nextscn(ef->elf, scn)) && guard < 65536; guard++) {
@@ -203,16 +294,12 @@ Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr
 		const char *n = elf_strptr(ef->elf, shstrndx, sh.sh_name);
 		if (!n || strcmp(n, name))
 			continue;
-		if (sh.sh_type == SHT_NOBITS)
-			return NULL;
-		if ((sh.sh_flags & SHF_COMPRESSED) && inflate(scn) < 0)
-			return NULL;
-		if (addr)
+		Elf_Data *d = elf_file_data(ef, scn);
+		if (d && addr)
 			*addr = sh.sh_addr;
-		if (type)
+		if (d && type)
 			*type = (int)sh.sh_type;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		return d && d->d_buf ? d : NULL;
+		return d;
 	}
 	return NULL;
 }

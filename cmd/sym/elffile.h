@@ -52,6 +52,13 @@ size_t elf_file_read_vaddr(const struct elf_file *ef, uint64_t vaddr, void *buf,
 int elf_file_func_start(struct elf_file *ef, uint64_t vaddr, uint64_t *start);
 /* The same, with the function's end (its FDE's). */
 int elf_file_func_range(struct elf_file *ef, uint64_t vaddr, uint64_t *start, uint64_t *end);
-/* Section data by name (decompressed if needed); NULL when absent or unreadable. */
+/* Section data by name (decompressed if needed); NULL when absent, unreadable or refused
+ * (see elf_file_data). */
 Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr, int *type);
+/* The one way to a section's bytes (inflated if compressed). NULL when it has none in the
+ * file, is unreadable, or is refused: bigger than 256 MiB stored or inflated, which no real
+ * file reaches (said once per file). */
+Elf_Data *elf_file_data(struct elf_file *ef, Elf_Scn *scn);
+/* A symbol table's entries, NULL unless both they and its names pass elf_file_data. */
+Elf_Data *elf_file_symbols(struct elf_file *ef, Elf_Scn *scn);
 #endif

@@ -372,10 +372,16 @@ static int rd_call_name(void *ctx, uint64_t pc, char *out, size_t size)
 	return rc == 0 && out[0] == '\0' ? -1 : rc; /* stripped upvalue names: "", a label wants "?" */
 }
 
+static int rd_global_name(void *ctx, uint64_t L, char *out, size_t size)
+{
+	struct reader *r = ctx;
+	return luajit_global_name(r->l, r->m, r->p.addr, L, out, size);
+}
+
 static struct proto_reader reader(struct reader *ctx)
 {
 	return (struct proto_reader){ &cache, (uint64_t)(uintptr_t)ctx->m->ctx, ctx,
-				      rd_proto, rd_chunk, rd_line, rd_call_name };
+				      rd_proto, rd_chunk, rd_line, rd_call_name, rd_global_name };
 }
 
 /* ---- API ---- */
@@ -402,4 +408,12 @@ int luajit_call_name(const struct luajit_layout *l, const struct luajit_mem *m, 
 	struct reader ctx = { l, m, { 0 } };
 	struct proto_reader rd = reader(&ctx);
 	return proto_label_call_name(&rd, caller_proto, caller_fp, caller_pc, out, out_size);
+}
+
+int luajit_global_call_name(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
+			    uint64_t L, char *out, size_t out_size)
+{
+	struct reader ctx = { l, m, { 0 } };
+	struct proto_reader rd = reader(&ctx);
+	return proto_label_global_name(&rd, proto, fp, L, out, out_size);
 }

@@ -71,6 +71,12 @@ void luajit_fp_cfg(const struct luajit_layout *l, struct lf_fp_cfg *f);
 /* The fingerprint the BPF walker would take of proto now, or 0 when unreadable. */
 uint32_t luajit_proto_fp(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto);
 
+/* The name of proto's function in package.loaded of the VM of thread L ("handle" for a
+ * global, "mod.run"), for a function called from C, which no caller's code names: 0, or -1
+ * when no module holds it (global_names.h). */
+int luajit_global_call_name(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
+			    uint64_t L, char *out, size_t out_size);
+
 /* Forgets every cached label (call when a target's ctx is reused). */
 void luajit_frames_cache_clear(void);
 /* Frees the cache; it is re-created on the next use. */
@@ -97,6 +103,9 @@ int luajit_proto_read(const struct luajit_layout *l, const struct luajit_mem *m,
  * NULL) gets the string's own length. Returns the bytes copied or -1. */
 long luajit_gcstr(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t s, char *out,
 	      size_t out_size, uint32_t *full_len);
+/* The uncached lookup behind luajit_global_call_name (luajit_globals.c). */
+int luajit_global_name(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint64_t L,
+		       char *out, size_t size);
 /* The uncached namer behind luajit_call_name (luajit_names.c): pos is the index of the calling
  * instruction. Returns 0, -1 (no name) or -2 (the target could not be read: do not cache). */
 int luajit_name_from_code(const struct luajit_layout *l, const struct luajit_mem *m,

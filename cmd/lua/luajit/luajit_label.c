@@ -66,6 +66,17 @@ static int called_name(const struct luajit_runtime *rt, const struct lm_thread *
 	return luajit_call_name(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
 }
 
+/* A Lua function called from C (the host, pcall, a library) has no name in its caller's
+ * code; it is named by the module field that holds it, as PUC Lua's traceback does. */
+static int global_name_of(const struct luajit_runtime *rt, const struct lm_thread *th, int j, char *out, size_t n)
+{
+	struct luajit_mem m = { read_target, (void *)(intptr_t)rt->pid };
+	const struct lm_lua *f = &th->f[j];
+	if (j + 1 < th->n && !th->f[j + 1].c && !(f->aux & LF_LFLAG_CENTRY))
+		return -1;
+	return luajit_global_call_name(rt->lay, &m, lm_addr(f), lm_fp(f), th->L, out, n);
+}
+
 void luajit_function_label(const struct runtime *r, const struct lm_thread *th, int j, int lines,
 			   struct sbuf *out)
 {
@@ -82,7 +93,8 @@ void luajit_function_label(const struct runtime *r, const struct lm_thread *th, 
 		sb_puts(out, name);  /* table.remove: named as the built-ins written in C are */
 		return;
 	}
-	if (called_name(rt, th, j, name, sizeof(name)))
+	if (called_name(rt, th, j, name, sizeof(name)) &&
+	    (line == 0 || global_name_of(rt, th, j, name, sizeof(name))))
 		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
 	if (lines && (f->aux & LF_PC_MASK)) {
 		int cur = luajit_proto_line(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & LF_PC_MASK);

@@ -351,10 +351,16 @@ static int rd_call_name(void *ctx, uint64_t savedpc, char *out, size_t size)
 	return puc_name_from_code(r->l, r->m, &r->p, pc, out, size < LUA_IDENT_MAX ? size : LUA_IDENT_MAX);
 }
 
+static int rd_global_name(void *ctx, uint64_t L, char *out, size_t size)
+{
+	struct reader *r = ctx;
+	return puc_global_name(r->l, r->m, r->p.addr, L, out, size);
+}
+
 static struct proto_reader reader(struct reader *ctx)
 {
 	return (struct proto_reader){ &cache, (uint64_t)(uintptr_t)ctx->m->ctx, ctx,
-				      rd_proto, rd_chunk, rd_line, rd_call_name };
+				      rd_proto, rd_chunk, rd_line, rd_call_name, rd_global_name };
 }
 
 /* ---- API ---- */
@@ -381,4 +387,12 @@ int puc_call_name(const struct puc_layout *l, const struct puc_mem *m, uint64_t 
 	struct reader ctx = { l, m, { 0 } };
 	struct proto_reader rd = reader(&ctx);
 	return proto_label_call_name(&rd, caller_proto, caller_fp, caller_savedpc, out, out_size);
+}
+
+int puc_global_call_name(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
+			 uint64_t L, char *out, size_t out_size)
+{
+	struct reader ctx = { l, m, { 0 } };
+	struct proto_reader rd = reader(&ctx);
+	return proto_label_global_name(&rd, proto, fp, L, out, out_size);
 }

@@ -44,6 +44,12 @@ int puc_proto_line(const struct puc_layout *l, const struct puc_mem *m, uint64_t
 int puc_call_name(const struct puc_layout *l, const struct puc_mem *m, uint64_t caller_proto,
 		  uint32_t caller_fp, uint64_t caller_savedpc, char *out, size_t out_size);
 
+/* The name of proto's function in package.loaded of the VM of thread L ("handle" for a
+ * global, "mod.run"), the name Lua's tracebacks give a function called from C: 0, or -1 when
+ * no module holds it (global_names.h). */
+int puc_global_call_name(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,
+			 uint64_t L, char *out, size_t out_size);
+
 /* Where the fingerprinted Proto fields are in layout l, for the BPF walker. */
 void puc_fp_cfg(const struct puc_layout *l, struct lf_fp_cfg *f);
 /* The fingerprint the BPF walker would take of proto now, or 0 when unreadable. */
@@ -76,6 +82,9 @@ long puc_tstring(const struct puc_layout *l, const struct puc_mem *m, uint64_t t
 /* Index of the instruction at savedpc - 1 in p, or -2 when savedpc is not inside p->code
  * (savedpc == code gives -1: the function has not started). */
 int puc_pc_of(const struct puc_proto *p, uint64_t savedpc);
+/* The uncached lookup behind puc_global_call_name (puc_globals.c). */
+int puc_global_name(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint64_t L, char *out,
+		    size_t size);
 /* The uncached namer behind puc_call_name (puc_names.c). */
 int puc_name_from_code(const struct puc_layout *l, const struct puc_mem *m,
 		       const struct puc_proto *p, int pc, char *out, size_t out_size);

@@ -23,6 +23,17 @@ static int called_name(const struct puc_runtime *rt, const struct lm_thread *th,
 	return puc_call_name(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
 }
 
+/* A Lua function called from C (the host, pcall, a library) has no name in its caller's
+ * code; Lua's traceback then names it by the module field that holds it. */
+static int global_name_of(const struct puc_runtime *rt, const struct lm_thread *th, int j, char *out, size_t n)
+{
+	struct puc_mem m = { read_target, (void *)(intptr_t)rt->pid };
+	const struct lm_lua *f = &th->f[j];
+	if (j + 1 < th->n && !th->f[j + 1].c)
+		return -1;
+	return puc_global_call_name(rt->lay, &m, lm_addr(f), lm_fp(f), th->L, out, n);
+}
+
 void puc_function_label(const struct runtime *r, const struct lm_thread *th, int j, int lines,
 			struct sbuf *out)
 {
@@ -35,7 +46,8 @@ void puc_function_label(const struct runtime *r, const struct lm_thread *th, int
 		sb_puts(out, LF_LABEL_GONE);
 		return;
 	}
-	if (called_name(rt, th, j, name, sizeof(name)))
+	if (called_name(rt, th, j, name, sizeof(name)) &&
+	    (line == 0 || global_name_of(rt, th, j, name, sizeof(name))))
 		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
 	if (lines) {
 		int cur = puc_proto_line(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & LF_PC_MASK);

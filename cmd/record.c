@@ -335,6 +335,7 @@ static void describe_lua(struct session *s, struct record_result *res)
 	res->gone = s->sc.gone;
 	res->jit_code = s->sc.jit_code;
 	res->fiber_roots = s->sc.fiber_roots;
+	res->lua_partial = s->sc.lua_partial;
 }
 
 /* Returns rc, or the command's exit status when there is a command and rc is 0. */

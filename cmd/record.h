@@ -37,6 +37,7 @@ struct record_result {
 	uint64_t gone;     /* samples with a Lua function that could not be named */
 	uint64_t jit_code; /* samples with a [jit code] frame not running the GC */
 	uint64_t fiber_roots; /* samples whose stack starts on a fiber: complete as well */
+	uint64_t lua_partial; /* rooted samples with a Lua part gone or unknown: not complete */
 };
 
 /* Records and writes every output; returns the process exit status: 0 ok, 1 profiling

@@ -336,12 +336,15 @@ void stacks_collect(const struct lf_stack_key *k, const struct lf_stack *st, voi
 	if (c->at_fiber)
 		c->fiber_roots += st->count;
 	profile_add(c->prof, c->line.s, c->line.len, st->count);
-	if (strstr(c->line.s, ";" LF_LABEL_GONE))
-		c->gone += st->count;
+	int gone = strstr(c->line.s, ";" LF_LABEL_GONE) != NULL;
 	/* a trace that called the GC ([jit code];[GC]) is known for what it is */
 	const char *jit = strstr(c->line.s, ";" LF_LABEL_JIT);
-	if (jit && strncmp(jit + strlen(";" LF_LABEL_JIT), ";[GC]", 5))
-		c->jit_code += st->count;
+	int unknown = jit && strncmp(jit + strlen(";" LF_LABEL_JIT), ";[GC]", 5);
+	c->gone += gone ? st->count : 0;
+	c->jit_code += unknown ? st->count : 0;
+	/* rooted, but not whole: "complete" must not count it */
+	if ((gone || unknown) && ((st->flags & LF_FLAG_COMPLETE) || c->at_fiber))
+		c->lua_partial += st->count;
 }
 
 void stacks_free(struct stack_ctx *c)

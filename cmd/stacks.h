@@ -20,6 +20,7 @@ struct stack_ctx {
 	uint64_t gone;  /* samples with a Lua function that could not be named */
 	uint64_t jit_code; /* samples with a [jit code] frame not running the GC */
 	uint64_t fiber_roots; /* samples whose stack starts on a user-level context: complete */
+	uint64_t lua_partial; /* of the complete ones, those with a Lua part gone or unknown */
 	int at_fiber;         /* the stack being folded does */
 };
 

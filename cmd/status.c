@@ -149,18 +149,20 @@ static void print_lua(const struct record_result *r)
 void status_summary(const struct record_opts *o, const struct profile *p, const struct record_result *r,
 		    const int *ok)
 {
-	uint64_t n = r->st[LF_STAT_SAMPLES];
+	uint64_t n = r->st[LF_STAT_SAMPLES], whole = r->st[LF_STAT_COMPLETE] + r->fiber_roots;
+	whole -= r->lua_partial < whole ? r->lua_partial : whole;
 	warnx_lf("%llu samples (%llu lost), %zu distinct stacks, %.1f%% complete, in %.1fs",
 		 (unsigned long long)p->total, (unsigned long long)r->st[LF_STAT_LOST_MAPFULL], p->n,
-		 n ? 100.0 * (double)(r->st[LF_STAT_COMPLETE] + r->fiber_roots) / (double)n : 0.0, p->duration);
+		 n ? 100.0 * (double)whole / (double)n : 0.0, p->duration);
 	print_lua(r);
 	if (r->gone)
 		warnx_lf("%llu samples (%.1f%%) have a Lua function that was freed, or whose process exited, "
-			 "before its name could be read: shown as " LF_LABEL_GONE, (unsigned long long)r->gone,
+			 "before its name could be read (a state closed right after its work, a VM per request?): "
+			 "shown as " LF_LABEL_GONE ", not complete", (unsigned long long)r->gone,
 			 p->total ? 100.0 * (double)r->gone / (double)p->total : 0.0);
 	if (r->jit_code)
 		warnx_lf("%llu samples (%.1f%%) ran machine code that no runtime claims, or a LuaJIT trace "
-			 "before its VM was found: shown as " LF_LABEL_JIT,
+			 "before its VM was found: shown as " LF_LABEL_JIT ", not complete",
 			 (unsigned long long)r->jit_code, p->total ? 100.0 * (double)r->jit_code / (double)p->total : 0.0);
 	if (p->total == 0)
 		warnx_lf("no samples: the target did not run on a CPU while recording (idle?); "

@@ -1,6 +1,7 @@
-/* Global names of Lua functions (global_names.h): one walk of a VM's package.loaded gives
- * every function a module field holds; later lookups check the one field they answer from,
- * since a VM closed and another made at the same address would hold other functions. */
+/* Global names of Lua functions (global_names.h). A VM's package.loaded is walked a module at
+ * a time, _G first, and only as far as the function asked for, so naming a global costs one
+ * walk of _G; what was found is kept for the VM's other functions. A lookup checks the one
+ * field it answers from: a VM closed and another made at its address holds other functions. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,23 +14,27 @@
 #define GN_NAMES 4096        /* functions named per VM */
 #define GN_MODULES 512       /* modules of package.loaded looked into */
 #define GN_NODES (1u << 16)  /* nodes read of one table */
-#define GN_WORK (1L << 18)   /* nodes read in one walk, all tables together */
+#define GN_WORK (1L << 18)   /* nodes read in one walk of a VM, all tables together */
 #define GN_CHUNK 64          /* nodes per read */
 #define GN_NODE_MAX 64       /* bytes of a node, at most (40 in every known layout) */
 #define GN_KEY_MAX 64
 #define GN_STALE 1.0         /* seconds: a miss walks a VM again when its walk is older */
 
 struct gn_item { uint64_t proto, fn, node; char name[2 * GN_KEY_MAX]; };
-struct gn_vm { uint64_t space, g; double built; int n, used; struct gn_item *items; };
 struct gn_module { uint64_t table; char name[GN_KEY_MAX]; };
+struct gn_vm {
+	uint64_t space, g, reg;
+	double built;            /* when the walk began */
+	int used, n, nmods, next_mod;
+	long work;               /* nodes the walk may still read */
+	struct gn_item *items;
+	struct gn_module *mods;  /* package.loaded's modules, _G first; next_mod: the next to read */
+};
 
 struct walk {
 	const struct gn_ops *ops;
 	const void *ctx;
-	long work;
 	struct gn_vm *vm;
-	struct gn_module *mods;
-	int nmods;
 	const char *mod;     /* the module whose functions are being added */
 };
 
@@ -51,9 +56,9 @@ static int each_field(struct walk *w, uint64_t t, enum gn_kind want, visit_fn vi
 		return -1;
 	if (count > GN_NODES)
 		count = GN_NODES;
-	for (uint32_t i = 0; i < count && w->work > 0; i += GN_CHUNK) {
+	for (uint32_t i = 0; i < count && w->vm->work > 0; i += GN_CHUNK) {
 		uint32_t n = count - i < GN_CHUNK ? count - i : GN_CHUNK;
-		w->work -= n;
+		w->vm->work -= n;
 		if (ops->read(w->ctx, nodes + (uint64_t)i * ns, buf, n * ns))
 			return -1;
 		for (uint32_t j = 0; j < n; j++) {
@@ -78,7 +83,7 @@ static int found_loaded(struct walk *w, uint64_t node, uint64_t key, uint64_t va
 	(void)node;
 	if (!key_is(w, key, "_LOADED"))
 		return 0;
-	w->mods[0].table = val;  /* slot 0 holds package.loaded until the modules replace it */
+	w->vm->mods[0].table = val;  /* slot 0 holds package.loaded until the modules replace it */
 	return 1;
 }
 
@@ -86,14 +91,15 @@ static int found_loaded(struct walk *w, uint64_t node, uint64_t key, uint64_t va
 static int add_module(struct walk *w, uint64_t node, uint64_t key, uint64_t val)
 {
 	(void)node;
+	struct gn_vm *vm = w->vm;
 	struct gn_module m = { val, "" };
-	if (w->nmods >= GN_MODULES || w->ops->string(w->ctx, key, m.name, sizeof m.name) < 0)
-		return w->nmods >= GN_MODULES;
-	if (strcmp(m.name, "_G") == 0 && w->nmods > 0) {
-		w->mods[w->nmods++] = w->mods[0];
-		w->mods[0] = m;
+	if (vm->nmods >= GN_MODULES || w->ops->string(w->ctx, key, m.name, sizeof m.name) < 0)
+		return vm->nmods >= GN_MODULES;
+	if (strcmp(m.name, "_G") == 0 && vm->nmods > 0) {
+		vm->mods[vm->nmods++] = vm->mods[0];
+		vm->mods[0] = m;
 	} else {
-		w->mods[w->nmods++] = m;
+		vm->mods[vm->nmods++] = m;
 	}
 	return 0;
 }
@@ -124,27 +130,33 @@ static int add_function(struct walk *w, uint64_t node, uint64_t key, uint64_t va
 	return 0;
 }
 
-/* Reads every function the modules of the VM of L hold into vm: 0, or -1 when its
- * registry or package.loaded could not be read. */
-static int walk_vm(const struct gn_ops *ops, const void *ctx, uint64_t reg, struct gn_vm *vm)
+/* Starts a walk of the VM whose registry is reg: its modules, none read yet. 0, or -1 when
+ * the registry or package.loaded could not be read. */
+static int begin_walk(struct walk *w, uint64_t reg)
 {
-	struct gn_module *mods = xcalloc(GN_MODULES, sizeof(*mods));
-	struct walk w = { ops, ctx, GN_WORK, vm, mods, 0, NULL };
-	int rc = -1;
-	vm->n = 0;
-	if (each_field(&w, reg, GN_TABLE, found_loaded) == 0 && mods[0].table) {
-		uint64_t loaded = mods[0].table;
-		mods[0].table = 0;
-		if (each_field(&w, loaded, GN_TABLE, add_module) == 0) {
-			for (int i = 0; i < w.nmods && w.work > 0; i++) {
-				w.mod = mods[i].name;
-				each_field(&w, mods[i].table, GN_FUNC, add_function); /* an unreadable module: skipped */
-			}
-			rc = 0;
-		}
-	}
-	free(mods);
-	return rc;
+	struct gn_vm *vm = w->vm;
+	vm->reg = reg;
+	vm->n = vm->nmods = vm->next_mod = 0;
+	vm->work = GN_WORK;
+	vm->built = now_sec();
+	vm->mods[0].table = 0;
+	if (each_field(w, reg, GN_TABLE, found_loaded) || !vm->mods[0].table)
+		return -1;
+	uint64_t loaded = vm->mods[0].table;
+	vm->mods[0].table = 0;
+	return each_field(w, loaded, GN_TABLE, add_module);
+}
+
+/* Reads the next module's functions (an unreadable module is skipped); 0 when none is left. */
+static int walk_next(struct walk *w)
+{
+	struct gn_vm *vm = w->vm;
+	if (vm->next_mod >= vm->nmods || vm->work <= 0 || vm->n >= GN_NAMES)
+		return 0;
+	const struct gn_module *m = &vm->mods[vm->next_mod++];
+	w->mod = m->name;
+	each_field(w, m->table, GN_FUNC, add_function);
+	return 1;
 }
 
 /* Whether the field item answers from still holds its function, and that function proto. */
@@ -179,14 +191,28 @@ static struct gn_vm *vm_of(uint64_t space, uint64_t g)
 		if (vms[i].used && vms[i].space == space && vms[i].g == g)
 			return &vms[i];
 	struct gn_vm *vm = &vms[next_vm++ % GN_VMS];
-	if (!vm->items)
+	if (!vm->items) {
 		vm->items = xcalloc(GN_NAMES, sizeof(*vm->items));
+		vm->mods = xcalloc(GN_MODULES, sizeof(*vm->mods));
+	}
 	vm->space = space;
 	vm->g = g;
-	vm->n = 0;
+	vm->reg = 0;
+	vm->n = vm->nmods = vm->next_mod = 0;
 	vm->built = -1e9;
 	vm->used = 1;
 	return vm;
+}
+
+/* Whether the walk of vm must start again: another VM at its address (another registry, or
+ * its first function gone), or, when it has ended, functions defined since. */
+static int walk_again(struct walk *w, uint64_t reg)
+{
+	struct gn_vm *vm = w->vm;
+	if (vm->reg != reg || (vm->n > 0 && !still_holds(w->ops, w->ctx, &vm->items[0])))
+		return 1;
+	int ended = vm->next_mod >= vm->nmods || vm->work <= 0 || vm->n >= GN_NAMES;
+	return ended && now_sec() - vm->built >= GN_STALE;
 }
 
 int global_name(const struct gn_ops *ops, const void *ctx, uint64_t space, uint64_t L, uint64_t proto,
@@ -198,24 +224,22 @@ int global_name(const struct gn_ops *ops, const void *ctx, uint64_t space, uint6
 	out[0] = '\0';
 	if (ops->registry(ctx, L, &g, &reg))
 		return -2;
-	struct gn_vm *vm = vm_of(space, g);
-	if (lookup(ops, ctx, vm, proto, out, size) == 0)
+	struct walk w = { ops, ctx, vm_of(space, g), NULL };
+	if (lookup(ops, ctx, w.vm, proto, out, size) == 0)
 		return 0;
-	/* Walked a moment ago and still the same VM: the function is in no module. A VM made
-	 * where a closed one was (a state per request) no longer holds the first function. */
-	double now = now_sec();
-	if (now - vm->built < GN_STALE && (vm->n == 0 || still_holds(ops, ctx, &vm->items[0])))
-		return -1;
-	vm->built = now;
-	if (walk_vm(ops, ctx, reg, vm))
+	if (walk_again(&w, reg) && begin_walk(&w, reg))
 		return -2;
-	return lookup(ops, ctx, vm, proto, out, size);
+	while (walk_next(&w))
+		if (lookup(ops, ctx, w.vm, proto, out, size) == 0)
+			return 0;
+	return -1;
 }
 
 void global_names_clear(void)
 {
 	for (int i = 0; i < GN_VMS; i++) {
 		free(vms[i].items);
+		free(vms[i].mods);
 		vms[i] = (struct gn_vm){ 0 };
 	}
 	next_vm = 0;

@@ -16,8 +16,8 @@ size_t elf_defined_dynsyms(struct elf_file *ef, const char ***out)
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
 			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t cnt = sh.sh_size / sh.sh_entsize;
+		Elf_Data *d = elf_file_symbols(ef, scn);
+		size_t cnt = d ? d->d_size / sh.sh_entsize : 0;
 		for (size_t i = 0; d && i < cnt && n < MAX_DYNSYMS; i++) {
 			GElf_Sym sym;
 			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)

@@ -17,8 +17,8 @@
 
 /* Bytes of one section, as stored or inflated, past which it counts as missing: libelf reads
  * and allocates a section whole at the size the file claims, and a sparse file claims
- * gigabytes at no cost to its owner. The largest real ones are a few tens of MiB (.rodata
- * of big Go programs 100 MiB). */
+ * gigabytes at no cost to its owner. The largest seen in real files: .rodata 100 MiB (a big Go
+ * program), .strtab 20 MiB, .eh_frame 8 MiB. */
 #define MAX_SECTION (256u << 20)
 #define TOLD_MAX 64
 
@@ -191,21 +191,38 @@ size_t elf_file_read_vaddr(const struct elf_file *ef, uint64_t vaddr, void *buf,
 }
 
 /* Each file refused a section is named once, however often it is opened (the symbolizer,
- * the unwind tables and each Lua detection pass open their own). */
+ * the unwind tables and each Lua detection pass open their own); past TOLD_MAX files, no
+ * more are named. */
 static int first_told(int fd)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	static struct { dev_t dev; ino_t ino; } told[TOLD_MAX];
 	static size_t n;
 	struct stat st;
-	int first = fstat(fd, &st) == 0 && n < TOLD_MAX;
+	if (fstat(fd, &st))
+		return 0;
 	pthread_mutex_lock(&lock);
+	int first = n < TOLD_MAX;
 	for (size_t i = 0; first && i < n; i++)
 		first = told[i].dev != st.st_dev || told[i].ino != st.st_ino;
-	if (first && n < TOLD_MAX)
-		told[n].dev = st.st_dev, told[n++].ino = st.st_ino;
+	if (first) {
+		told[n].dev = st.st_dev;
+		told[n++].ino = st.st_ino;
+	}
 	pthread_mutex_unlock(&lock);
 	return first;
+}
+
+static void file_name(int fd, char *out, size_t size)
+{
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t len = readlink(link, out, size - 1);
+	if (len > 0)
+		out[len] = 0;
+	else
+		snprintf(out, size, "a file");
+	safe_name_fix(out, size, SAFE_TERMINAL);
 }
 
 /* The section's name, unless reading the names would cost more than the cap allows. */
@@ -224,20 +241,16 @@ static void section_name(Elf *elf, Elf_Scn *scn, char *out, size_t size)
 	safe_name_fix(out, size, SAFE_TERMINAL);
 }
 
-/* An image in memory (the vdso) is no bigger than the copy already made: never refused. */
+/* An image in memory (the vdso, at most 1 MiB) has no section past the cap: nothing to name. */
 static void say_too_big(const struct elf_file *ef, Elf_Scn *scn, const char *what, uint64_t size)
 {
 	if (ef->fd < 0 || !first_told(ef->fd))
 		return;
-	char link[64], path[4096], name[256];
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", ef->fd);
-	ssize_t len = readlink(link, path, sizeof(path) - 1);
-	snprintf(path + (len > 0 ? len : 0), sizeof(path) - (len > 0 ? (size_t)len : 0), "%s",
-		 len > 0 ? "" : "a file");
-	safe_name_fix(path, sizeof(path), SAFE_TERMINAL);
+	char path[4096], name[256];
+	file_name(ef->fd, path, sizeof(path));
 	section_name(ef->elf, scn, name, sizeof(name));
-	warnx_lf("%s: section %s is not read: %s %" PRIu64 " MiB, past the %u MiB no real file's section "
-		 "reaches; the file is read as if it had no such section", path, name, what, size >> 20,
+	warnx_lf("%s: section %s is not read: %s %" PRIu64 " MiB, more than the %u MiB no real file's "
+		 "section reaches; the file is read as if it had none", path, name, what, size >> 20,
 		 MAX_SECTION >> 20);
 }
 

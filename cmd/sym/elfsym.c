@@ -45,12 +45,12 @@ static void add_sym(struct elf_syms *s, uint64_t addr, uint64_t size, const char
 	s->names_len += len + 1;
 }
 
-static void add_table(struct elf_syms *s, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+static void add_table(struct elf_syms *s, struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh)
 {
-	Elf_Data *d = elf_getdata(scn, NULL);
-	if (!d || !sh->sh_entsize)
+	Elf_Data *d = elf_file_symbols(ef, scn);
+	if (!d)
 		return;
-	size_t n = sh->sh_size / sh->sh_entsize;
+	size_t n = d->d_size / sh->sh_entsize;   /* inflated, when it was compressed */
 	for (size_t i = 0; i < n; i++) {
 		GElf_Sym sym;
 		if (!gelf_getsym(d, (int)i, &sym))
@@ -58,7 +58,7 @@ static void add_table(struct elf_syms *s, Elf *elf, Elf_Scn *scn, const GElf_Shd
 		int t = GELF_ST_TYPE(sym.st_info);
 		if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_value == 0 || sym.st_shndx == SHN_UNDEF)
 			continue;
-		const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		const char *name = elf_strptr(ef->elf, sh->sh_link, sym.st_name);
 		if (name)
 			add_sym(s, sym.st_value, sym.st_size, name);
 	}
@@ -75,7 +75,7 @@ void elfsyms_add_file(struct elf_syms *s, struct elf_file *ef)
 	for (int guard = 0; (scn = elf_nextscn(ef->elf, scn)) && guard < 65536; guard++) {
 		GElf_Shdr sh;
 		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
-			add_table(s, ef->elf, scn, &sh);
+			add_table(s, ef, scn, &sh);
 	}
 }
 

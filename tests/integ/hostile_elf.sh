@@ -1,5 +1,6 @@
 # ELF files a hostile target controls cannot hang, crash or misdirect lua-flame: a library
-# whose .shstrtab claims SHF_COMPRESSED (libelf would deadlock), a .gnu_debuglink leading
+# whose .shstrtab claims SHF_COMPRESSED (libelf would deadlock), one whose .eh_frame or .symtab
+# claims 3 GiB of a sparse file (it would be read whole), a .gnu_debuglink leading
 # to a FIFO (open would block), a debug directory that is a link into a root-only place
 # (its names must stay out), and a mapped library truncated while recording (a mapping of
 # it would SIGBUS). The target runs as nobody; a hang is cut at 25 s and fails.
@@ -22,8 +23,25 @@ compress_shstrtab() {
 		seek(F, $at, 0); print F pack("Q<", unpack("Q<", $f) | 0x800); close F' "$1"
 }
 
+# huge_section FILE NAME SIZE: moves FILE's section NAME to the end of FILE, claiming SIZE
+# bytes there, and extends FILE to hold them (sparse: the disk holds none of them).
+huge_section() {
+	perl -e 'my ($file, $want, $size) = @ARGV; open(F, "+<", $file) or die; binmode F; read(F, $h, 64);
+		my $shoff = unpack("Q<", substr($h, 0x28, 8)); my ($ent, $num, $str) = unpack("v3", substr($h, 0x3a, 6));
+		seek(F, $shoff, 0); read(F, $t, $ent * $num);
+		my ($at, $len) = unpack("Q<2", substr($t, $str * $ent + 0x18, 16)); seek(F, $at, 0); read(F, $names, $len);
+		for my $i (0 .. $num - 1) {
+			next if unpack("Z*", substr($names, unpack("V", substr($t, $i * $ent, 4)))) ne $want;
+			my $off = ((-s $file) + 4095) & ~4095;
+			seek(F, $shoff + $i * $ent + 0x18, 0); print F pack("Q<2", $off, $size); close F;
+			truncate($file, $off + $size) or die; exit 0;
+		}
+		die "no section $want\n"' "$@"
+}
+
 # run_case NAME DIR: profiles the program with its library from DIR for 2 s
-# (the target as nobody); sets RC and SECS, the folded output in $OUT/NAME.folded.
+# (the target as nobody); sets RC, SECS and RSS (lua-flame's peak, in KiB), the folded output
+# in $OUT/NAME.folded.
 start_target() {
 	bg_start setpriv --reuid=nobody --regid=nogroup --clear-groups env LD_LIBRARY_PATH="$1" "$W/prog"
 	TPID=$LAST_PID
@@ -32,9 +50,11 @@ start_target() {
 run_case() {
 	start_target "$2"
 	t0=$(date +%s%N)
-	timeout -s KILL 25 "$LF" -p "$TPID" -d 2 -o "$OUT/$1.folded" 2>"$OUT/$1.err"
+	/usr/bin/time -f %M -o "$OUT/$1.rss" timeout -s KILL 25 "$LF" -p "$TPID" -d 2 -o "$OUT/$1.folded" \
+		2>"$OUT/$1.err"
 	RC=$?
 	SECS=$((($(date +%s%N) - t0) / 1000000000))
+	RSS=$(tail -n 1 "$OUT/$1.rss")
 	kill "$TPID" 2>/dev/null
 }
 
@@ -47,6 +67,24 @@ check "compressed section names: said once, naming the file ($(grep -c 'libhosti
 # refused as a whole: no unwind table for the library, its frames by address
 check "compressed section names: the program's own frames named" \
 	grep -q '^prog;\[unwind: no table\];libhostile.so+0x[0-9a-f]*;spin;descend' "$OUT/compressed.folded"
+
+# A section claiming 3 GiB counts as missing: no unwind table for the library (but its
+# symbols), or no .symtab (but .dynsym); lua-flame stays small and quick, and says so once.
+# huge_case NAME SECTION: the case for the library with SECTION made huge
+huge_case() {
+	mkdir "$W/$1" && cp "$W/base/libhostile.so" "$W/$1/" && huge_section "$W/$1/libhostile.so" "$2" 3221225472
+	run_case "$1" "$W/$1"
+	check "3 GiB $2: exit 0 within 5 s (rc $RC, ${SECS}s)" sh -c "[ $RC = 0 ] && [ $SECS -le 5 ]"
+	check "3 GiB $2: peak RSS under 200 MB (${RSS} KiB)" [ "${RSS:-999999}" -lt 204800 ]
+	check "3 GiB $2: said once, naming the file and section ($(grep -c 'libhostile.so: section' "$OUT/$1.err"))" \
+		[ "$(grep -c "$W/$1/libhostile.so: section $2 is not read: .* 3072 MiB" "$OUT/$1.err")" = 1 ]
+}
+huge_case hugeeh .eh_frame
+check "3 GiB .eh_frame: the program's frames, and the library's named, above [unwind: no table]" \
+	grep -q '^prog;\[unwind: no table\];lib_inner;spin;descend' "$OUT/hugeeh.folded"
+huge_case hugesym .symtab
+check "3 GiB .symtab: whole stacks, the library's internal function by address" \
+	grep -q ';main;lib_call;libhostile.so+0x[0-9a-f]*;spin;descend' "$OUT/hugesym.folded"
 
 mkdir -p "$W/f/.debug" && cp "$W/base/stripped.so" "$W/f/libhostile.so" && mkfifo "$W/f/.debug/libhostile.debug"
 run_case fifo "$W/f"

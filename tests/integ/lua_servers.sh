@@ -16,12 +16,13 @@ profile() {
 	"$LF" -p "$2" --threads -F 499 -d 8 --stats -o "$OUT/$1.folded" 2>"$OUT/$1.err"
 }
 
-# checks NAME FILE HANDLER_LINE LUA_THREAD_RE: the profile's stacks (see the top of this file)
+# checks NAME FILE HANDLER HANDLER_LINE LUA_THREAD_RE: the profile's stacks (see the top of this
+# file); the handler is a global called from C, named as Lua's traceback names it
 checks() {
-	n=$1 f=$OUT/$1.folded h=$2 L=$3 lt=$4
+	n=$1 f=$OUT/$1.folded h=$2 H=$3 L=$4 lt=$5
 	# burn's loop runs in a trace: its label says so, and the trace follows it (then perhaps
 	# the kernel's frames of an interrupt)
-	E="(_\\[j\\])?(;\\[trace [0-9]+\\])?(;[^;]*_\\[k\\])*\$" P=";lua_pcall;\\? \\([^;]*$h:$L\\)"
+	E="(_\\[j\\])?(;\\[trace [0-9]+\\])?(;[^;]*_\\[k\\])*\$" P=";lua_pcall;$H \\([^;]*$h:$L\\)"
 	a=$(count "$f" "$P;burn_fifty \\([^;]*$h:6\\);burn \\([^;]*$h:1\\)$E")
 	b=$(count "$f" "$P;burn_thirty \\([^;]*$h:7\\);burn \\([^;]*$h:1\\)$E")
 	c=$(count "$f" "$P;burn_twenty \\([^;]*$h:8\\);burn \\([^;]*$h:1\\)$E")
@@ -60,7 +61,7 @@ CONF
 	sleep 1
 	profile "dnsdist-$mode" "$dd"
 	kill "$dd" 2>/dev/null
-	checks "dnsdist-$mode" server_burn.lua 14 'dnsdist/udpClie'
+	checks "dnsdist-$mode" server_burn.lua answer 14 'dnsdist/udpClie'
 done
 
 # Traffic Server, from a runroot of its own under $OUT, answering from its remap handler
@@ -100,5 +101,7 @@ wrk -t1 -c4 -d12s "http://127.0.0.1:$port/" >"$OUT/wrk.out" 2>&1 &
 PIDS_TO_KILL="$PIDS_TO_KILL $!"
 sleep 1
 profile trafficserver "$ts"
-checks trafficserver ts_remap.lua 12 '\[ET_NET_[0-9]+\]'
+# tslua runs each remap script in globals of its own, not package.loaded's _G: like Lua's own
+# traceback, the profile has no name for do_remap
+checks trafficserver ts_remap.lua '\?' 12 '\[ET_NET_[0-9]+\]'
 finish

@@ -61,7 +61,7 @@ per_request() {
 	f=$OUT/$1.folded
 	R="$ROOT/tests/lua/request.lua"
 	# handle, called from C, under the host's call; burn's loop runs in a trace on LuaJIT
-	H=";lua_thread;lua_pcallk?;[^;]+ \\($R:13\\)" E="(_\\[j\\])?(;\\[trace [0-9]+\\])?(;[^;]*_\\[k\\])*\$"
+	H=";lua_thread;lua_pcallk?;handle \\($R:13\\)" E="(_\\[j\\])?(;\\[trace [0-9]+\\])?(;[^;]*_\\[k\\])*\$"
 	a=$(count "$f" "$H;burn_fifty \\($R:9\\);burn \\($R:3\\)$E")
 	b=$(count "$f" "$H;burn_thirty \\($R:10\\);burn \\($R:3\\)$E")
 	c=$(count "$f" "$H;burn_twenty \\($R:11\\);burn \\($R:3\\)$E")

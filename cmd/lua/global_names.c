@@ -1,7 +1,9 @@
 /* Global names of Lua functions (global_names.h). A VM's package.loaded is walked a module at
- * a time, _G first, and only as far as the function asked for, so naming a global costs one
- * walk of _G; what was found is kept for the VM's other functions. A lookup checks the one
- * field it answers from: a VM closed and another made at its address holds other functions. */
+ * a time, _G first, only as far as the function asked for; a function it does not hold sends
+ * the walk round again, since modules gain functions as a program runs. What each function
+ * object's prototype is, and the modules' names, are remembered per VM, so a walk again reads
+ * little more than the tables' nodes. A name found is checked against the one field it comes
+ * from: a VM closed and another made at its address holds other functions. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,31 +13,33 @@
 #include "util.h"
 
 #define GN_VMS 8             /* VMs remembered (a host may make a VM per request) */
-#define GN_NAMES 4096        /* functions named per VM */
+#define GN_NAMES 4096        /* functions found per walk of a VM */
 #define GN_MODULES 512       /* modules of package.loaded looked into */
 #define GN_NODES (1u << 16)  /* nodes read of one table */
 #define GN_WORK (1L << 18)   /* nodes read in one walk of a VM, all tables together */
 #define GN_CHUNK 64          /* nodes per read */
 #define GN_NODE_MAX 64       /* bytes of a node, at most (40 in every known layout) */
 #define GN_KEY_MAX 64
-#define GN_STALE 1.0         /* seconds: a miss walks a VM again when its walk is older */
+#define GN_MEMO 8192         /* function objects whose prototype is remembered; power of two */
 
-struct gn_item { uint64_t proto, fn, node; char name[2 * GN_KEY_MAX]; };
-struct gn_module { uint64_t table; char name[GN_KEY_MAX]; };
+struct gn_item { uint64_t proto, fn, node, key; int mod; };
+struct gn_module { uint64_t table, key; char name[GN_KEY_MAX]; };
+struct gn_memo { uint64_t fn, proto; };
 struct gn_vm {
 	uint64_t space, g, reg;
-	double built;            /* when the walk began */
-	int used, n, nmods, next_mod;
+	int used, n, nmods, nold, next_mod;
 	long work;               /* nodes the walk may still read */
 	struct gn_item *items;
 	struct gn_module *mods;  /* package.loaded's modules, _G first; next_mod: the next to read */
+	struct gn_module *old;   /* the last walk's, whose names need no read again */
+	struct gn_memo *memo;
 };
 
 struct walk {
 	const struct gn_ops *ops;
 	const void *ctx;
 	struct gn_vm *vm;
-	const char *mod;     /* the module whose functions are being added */
+	int mod;             /* the module whose functions are being added */
 };
 
 static struct gn_vm vms[GN_VMS];
@@ -72,19 +76,26 @@ static int each_field(struct walk *w, uint64_t t, enum gn_kind want, visit_fn vi
 	return 0;
 }
 
-static int key_is(struct walk *w, uint64_t key, const char *want)
-{
-	char s[GN_KEY_MAX];
-	return w->ops->string(w->ctx, key, s, sizeof s) >= 0 && strcmp(s, want) == 0;
-}
-
 static int found_loaded(struct walk *w, uint64_t node, uint64_t key, uint64_t val)
 {
+	char s[GN_KEY_MAX];
 	(void)node;
-	if (!key_is(w, key, "_LOADED"))
+	if (w->ops->string(w->ctx, key, s, sizeof s) < 0 || strcmp(s, "_LOADED"))
 		return 0;
 	w->vm->mods[0].table = val;  /* slot 0 holds package.loaded until the modules replace it */
 	return 1;
+}
+
+/* The module's name: the last walk's when the same string names the same table. */
+static int module_name(struct walk *w, struct gn_module *m)
+{
+	const struct gn_vm *vm = w->vm;
+	for (int i = 0; i < vm->nold; i++)
+		if (vm->old[i].key == m->key && vm->old[i].table == m->table) {
+			memcpy(m->name, vm->old[i].name, sizeof m->name);
+			return 0;
+		}
+	return w->ops->string(w->ctx, m->key, m->name, sizeof m->name) < 0 ? -1 : 0;
 }
 
 /* _G first: a function both global and a module's is named as a global. */
@@ -92,8 +103,8 @@ static int add_module(struct walk *w, uint64_t node, uint64_t key, uint64_t val)
 {
 	(void)node;
 	struct gn_vm *vm = w->vm;
-	struct gn_module m = { val, "" };
-	if (vm->nmods >= GN_MODULES || w->ops->string(w->ctx, key, m.name, sizeof m.name) < 0)
+	struct gn_module m = { val, key, "" };
+	if (vm->nmods >= GN_MODULES || module_name(w, &m))
 		return vm->nmods >= GN_MODULES;
 	if (strcmp(m.name, "_G") == 0 && vm->nmods > 0) {
 		vm->mods[vm->nmods++] = vm->mods[0];
@@ -104,29 +115,31 @@ static int add_module(struct walk *w, uint64_t node, uint64_t key, uint64_t val)
 	return 0;
 }
 
-static int known(const struct gn_vm *vm, uint64_t proto)
+/* The prototype of function object fn (0: not a Lua function), read once per VM. */
+static uint64_t proto_of(struct walk *w, uint64_t fn)
 {
-	for (int i = 0; i < vm->n; i++)
-		if (vm->items[i].proto == proto)
-			return 1;
-	return 0;
+	struct gn_memo *memo = w->vm->memo;
+	size_t h = (size_t)((fn >> 4) * 0x9e3779b97f4a7c15ULL >> 51);
+	for (int i = 0; i < 8; i++) {
+		struct gn_memo *e = &memo[(h + (size_t)i) & (GN_MEMO - 1)];
+		if (e->fn == fn)
+			return e->proto;
+		if (!e->fn) {
+			*e = (struct gn_memo){ fn, w->ops->proto_of(w->ctx, fn) };
+			return e->proto;
+		}
+	}
+	return w->ops->proto_of(w->ctx, fn);
 }
 
 static int add_function(struct walk *w, uint64_t node, uint64_t key, uint64_t val)
 {
 	struct gn_vm *vm = w->vm;
-	char field[GN_KEY_MAX];
 	if (vm->n >= GN_NAMES)
 		return 1;
-	uint64_t proto = w->ops->proto_of(w->ctx, val);
-	if (!proto || known(vm, proto) || w->ops->string(w->ctx, key, field, sizeof field) < 0)
-		return 0;
-	struct gn_item *it = &vm->items[vm->n++];
-	*it = (struct gn_item){ proto, val, node, "" };
-	if (strcmp(w->mod, "_G") == 0)
-		snprintf(it->name, sizeof it->name, "%s", field);
-	else
-		snprintf(it->name, sizeof it->name, "%s.%s", w->mod, field);
+	uint64_t proto = proto_of(w, val);
+	if (proto)
+		vm->items[vm->n++] = (struct gn_item){ proto, val, node, key, w->mod };
 	return 0;
 }
 
@@ -135,10 +148,13 @@ static int add_function(struct walk *w, uint64_t node, uint64_t key, uint64_t va
 static int begin_walk(struct walk *w, uint64_t reg)
 {
 	struct gn_vm *vm = w->vm;
+	struct gn_module *t = vm->old;
+	vm->old = vm->mods;
+	vm->mods = t;
+	vm->nold = vm->nmods;
 	vm->reg = reg;
 	vm->n = vm->nmods = vm->next_mod = 0;
 	vm->work = GN_WORK;
-	vm->built = now_sec();
 	vm->mods[0].table = 0;
 	if (each_field(w, reg, GN_TABLE, found_loaded) || !vm->mods[0].table)
 		return -1;
@@ -147,41 +163,52 @@ static int begin_walk(struct walk *w, uint64_t reg)
 	return each_field(w, loaded, GN_TABLE, add_module);
 }
 
+static int walk_ended(const struct gn_vm *vm)
+{
+	return vm->next_mod >= vm->nmods || vm->work <= 0 || vm->n >= GN_NAMES;
+}
+
 /* Reads the next module's functions (an unreadable module is skipped); 0 when none is left. */
 static int walk_next(struct walk *w)
 {
 	struct gn_vm *vm = w->vm;
-	if (vm->next_mod >= vm->nmods || vm->work <= 0 || vm->n >= GN_NAMES)
+	if (walk_ended(vm))
 		return 0;
-	const struct gn_module *m = &vm->mods[vm->next_mod++];
-	w->mod = m->name;
-	each_field(w, m->table, GN_FUNC, add_function);
+	w->mod = vm->next_mod++;
+	each_field(w, vm->mods[w->mod].table, GN_FUNC, add_function);
 	return 1;
 }
 
-/* Whether the field item answers from still holds its function, and that function proto. */
-static int still_holds(const struct gn_ops *ops, const void *ctx, const struct gn_item *it)
+/* Whether the field it was found in still holds its function, and that function proto. */
+static int still_holds(const struct walk *w, const struct gn_item *it)
 {
 	uint8_t raw[GN_NODE_MAX];
 	uint64_t key = 0, val = 0;
 	enum gn_kind kind = GN_OTHER;
-	if (ops->node_size > sizeof raw || ops->read(ctx, it->node, raw, ops->node_size))
+	if (w->ops->node_size > sizeof raw || w->ops->read(w->ctx, it->node, raw, w->ops->node_size))
 		return 0;
-	ops->node(ctx, raw, &key, &kind, &val);
-	return kind == GN_FUNC && val == it->fn && ops->proto_of(ctx, val) == it->proto;
+	w->ops->node(w->ctx, raw, &key, &kind, &val);
+	return kind == GN_FUNC && val == it->fn && key == it->key && w->ops->proto_of(w->ctx, val) == it->proto;
 }
 
-static int lookup(const struct gn_ops *ops, const void *ctx, const struct gn_vm *vm, uint64_t proto, char *out,
-		  size_t size)
+/* 0 with the name of the first function of the walk so far with prototype proto, or -1. */
+static int lookup(const struct walk *w, uint64_t proto, char *out, size_t size)
 {
-	for (int i = 0; i < vm->n; i++)
-		if (vm->items[i].proto == proto) {
-			if (!still_holds(ops, ctx, &vm->items[i]))
-				return -1;
-			snprintf(out, size, "%s", vm->items[i].name);
-			safe_name_fix(out, size, SAFE_LUA_NAME);
-			return 0;
-		}
+	const struct gn_vm *vm = w->vm;
+	char field[GN_KEY_MAX];
+	for (int i = 0; i < vm->n; i++) {
+		const struct gn_item *it = &vm->items[i];
+		if (it->proto != proto || !still_holds(w, it) ||
+		    w->ops->string(w->ctx, it->key, field, sizeof field) < 0)
+			continue;
+		const char *mod = vm->mods[it->mod].name;
+		if (it->mod == 0 && strcmp(mod, "_G") == 0)
+			snprintf(out, size, "%s", field);
+		else
+			snprintf(out, size, "%s.%s", mod, field);
+		safe_name_fix(out, size, SAFE_LUA_NAME);
+		return 0;
+	}
 	return -1;
 }
 
@@ -194,25 +221,16 @@ static struct gn_vm *vm_of(uint64_t space, uint64_t g)
 	if (!vm->items) {
 		vm->items = xcalloc(GN_NAMES, sizeof(*vm->items));
 		vm->mods = xcalloc(GN_MODULES, sizeof(*vm->mods));
+		vm->old = xcalloc(GN_MODULES, sizeof(*vm->old));
+		vm->memo = xcalloc(GN_MEMO, sizeof(*vm->memo));
 	}
 	vm->space = space;
 	vm->g = g;
 	vm->reg = 0;
-	vm->n = vm->nmods = vm->next_mod = 0;
-	vm->built = -1e9;
+	vm->n = vm->nmods = vm->nold = vm->next_mod = 0;
 	vm->used = 1;
+	memset(vm->memo, 0, GN_MEMO * sizeof(*vm->memo));
 	return vm;
-}
-
-/* Whether the walk of vm must start again: another VM at its address (another registry, or
- * its first function gone), or, when it has ended, functions defined since. */
-static int walk_again(struct walk *w, uint64_t reg)
-{
-	struct gn_vm *vm = w->vm;
-	if (vm->reg != reg || (vm->n > 0 && !still_holds(w->ops, w->ctx, &vm->items[0])))
-		return 1;
-	int ended = vm->next_mod >= vm->nmods || vm->work <= 0 || vm->n >= GN_NAMES;
-	return ended && now_sec() - vm->built >= GN_STALE;
 }
 
 int global_name(const struct gn_ops *ops, const void *ctx, uint64_t space, uint64_t L, uint64_t proto,
@@ -224,14 +242,26 @@ int global_name(const struct gn_ops *ops, const void *ctx, uint64_t space, uint6
 	out[0] = '\0';
 	if (ops->registry(ctx, L, &g, &reg))
 		return -2;
-	struct walk w = { ops, ctx, vm_of(space, g), NULL };
-	if (lookup(ops, ctx, w.vm, proto, out, size) == 0)
+	struct walk w = { ops, ctx, vm_of(space, g), 0 };
+	if (lookup(&w, proto, out, size) == 0)
 		return 0;
-	if (walk_again(&w, reg) && begin_walk(&w, reg))
-		return -2;
-	while (walk_next(&w))
-		if (lookup(ops, ctx, w.vm, proto, out, size) == 0)
-			return 0;
+	/* another VM where this one was (a state per request): nothing of the old one holds */
+	if (w.vm->reg != reg || (w.vm->n > 0 && !still_holds(&w, &w.vm->items[0]))) {
+		w.vm->nmods = 0;
+		memset(w.vm->memo, 0, GN_MEMO * sizeof(*w.vm->memo));
+	}
+	/* the rest of a walk begun earlier, then (its modules may be out of date) a new one */
+	int began = w.vm->reg != reg || walk_ended(w.vm);
+	for (int round = 0; round < 2; round++) {
+		if (began && begin_walk(&w, reg))
+			return -2;
+		while (walk_next(&w))
+			if (lookup(&w, proto, out, size) == 0)
+				return 0;
+		if (began)
+			break;
+		began = 1;
+	}
 	return -1;
 }
 
@@ -240,6 +270,8 @@ void global_names_clear(void)
 	for (int i = 0; i < GN_VMS; i++) {
 		free(vms[i].items);
 		free(vms[i].mods);
+		free(vms[i].old);
+		free(vms[i].memo);
 		vms[i] = (struct gn_vm){ 0 };
 	}
 	next_vm = 0;

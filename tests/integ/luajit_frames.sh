@@ -80,6 +80,11 @@ ffcheck(pairs, "pairs")
 ffcheck(string.gsub, "string.gsub")
 ffcheck(table.sort, "table.sort")
 ffcheck(io.write, "io.write")
+-- called from C: named by the field of package.loaded holding them, as Lua 5.3+'s traceback does
+function gfromc() probe("gfromc") end
+pcall(gfromc)
+package.loaded.gmod = { run = function() probe("modfromc") end }
+pcall(package.loaded.gmod.run)
 LUA
 
 # run_host NAME CFLAGS... -- LIBS...: builds the host, runs it, checks the labels.
@@ -93,6 +98,7 @@ run_host() {
 	if ! gcc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror $CMD_INC $cflags \
 		"$ROOT/tests/progs/luajit_frames_host.c" "$ROOT/cmd/lua/luajit/luajit_frames.c" \
 		"$ROOT/cmd/lua/luajit/luajit_names.c" "$ROOT/cmd/lua/luajit/luajit_layouts.c" "$ROOT/cmd/lua/label_cache.c" "$ROOT/cmd/lua/proto_labels.c" \
+		"$ROOT/cmd/lua/luajit/luajit_globals.c" "$ROOT/cmd/lua/global_names.c" \
 		"$ROOT/cmd/lua/name_budget.c" "$ROOT/cmd/safe_name.c" "$ROOT/cmd/util.c" -o "$host" "$@" \
 		>"$OUT/build-$v.log" 2>&1; then
 		fail "$v-build" "see $OUT/build-$v.log"
@@ -101,7 +107,7 @@ run_host() {
 	log=$OUT/run-$v.log
 	(cd "$OUT" && "$host" frames.lua) >"$log" 2>&1
 	rc=$?
-	if [ "$rc" = 0 ] && grep -q ': 33 probes, 5 builtins, 0 mismatches' "$log"; then
+	if [ "$rc" = 0 ] && grep -q ': 35 probes, 5 builtins, 0 mismatches' "$log"; then
 		pass "$v-agrees-with-getinfo"
 	else
 		fail "$v-agrees-with-getinfo" "exit $rc, see $log: $(grep -m3 -E 'MISMATCH|probes|layout|lua' "$log" | tr '\n' ' ')"
@@ -148,6 +154,8 @@ expect_all() {
 	expect "$1" "$2" sort "$m@45;sort [builtin table.sort];? (frames.lua:45)@45;probe [C]"
 	expect "$1" "$2" fromc "$m@46;callf [C];? (frames.lua:46)@46;probe [C]"
 	expect "$1" "$2" coro ": ? (frames.lua:47)@47;probe [C]"
+	expect "$1" "$2" gfromc "$m@75;pcall [builtin pcall];gfromc (frames.lua:74)@74;probe [C]"
+	expect "$1" "$2" modfromc "$m@77;pcall [builtin pcall];gmod.run (frames.lua:76)@76;probe [C]"
 	expect "$1" "$2" string "main chunk ([string \"probe('string')\"]:0)@1;probe [C]"
 	expect "$1" "$2" named "main chunk (named:0)@1;probe [C]"
 	expect "$1" "$2" nl "main chunk ([string \"first line...\"]:0)@1;probe [C]"

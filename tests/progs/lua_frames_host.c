@@ -1,7 +1,8 @@
 /* Test host for cmd/lua/puc/puc_frames.c: runs a Lua script that calls the C function probe(TAG) from
  * known places; probe walks the real CallInfo chain through the layout offsets (reading its own
  * memory), labels every frame with the lua_frames API and checks each label against what
- * lua_getinfo(L, "nSl") says for the same frame. Built against each Lua version's headers:
+ * lua_getinfo(L, "nSl") says for the same frame, and the global names of functions called from C
+ * against package.loaded read through the C API. Built against each Lua version's headers:
  *   gcc $(find cmd -type d -printf "-I%p ") -I/usr/include/lua5.4 tests/progs/lua_frames_host.c cmd/lua/puc/puc_frames.c \
  *       cmd/lua/puc/puc_names.c cmd/lua/puc/puc_layouts.c -llua5.4
  * Prints "probe TAG: frame;frame;..." (outermost first) per probe, "MISMATCH ..." per
@@ -13,6 +14,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 #include "puc_frames.h"
+#include "lua_global_ref.h"
 
 #define MAX_FRAMES 200
 
@@ -121,15 +123,33 @@ static const char *lua_name(const lua_Debug *ar, char *buf, size_t size)
 	return ar->name;
 }
 
+/* A Lua function called from C has no name in code: the profiler names it as Lua 5.3+'s
+ * traceback does, by the module field holding it. */
+static int global_name(lua_State *L, const char *tag, struct frame *fr, int n, int j, lua_Debug *ar,
+		       char *out, size_t size)
+{
+	char want[LUA_IDENT_MAX];
+	if (!fr[j].lua || ar->linedefined == 0 || (j + 1 < n && fr[j + 1].lua))
+		return -1;
+	int rc = puc_global_call_name(lay, &mem, fr[j].proto, 0, (uint64_t)(uintptr_t)L, out, size);
+	lua_getinfo(L, "f", ar);
+	int lrc = ref_global_name(L, want, sizeof want);
+	lua_pop(L, 1);
+	if (rc != lrc || (rc == 0 && strcmp(out, want)))
+		mismatch(tag, j, "global name", rc == 0 ? out : "(none)", lrc == 0 ? want : "(none)");
+	return rc;
+}
+
 static void check_frame(lua_State *L, const char *tag, struct frame *fr, int n, int j,
-			const lua_Debug *ar, char *label, size_t size)
+			lua_Debug *ar, char *label, size_t size)
 {
 	char name[LUA_IDENT_MAX], want[LUA_IDENT_MAX], chunk[LUA_CHUNK_MAX], num[64];
 	int rc = our_name(fr, n, j, name, sizeof name);
 	const char *lname = lua_name(ar, want, sizeof want);
 	if ((rc == 0) != (lname != NULL) || (lname && strcmp(name, lname) != 0))
 		mismatch(tag, j, "name", rc == 0 ? name : "(none)", lname ? lname : "(none)");
-	(void)L;
+	if (rc)
+		rc = global_name(L, tag, fr, n, j, ar, name, sizeof name);
 	if (!fr[j].lua) {
 		if (strcmp(ar->what, "C") != 0)
 			mismatch(tag, j, "kind", "C", ar->what);

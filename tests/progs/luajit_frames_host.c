@@ -17,6 +17,7 @@
 #include <lualib.h>
 #include <luajit.h>
 #include "luajit_frames.h"
+#include "lua_global_ref.h"
 
 #define MAX_FRAMES 200
 #define LABEL_MAX (LJ_CHUNK_MAX + LJ_IDENT_MAX + 64)
@@ -164,6 +165,21 @@ static void check_lua(const char *tag, const struct frame *fr, int j, const lua_
 		 chunk, first, line);
 }
 
+/* A Lua function called from C (or a built-in) has no name in code: the profiler names it as
+ * PUC Lua 5.3+'s traceback does, by the module field holding it (on top of L's stack). */
+static int global_name(lua_State *L, const char *tag, const struct frame *fr, int n, int j,
+		       const lua_Debug *ar, char *out, size_t size)
+{
+	char want[LJ_IDENT_MAX];
+	if (fr[j].kind != LJ_FN_LUA || ar->linedefined == 0 || (j + 1 < n && fr[j + 1].kind == LJ_FN_LUA))
+		return -1;
+	int rc = luajit_global_call_name(lay, &mem, fr[j].proto, 0, (uint64_t)(uintptr_t)L, out, size);
+	int lrc = ref_global_name(L, want, sizeof want);
+	if (rc != lrc || (rc == 0 && strcmp(out, want)))
+		mismatch(tag, j, "global name", rc == 0 ? out : "(none)", lrc == 0 ? want : "(none)");
+	return rc;
+}
+
 static void check_frame(lua_State *L, const char *tag, const struct frame *fr, int n, int j,
 			const lua_Debug *ar, char *label, size_t size)
 {
@@ -171,6 +187,8 @@ static void check_frame(lua_State *L, const char *tag, const struct frame *fr, i
 	int rc = our_name(fr, n, j, name, sizeof name);
 	if ((rc == 0) != (ar->name != NULL) || (ar->name && strcmp(name, ar->name) != 0))
 		mismatch(tag, j, "name", rc == 0 ? name : "(none)", ar->name ? ar->name : "(none)");
+	if (rc)
+		rc = global_name(L, tag, fr, n, j, ar, name, sizeof name);
 	const void *want_fn = lua_topointer(L, -1);
 	if ((uint64_t)(uintptr_t)want_fn != fr[j].fn)
 		mismatch(tag, j, "function", "walked", "another");

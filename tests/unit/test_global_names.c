@@ -17,6 +17,7 @@ struct fake {
 	uint32_t next;
 	uint64_t reg;          /* the registry table */
 	long reads, fail_after;
+	long strings_read, protos_read;
 	const char *strings[64];
 	int nstrings;
 };
@@ -68,6 +69,7 @@ static void node(const void *ctx, const uint8_t *raw, uint64_t *key, enum gn_kin
 static long string(const void *ctx, uint64_t s, char *out, size_t size)
 {
 	const struct fake *f = ctx;
+	F.strings_read++;
 	if (s == 0 || s > (uint64_t)f->nstrings || strlen(f->strings[s - 1]) >= size)
 		return -1;
 	snprintf(out, size, "%s", f->strings[s - 1]);
@@ -77,6 +79,7 @@ static long string(const void *ctx, uint64_t s, char *out, size_t size)
 static uint64_t proto_of(const void *ctx, uint64_t fn)
 {
 	(void)ctx;
+	F.protos_read++;
 	return fn & 1 ? 0 : fn + 1;
 }
 
@@ -146,17 +149,42 @@ static void test_names(void)
 	CHECK_STR(out, "");
 }
 
-static void test_one_walk(void)
+/* Functions a module gains after a walk are found by the next lookup; a walk again reads the
+ * tables' nodes, but neither the prototypes of the functions nor the names of the modules. */
+static void test_walk_again(void)
 {
 	char out[128];
 	uint64_t L = setup();
-	CHECK_INT(global_name(&OPS, &F, 1, L, 0x1001, out, sizeof out), 0);
-	long walk = F.reads;
-	CHECK_INT(global_name(&OPS, &F, 1, L, 0x2001, out, sizeof out), 0);
-	CHECK_INT(global_name(&OPS, &F, 1, L, 0x9001, out, sizeof out), -1);
-	CHECK(F.reads - walk <= 3 * 3);  /* the registry and one node per lookup, no second walk */
+	CHECK_INT(global_name(&OPS, &F, 1, L, 0x9001, out, sizeof out), -1);  /* a whole walk */
+	long protos = F.protos_read, strings = F.strings_read;
+	uint64_t later = table(1, (const char *[]){ "later" }, (enum gn_kind[]){ GN_FUNC }, (uint64_t[]){ 0x9000 });
+	uint64_t hdr[2];
+	memcpy(hdr, F.mem + later, 16);
+	memcpy(F.mem + 64 + 16, hdr, 16);  /* mymod (the first table made) now holds "later" alone */
+	memcpy(F.mem + 64, hdr, 16);
+	CHECK_INT(global_name(&OPS, &F, 1, L, 0x9001, out, sizeof out), 0);
+	CHECK_STR(out, "mymod.later");
+	/* the new function's, and the checks of the VM's first function and of the one found */
+	CHECK_INT(F.protos_read - protos, 1 + 1 + 1);
+	CHECK(F.strings_read - strings <= 2 + 1);   /* "_LOADED", the new field's key, nothing else */
 	CHECK_INT(global_name(&OPS, &F, 2, L, 0x1001, out, sizeof out), 0);  /* another process: its own */
-	CHECK(F.reads - walk > 3 * 3);
+	CHECK_STR(out, "handle");
+}
+
+/* A module put in package.loaded after a walk that stopped at _G is found too. */
+static void test_new_module(void)
+{
+	char out[128];
+	uint64_t L = setup();
+	CHECK_INT(global_name(&OPS, &F, 1, L, 0x1001, out, sizeof out), 0);  /* found in _G: walk stops */
+	uint64_t mod = table(1, (const char *[]){ "go" }, (enum gn_kind[]){ GN_FUNC }, (uint64_t[]){ 0xa000 });
+	uint64_t loaded, nodes, v[3] = { str("late"), GN_TABLE, mod };
+	memcpy(&nodes, F.mem + F.reg, 8);
+	memcpy(&loaded, F.mem + nodes + NODE + 16, 8);
+	memcpy(&nodes, F.mem + loaded, 8);
+	memcpy(F.mem + nodes + 3 * NODE, v, sizeof v);  /* loaded's free node */
+	CHECK_INT(global_name(&OPS, &F, 1, L, 0xa001, out, sizeof out), 0);
+	CHECK_STR(out, "late.go");
 }
 
 /* A VM closed and another made at the same address (a state per request): the field the
@@ -215,7 +243,8 @@ static void test_reads_fail(void)
 int main(void)
 {
 	RUN(test_names);
-	RUN(test_one_walk);
+	RUN(test_walk_again);
+	RUN(test_new_module);
 	RUN(test_vm_replaced);
 	RUN(test_hostile);
 	RUN(test_reads_fail);

@@ -111,20 +111,28 @@ int luajit_proto_read(const struct luajit_layout *l, const struct luajit_mem *m,
 	return proto_check(l, p);
 }
 
+#define STR_AHEAD 64   /* bytes read with a string's header */
+
 long luajit_gcstr(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t s, char *out,
 	      size_t out_size, uint32_t *full_len)
 {
-	uint8_t b[HDR_MAX];
+	uint8_t b[HDR_MAX + STR_AHEAD];
 	if (!out || out_size == 0)
 		return -1;
 	out[0] = '\0';
 	if (!l || l->str_size <= 0 || l->str_size > HDR_MAX || !fits(l->str_gct, 1, l->str_size) ||
-	    !fits(l->str_len, 4, l->str_size) || luajit_rd(m, s, b, (size_t)l->str_size) < 0 ||
-	    b[l->str_gct] != (uint8_t)l->gct_str)
+	    !fits(l->str_len, 4, l->str_size))
+		return -1;
+	/* most names fit in one read with the header; a read past the mapping's end fails */
+	size_t ahead = out_size - 1 < STR_AHEAD ? out_size - 1 : STR_AHEAD;
+	int one = luajit_rd(m, s, b, (size_t)l->str_size + ahead) == 0;
+	if ((!one && luajit_rd(m, s, b, (size_t)l->str_size) < 0) || b[l->str_gct] != (uint8_t)l->gct_str)
 		return -1;
 	uint32_t len = get_u32(b, l->str_len);
 	size_t n = len < out_size - 1 ? len : out_size - 1;
-	if (n > 0 && luajit_rd(m, s + (uint64_t)l->str_size, out, n) < 0)
+	if (one && n <= ahead)
+		memcpy(out, b + l->str_size, n);
+	else if (n > 0 && luajit_rd(m, s + (uint64_t)l->str_size, out, n) < 0)
 		return -1;
 	out[n] = '\0';
 	if (full_len)

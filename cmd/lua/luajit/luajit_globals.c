@@ -37,10 +37,17 @@ static int registry(const void *ctx, uint64_t L, uint64_t *g, uint64_t *reg)
 
 static int hash_part(const void *ctx, uint64_t t, uint64_t *nodes, uint32_t *count)
 {
-	const struct jg *c = ctx;
+	const struct luajit_layout *l = ((const struct jg *)ctx)->l;
+	uint8_t hdr[64];
 	uint32_t hmask;
-	if (c->l->tab_node < 0 || luajit_rd_ref(c->m, t + c->l->tab_node, c->l->mref_size, nodes) ||
-	    luajit_rd(c->m, t + c->l->tab_hmask, &hmask, 4) || hmask >= (1u << 30))
+	int32_t end = l->tab_node > l->tab_hmask ? l->tab_node + l->mref_size : l->tab_hmask + 4;
+	if (l->tab_node < 0 || l->tab_hmask < 0 || end > (int32_t)sizeof hdr ||
+	    luajit_rd(((const struct jg *)ctx)->m, t, hdr, (size_t)end))
+		return -1;
+	*nodes = 0;
+	memcpy(nodes, hdr + l->tab_node, (size_t)l->mref_size);
+	memcpy(&hmask, hdr + l->tab_hmask, 4);
+	if (hmask >= (1u << 30))
 		return -1;
 	*count = hmask + 1;
 	return 0;

@@ -81,12 +81,15 @@ int puc_proto_read(const struct puc_layout *l, const struct puc_mem *m, uint64_t
 }
 
 /* Where the bytes of the TString at ts start and how long it says it is. */
-static int tstring_hdr(const struct puc_layout *l, const struct puc_mem *m, uint64_t ts,
+/* The header of the TString at ts (already read into b when not NULL): where its bytes are
+ * and its length. 0 or -1. */
+static int tstring_hdr(const struct puc_layout *l, const struct puc_mem *m, uint64_t ts, const uint8_t *b,
 		       uint64_t *contents, uint64_t *len)
 {
-	uint8_t b[64];
-	if (l->ts_contents > sizeof b || puc_rd(m, ts, b, l->ts_contents) < 0)
+	uint8_t hdr[64];
+	if (!b && (l->ts_contents > sizeof hdr || puc_rd(m, ts, hdr, l->ts_contents) < 0))
 		return -1;
+	b = b ? b : hdr;
 	uint8_t tag = b[l->gch_tt];
 	if (l->flags & LUA_LF_STR_SHRLEN) {
 		if (tag == l->gctag_shrstr && l->ts_shrlen != LUA_OFF_NONE)
@@ -108,17 +111,26 @@ static int tstring_hdr(const struct puc_layout *l, const struct puc_mem *m, uint
 	return 0;
 }
 
+/* Bytes read with a string's header, in the same read: most names fit. */
+#define TS_AHEAD 64
+
 long puc_tstring(const struct puc_layout *l, const struct puc_mem *m, uint64_t ts, char *out,
 		 size_t out_size, uint64_t *full_len)
 {
+	uint8_t b[64 + TS_AHEAD];
 	uint64_t at, len;
 	if (!out || out_size == 0)
 		return -1;
 	out[0] = '\0';
-	if (tstring_hdr(l, m, ts, &at, &len) < 0)
+	size_t ahead = out_size - 1 < TS_AHEAD ? out_size - 1 : TS_AHEAD;
+	/* a read past the end of the mapping fails: then the header alone */
+	int one = l->ts_contents <= 64 && puc_rd(m, ts, b, l->ts_contents + ahead) == 0;
+	if (tstring_hdr(l, m, ts, one ? b : NULL, &at, &len) < 0)
 		return -1;
 	size_t n = len < out_size - 1 ? (size_t)len : out_size - 1;
-	if (n > 0 && puc_rd(m, at, out, n) < 0)
+	if (one && at == ts + l->ts_contents && n <= ahead)
+		memcpy(out, b + l->ts_contents, n);
+	else if (n > 0 && puc_rd(m, at, out, n) < 0)
 		return -1;
 	out[n] = '\0';
 	if (full_len)
@@ -169,7 +181,7 @@ static int chunk_name(const struct puc_layout *l, const struct puc_mem *m, uint6
 		snprintf(out, size, "?");
 		return 0;
 	}
-	if (tstring_hdr(l, m, source, &at, &len) < 0 || len == 0)
+	if (tstring_hdr(l, m, source, NULL, &at, &len) < 0 || len == 0)
 		return -1;
 	if (puc_rd(m, at, head, 1) < 0)
 		return -1;

@@ -44,11 +44,13 @@ static int registry(const void *ctx, uint64_t L, uint64_t *g, uint64_t *reg)
 static int hash_part(const void *ctx, uint64_t t, uint64_t *nodes, uint32_t *count)
 {
 	const struct pg *c = ctx;
-	uint8_t lsize;
-	if (c->l->t_node == LUA_OFF_NONE || puc_rd(c->m, t + c->l->t_lsizenode, &lsize, 1) || lsize > 30 ||
-	    puc_rd(c->m, t + c->l->t_node, nodes, 8))
+	const struct puc_layout *l = c->l;
+	uint8_t hdr[64];
+	size_t end = (size_t)(l->t_node > l->t_lsizenode ? l->t_node + 8 : l->t_lsizenode + 1);
+	if (l->t_node == LUA_OFF_NONE || end > sizeof hdr || puc_rd(c->m, t, hdr, end) || hdr[l->t_lsizenode] > 30)
 		return -1;
-	*count = 1u << lsize;
+	*nodes = u64_at(hdr, l->t_node);
+	*count = 1u << hdr[l->t_lsizenode];
 	return 0;
 }
 

@@ -1,4 +1,4 @@
-/* lua-flame's command line: `record` (the default), `dump`, `render` and `diff`. Parses
+/* lua-flame's command line: `record` (the default), `top`, `dump`, `render` and `diff`. Parses
  * options, validates them with messages that say what to do, and hands over to the
  * engine. */
 #include <errno.h>
@@ -16,12 +16,14 @@
 #include "kfeatures.h"
 #include "flame.h"
 #include "record.h"
+#include "top_view.h"
 #include "util.h"
 
 static const char usage_text[] =
 	"Usage: lua-flame [record] -p PID[,PID...] [-d SECONDS] [-F HZ] [-o FILE]... [options]\n"
 	"       lua-flame [record] [options] -- COMMAND [ARGS...]\n"
 	"       lua-flame dump -p PID\n"
+	"       lua-flame top -p PID[,PID...] [--children] [-F HZ] [-d SECONDS]\n"
 	"       lua-flame render [-o OUT.svg] [options] [IN.folded | -]\n"
 	"       lua-flame diff [-o OUT.svg|OUT.folded]... [--top N] [options] BEFORE AFTER\n"
 	"\n"
@@ -297,6 +299,27 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 	return rc ? rc : add_output(o, "perf.folded", NULL);
 }
 
+/* top takes the targets and the sampling knobs; it writes no file and starts no command. */
+static int parse_top(int argc, char **argv, struct record_opts *o)
+{
+	const char *format = NULL;
+	int c, rc;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:d:F:o:qhV", long_opts, NULL)) != -1) {
+		if (c == 'o' || c == OPT_FORMAT)
+			return usage_error("%s", "top shows the profile as it runs and writes no file; to keep "
+					   "one, record it: lua-flame -p PID -o FILE");
+		if ((rc = parse_option(c, argv, o, &format)))
+			return rc;
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s' (top watches running processes: give -p PID)",
+				   argv[optind]);
+	if (o->npids == 0)
+		return usage_error("%s", "no target: lua-flame top -p PID");
+	return 0;
+}
+
 /* dump takes -p PID and the sampling knobs; outputs, commands and children make no sense. */
 static int parse_dump(int argc, char **argv, struct record_opts *o)
 {
@@ -328,13 +351,13 @@ int main(int argc, char **argv)
 		return diff_main(argc - 1, argv + 1);   /* argv[0] is "diff", for getopt */
 	static struct record_opts o = { .hz = 99, .kernel = 1, .out_mode = 0600 };
 	o.btf = getenv("LUA_FLAME_BTF"); /* --btf overrides it */
-	int dump = argc > 1 && !strcmp(argv[1], "dump");
-	if (dump || (argc > 1 && !strcmp(argv[1], "record"))) {
+	int dump = argc > 1 && !strcmp(argv[1], "dump"), top = argc > 1 && !strcmp(argv[1], "top");
+	if (dump || top || (argc > 1 && !strcmp(argv[1], "record"))) {
 		argv[1] = argv[0];
 		argc--, argv++;
 	}
-	int rc = dump ? parse_dump(argc, argv, &o) : parse_record(argc, argv, &o);
+	int rc = dump ? parse_dump(argc, argv, &o) : top ? parse_top(argc, argv, &o) : parse_record(argc, argv, &o);
 	if (rc)
 		return rc;
-	return dump ? dump_run(&o) : record_run(&o);
+	return dump ? dump_run(&o) : top ? top_run(&o) : record_run(&o);
 }

@@ -129,12 +129,27 @@ static void drain(struct session *s, double now)
 	warn_lost(s, now);
 }
 
+/* `top`: the live view's turn, with a fresh profile each second; nonzero: it asks to stop. */
+static int live_turn(struct session *s, double start, double now, double *next)
+{
+	char lua[128];
+	int refresh = now >= *next;
+	if (refresh) {
+		drain(s, now);
+		*next = now + 1.0;
+	}
+	runtime_found(s, lua, sizeof(lua), 0);
+	struct live_tick tk = { now - start, s->st[LF_STAT_SAMPLES], s->st[LF_STAT_LOST_MAPFULL], s->sc.prof,
+				lua, s->o->hz, refresh };
+	return s->o->live(s->o->live_ctx, &tk);
+}
+
 /* Samples until the duration ends, a signal arrives or every target exits. */
 static void record_loop(struct session *s)
 {
 	const struct record_opts *o = s->o;
 	double start = now_sec(), next_drain = start + DRAIN_INTERVAL, next_status = start + 1.0, tick = start;
-	double end = o->duration > 0 ? start + o->duration : 1e300;
+	double end = o->duration > 0 ? start + o->duration : 1e300, next_live = start + 1.0;
 	show_status(s, start, start);
 	while (!stop_signal) {
 		/* Short ticks pick up new libraries, children and Lua runtimes quickly. */
@@ -154,6 +169,8 @@ static void record_loop(struct session *s)
 			show_status(s, start, now);
 			next_status += 1.0;
 		}
+		if (o->live && live_turn(s, start, now, &next_live))
+			break;
 		if (now >= end)
 			break;
 		if (!targets_alive(&s->tg)) {
@@ -323,7 +340,7 @@ static int session_run(struct session *s, struct record_opts *o, struct profile 
 	s->tg.sc = &s->sc;
 	if (o->command && command_start(&s->cmd, o->command))
 		return 1;
-	status_init(!lf_quiet && !o->command); /* a command owns the terminal */
+	status_init(!lf_quiet && !o->command && !o->live); /* a command or the live view owns the terminal */
 	return session_record(s, t0);
 }
 

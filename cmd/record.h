@@ -12,6 +12,18 @@
 #define MAX_TARGETS 256
 #define MAX_OUTPUTS 16
 
+/* What a live view (`lua-flame top`) is given while recording, about ten times a second;
+ * refresh: a second has passed and prof has just been drained. */
+struct live_tick {
+	double elapsed;
+	uint64_t samples, lost;
+	const struct profile *prof;
+	const char *lua;   /* the first Lua runtime found ("Lua 5.4.6"), "" when none */
+	int hz, refresh;
+};
+/* Returns nonzero to stop recording (the user quit). */
+typedef int (*live_fn)(void *ctx, const struct live_tick *tk);
+
 struct record_opts {
 	pid_t pids[MAX_TARGETS];
 	int npids;
@@ -27,6 +39,8 @@ struct record_opts {
 	unsigned max_stacks;
 	unsigned out_mode; /* permissions of the files written (--output-mode), 0600 by default */
 	const char *btf;   /* --btf: the kernel's BTF from this file; NULL: the kernel's own */
+	live_fn live;      /* `top`: shown while recording (no progress line then); NULL: none */
+	void *live_ctx;
 };
 
 /* What a recording found besides the stacks, for summaries and `dump`. */

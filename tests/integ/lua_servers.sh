@@ -17,6 +17,16 @@ profile() {
 	"$LF" -p "$2" --threads -F 499 -d 8 --stats -o "$OUT/$1.folded" 2>"$OUT/$1.err"
 }
 
+# profile_http NAME PID PORT: once the server answers from its Lua handler, profile it under load
+profile_http() {
+	for _ in $(seq 50); do curl -sf -m 1 "http://127.0.0.1:$3/" >/dev/null && break; sleep 0.2; done
+	check "$1: answers from its Lua handler" curl -sf -m 2 "http://127.0.0.1:$3/"
+	wrk -t1 -c4 -d12s "http://127.0.0.1:$3/" >"$OUT/wrk-$1.out" 2>&1 &
+	PIDS_TO_KILL="$PIDS_TO_KILL $!"
+	sleep 1
+	profile "$1" "$2"
+}
+
 # checks NAME PREFIX FILE LINES LUA_THREAD_RE [NAMED%]: the profile's stacks (see the top of this
 # file). PREFIX: the stack's regex from the host's call into the VM to the handler; LINES: where
 # burn_fifty, burn_thirty, burn_twenty and burn are defined in FILE.
@@ -101,12 +111,7 @@ echo "map / http://127.0.0.1:1/ @plugin=tslua.so @pparam=$ROOT/tests/lua/ts_rema
 TS_RUNROOT=$R/runroot.yaml traffic_server >"$R/ts.out" 2>&1 &
 ts=$!
 PIDS_TO_KILL="$PIDS_TO_KILL $ts"
-for _ in $(seq 50); do curl -sf -m 1 "http://127.0.0.1:$port/" >/dev/null && break; sleep 0.2; done
-check "trafficserver: answers from its Lua handler" curl -sf -m 2 "http://127.0.0.1:$port/"
-wrk -t1 -c4 -d12s "http://127.0.0.1:$port/" >"$OUT/wrk.out" 2>&1 &
-PIDS_TO_KILL="$PIDS_TO_KILL $!"
-sleep 1
-profile trafficserver "$ts"
+profile_http trafficserver "$ts" "$port"
 # tslua runs each remap script in globals of its own, not package.loaded's _G: like Lua's own
 # traceback, the profile has no name for do_remap
 checks trafficserver ";lua_pcall;\\? \\([^;]*ts_remap.lua:12\\)" ts_remap.lua "6 7 8 1" '\[ET_NET_[0-9]+\]'
@@ -139,12 +144,7 @@ LuaMapHandler ^/ $A/serve.lua serve
 CONF
 bg_start apache2 -X -f "$A/httpd.conf"
 ap=$LAST_PID
-for _ in $(seq 50); do curl -sf -m 1 "http://127.0.0.1:$port/" >/dev/null && break; sleep 0.2; done
-check "apache: answers from its Lua handler" curl -sf -m 2 "http://127.0.0.1:$port/"
-wrk -t1 -c4 -d12s "http://127.0.0.1:$port/" >"$OUT/wrk-apache.out" 2>&1 &
-PIDS_TO_KILL="$PIDS_TO_KILL $!"
-sleep 1
-profile apache "$ap"
+profile_http apache "$ap" "$port"
 # handle is called from serve's code, serve from C: named by the global that holds it. A
 # request's last functions may be closed before they are named (the summary counts them).
 R="$ROOT/tests/lua/request.lua"

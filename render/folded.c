@@ -1,15 +1,13 @@
 /* Reader for folded stacks ("root;...;leaf COUNT" per line), as written by lua-flame,
  * stackcollapse-perf.pl or py-spy --format raw. Any line that is not that shape is
- * skipped and counted; lines are capped so binary junk cannot exhaust memory.
- * Folded files are sorted, so a line shares most of its frames with the line before:
- * those frames are taken from the previous line's path by comparing bytes, and only the
- * rest is looked up in the tree. Rendering may also drop subtrees too narrow to draw
- * as soon as the input has left them, which keeps memory far below the tree's size. */
+ * skipped and counted; lines are capped so binary junk cannot exhaust memory. Each line
+ * goes into the tree through walk.c, from where it parts from the line before; rendering
+ * may also drop subtrees too narrow to draw as soon as the input has left them, which
+ * keeps memory far below the tree's size. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "layout.h"
-#include "tree.h"
+#include "walk.h"
 
 #define LINE_MAX_BYTES (1u << 20)
 #define READ_CHUNK     (1u << 20)
@@ -44,30 +42,17 @@ static int split_count(const char *line, size_t *len, uint64_t *count)
 	return 0;
 }
 
-/* A line's path in the tree: node and end of its frame in the line's bytes, per depth. */
-struct path {
-	struct fnode *node[FLAME_MAX_DEPTH];
-	size_t end[FLAME_MAX_DEPTH];   /* offset of the ';' after the frame, or the length */
-	size_t depth;
-};
-
-struct loader {
-	struct flame *f;
-	struct path *path;             /* the last line's */
-	const char *bytes;             /* the previous line's stack: in the read buffer, */
-	size_t len;
-	size_t same;                   /* bytes the line being read shares with it */
-	char *own;                     /* ... or copied here before the buffer moves */
-	size_t cap;
-	const struct flame_opts *prune; /* NULL: keep every node */
-	int pruned;                    /* some subtree was dropped */
-	size_t swept;                  /* live nodes after the last sweep */
-	int unsafe;                    /* ... and the input came back into a node it had left */
-};
-
+/* Lines share hundreds of bytes with the line before: 32 at a time, then 8, then 1. */
 static size_t common_prefix(const char *a, size_t alen, const char *b, size_t blen)
 {
 	size_t n = alen < blen ? alen : blen, i = 0;
+	for (; i + 32 <= n; i += 32) {
+		uint64_t x[4], y[4];
+		memcpy(x, a + i, 32);
+		memcpy(y, b + i, 32);
+		if ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]))
+			break;
+	}
 	for (; i + 8 <= n; i += 8) {
 		uint64_t x, y;
 		memcpy(&x, a + i, 8);
@@ -78,98 +63,6 @@ static size_t common_prefix(const char *a, size_t alen, const char *b, size_t bl
 	while (i < n && a[i] == b[i])
 		i++;
 	return i;
-}
-
-/* Frames the previous line left for good, deepest first: those narrower than a frame
- * can be drawn lose their subtrees. Their own totals stay, for their siblings' places. */
-static void leave(struct loader *ld, const struct path *p, size_t from, size_t to)
-{
-	uint64_t min = layout_min_samples(ld->prune, ld->f->root.total);
-	for (size_t d = to; d-- > from;) {
-		struct fnode *x = p->node[d];
-		if (x->child && x->total < min) {
-			flame_drop_children(ld->f, x);
-			ld->pruned = 1;
-		}
-	}
-}
-
-/* Drops the subtrees of every frame below MIN that the input has left (all but the
- * current path, X being DEPTH frames deep). Frames kept early on, while the total and
- * with it the minimum were small, go here. */
-static void sweep(struct loader *ld, struct fnode *x, size_t depth, uint64_t min)
-{
-	const struct path *p = ld->path;
-	for (struct fnode *c = x->child; c; c = c->next) {
-		int on_path = depth < p->depth && p->node[depth] == c;
-		if (!on_path && c->total < min) {
-			if (c->child) {
-				flame_drop_children(ld->f, c);
-				ld->pruned = 1;
-			}
-		} else if (depth + 1 < FLAME_MAX_DEPTH) {
-			sweep(ld, c, depth + 1, min);
-		}
-	}
-}
-
-/* Sweeps whenever the live nodes have doubled since the last sweep, which keeps the
- * work linear in the input. */
-static int maybe_sweep(struct loader *ld)
-{
-	struct flame *f = ld->f;
-	if (f->nnodes < 2 * ld->swept)
-		return 0;
-	sweep(ld, &f->root, 0, layout_min_samples(ld->prune, f->root.total));
-	ld->swept = f->nnodes > 4096 ? f->nnodes : 4096;
-	return flame_compact(f);
-}
-
-/* Walks STACK from where it parts from the previous line. 0 added, 1 no frames, -1 out
- * of memory. */
-static int walk(struct loader *ld, const char *stack, size_t len, uint64_t count)
-{
-	struct path *p = ld->path;   /* the previous line's, overwritten from where they part */
-	struct flame *f = ld->f;
-	size_t same = ld->same < len ? ld->same : len, k = 0, old = p->depth;
-	while (k < old && p->end[k] < same)
-		k++;   /* frame k and its ';' are the same bytes in both lines */
-	size_t depth = k, pos = k ? p->end[k - 1] + 1 : 0;
-	struct fnode *at = k ? p->node[k - 1] : &f->root;
-	const char *name;
-	size_t nlen;
-	int created = 0, parted = 0;
-	while (depth < FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &name, &nlen)) {
-		if (created)
-			at = flame_child_fresh(f, at, name, nlen);
-		else
-			at = flame_child_at(f, at, name, nlen, &created);
-		if (!at)
-			return -1;
-		int on_prev = !parted && depth < old && p->node[depth] == at;
-		if (!created && !on_prev && ld->pruned)
-			ld->unsafe = 1;
-		if (!on_prev && !parted) {
-			parted = 1;   /* the previous line's frames from here down are left behind */
-			if (ld->prune)
-				leave(ld, p, depth, old);
-		}
-		p->node[depth] = at;
-		p->end[depth++] = pos - 1;
-	}
-	if (depth == 0)
-		return 1;
-	if (depth == FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &name, &nlen))
-		f->cut_stacks++; /* said at the end: the graph keeps the outermost frames */
-	if (!parted && ld->prune)
-		leave(ld, p, depth, old);
-	p->depth = depth;
-	flame_count(f, p->node, depth, count);
-	if (ld->prune && maybe_sweep(ld) < 0)
-		return -1;
-	ld->bytes = stack;
-	ld->len = len;
-	return 0;
 }
 
 /* Copies the previous line out of the read buffer, which is about to be overwritten. */
@@ -203,7 +96,7 @@ static int take_line(struct loader *ld, const char *line, size_t len)
 		semis++;
 	if (semis == len)
 		return 1;   /* no frames at all */
-	return walk(ld, line, len, count);
+	return walk_line(ld, line, len, count);
 }
 
 struct reader {
@@ -248,7 +141,7 @@ static int read_lines(struct loader *ld, FILE *in, size_t *ignored)
 		char *nl = memchr(s + ld->same, '\n', avail - ld->same);
 		size_t len = nl ? (size_t)(nl - s) : r.end - r.start;
 		if (!nl && !r.eof && len < LINE_MAX_BYTES) {
-			if (keep_prev(ld) < 0 || refill(&r) < 0) { rc = -1; break; }
+			if (walk_pin_names(ld) < 0 || keep_prev(ld) < 0 || refill(&r) < 0) { rc = -1; break; }
 			continue;
 		}
 		if (!nl && !r.eof) {
@@ -273,6 +166,8 @@ static int read_lines(struct loader *ld, FILE *in, size_t *ignored)
 		if (!nl)
 			break;
 	}
+	if (rc == 0)
+		rc = walk_finish(ld);   /* while pending names still point into the buffer */
 	free(r.buf);
 	return rc;
 }

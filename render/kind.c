@@ -1,7 +1,6 @@
 /* Frame kinds from labels alone, so `lua-flame render perf.folded` draws the same
  * picture as the recorder, and their colours. Palettes are far apart in hue so kinds
  * read at a glance; magenta is left free for search matches. */
-#include <stdio.h>
 #include <string.h>
 #include "kind.h"
 
@@ -109,5 +108,13 @@ void kind_color(enum frame_kind k, uint32_t hash, char buf[8])
 	int r = (int)(channel(p, q, h + 1.0 / 3) * 255 + 0.5);
 	int g = (int)(channel(p, q, h) * 255 + 0.5);
 	int bl = (int)(channel(p, q, h - 1.0 / 3) * 255 + 0.5);
-	snprintf(buf, 8, "#%02x%02x%02x", r & 0xFF, g & 0xFF, bl & 0xFF);
+	/* "#%02x%02x%02x" without snprintf: this runs for every frame drawn */
+	static const char hex[] = "0123456789abcdef";
+	int rgb[3] = { r & 0xFF, g & 0xFF, bl & 0xFF };
+	buf[0] = '#';
+	for (int i = 0; i < 3; i++) {
+		buf[1 + 2 * i] = hex[rgb[i] >> 4];
+		buf[2 + 2 * i] = hex[rgb[i] & 0xF];
+	}
+	buf[7] = '\0';
 }

@@ -34,6 +34,23 @@ static int by_weight(const void *x, const void *y)
 	return layout_cmp_heavy(*(const struct fnode *const *)x, *(const struct fnode *const *)y);
 }
 
+/* Most frames have a few children: sorted in place, without the calls through a pointer
+ * and the memcpy per move of musl's qsort. Siblings never compare equal (their names differ),
+ * so any sort puts them in the same order. */
+#define SMALL_SORT 16
+
+static void insertion_sort(const struct fnode **v, size_t n,
+			   int (*cmp)(const struct fnode *, const struct fnode *))
+{
+	for (size_t i = 1; i < n; i++) {
+		const struct fnode *x = v[i];
+		size_t j = i;
+		for (; j && cmp(v[j - 1], x) > 0; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 struct builder {
 	struct layout *l;
 	const struct fnode **kids;   /* a stack of sorted sibling lists */
@@ -75,8 +92,10 @@ static long push_kids(struct builder *b, const struct fnode *x)
 		b->kids[b->nkids++] = c;
 	}
 	size_t n = b->nkids - base;
-	if (n > 1)
+	if (n > SMALL_SORT)
 		qsort(b->kids + base, n, sizeof(*b->kids), b->heavy ? by_weight : by_name);
+	else if (n > 1)
+		insertion_sort(b->kids + base, n, b->heavy ? layout_cmp_heavy : layout_cmp_name);
 	return (long)n;
 }
 

@@ -25,8 +25,7 @@ uint64_t names_key(const char *s, size_t len)
 	return h * 0xBF58476D1CE4E5B9ull ^ (h >> 31);
 }
 
-/* memcmp a word at a time: names are short and compared once per frame read */
-static int same_bytes(const char *a, const char *b, size_t n)
+int names_same(const char *a, const char *b, size_t n)
 {
 	size_t i = 0;
 	for (; i + 8 <= n; i += 8) {
@@ -70,7 +69,7 @@ const struct name_rec *names_intern(struct names *t, const char *name, size_t le
 	uint64_t key = names_key(name, len);
 	size_t j = key & (t->nslots - 1);
 	for (const struct name_rec *r; (r = t->slots[j]); j = (j + 1) & (t->nslots - 1))
-		if (r->key == key && r->len == len && same_bytes(r->bytes, name, len))
+		if (r->key == key && r->len == len && names_same(r->bytes, name, len))
 			return r;
 	struct name_rec *r = arena_alloc(&t->arena, sizeof(*r) + len + 1);
 	if (!r)

@@ -24,6 +24,8 @@ struct names {
 uint64_t names_key(const char *name, size_t len);
 /* The stored copy of NAME (LEN bytes), added when new; NULL when out of memory. */
 const struct name_rec *names_intern(struct names *t, const char *name, size_t len);
+/* Whether N bytes at A and B are the same (memcmp a word at a time: names are short). */
+int names_same(const char *a, const char *b, size_t n);
 void names_free(struct names *t);
 
 #endif

@@ -1,5 +1,4 @@
-/* UTF-8 cleaning and XML escaping (see text.h). Everything that ends up in the SVG
- * passes through text_put_xml, so no input can open a tag, an entity or a CDATA end. */
+/* UTF-8 cleaning (see text.h); XML escaping is in text_xml.c. */
 #include <string.h>
 #include "text.h"
 
@@ -39,7 +38,7 @@ size_t text_decode(const unsigned char *s, size_t len, uint32_t *cp)
 	return n;
 }
 
-static size_t encode(uint32_t c, char *o)
+size_t text_encode(uint32_t c, char *o)
 {
 	if (c < 0x80) { o[0] = (char)c; return 1; }
 	if (c < 0x800) { o[0] = (char)(0xC0 | c >> 6); o[1] = (char)(0x80 | (c & 0x3F)); return 2; }
@@ -82,7 +81,7 @@ size_t text_clean(const char *s, size_t len, char *out, size_t cap)
 		uint32_t c;
 		char buf[4];
 		i += text_decode(u + i, len - i, &c);
-		size_t n = encode(c, buf);
+		size_t n = text_encode(c, buf);
 		if (o + n > cap)
 			break;
 		memcpy(out + o, buf, n);
@@ -110,40 +109,4 @@ size_t text_prefix(const char *s, size_t len, size_t n)
 		}
 	}
 	return i;
-}
-
-void text_put_xml(FILE *out, const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0, run = 0;   /* run: plain bytes not yet written, ending at i */
-	while (i < len) {
-		uint32_t c;
-		size_t n = text_decode(u + i, len - i, &c);
-		const char *esc = NULL;
-		switch (c) {
-		case '&': esc = "&amp;"; break;
-		case '<': esc = "&lt;"; break;
-		case '>': esc = "&gt;"; break;
-		case '"': esc = "&quot;"; break;
-		case '\'': esc = "&#39;"; break;
-		}
-		int same = !esc && !(c == REPLACEMENT && !(n == 3 && u[i] == 0xEF && u[i + 1] == 0xBF && u[i + 2] == 0xBD));
-		if (same) {
-			run += n;
-			i += n;
-			continue;
-		}
-		if (run)
-			fwrite(s + i - run, 1, run, out);
-		run = 0;
-		if (esc) {
-			fputs(esc, out);
-		} else {
-			char buf[4];
-			fwrite(buf, 1, encode(c, buf), out);
-		}
-		i += n;
-	}
-	if (run)
-		fwrite(s + i - run, 1, run, out);
 }

@@ -17,7 +17,11 @@ int text_is_plain(const char *s, size_t len);
 /* Number of code points in clean UTF-8 text, and bytes taken by the first N of them. */
 size_t text_chars(const char *s, size_t len);
 size_t text_prefix(const char *s, size_t len, size_t n);
-/* Writes S cleaned and escaped for XML text or attribute values. */
+/* UTF-8 for code point C into OUT; returns its bytes (1 to 4). */
+size_t text_encode(uint32_t c, char *out);
+/* Writes S cleaned and escaped for XML text or attribute values (text_xml.c). */
 void text_put_xml(FILE *out, const char *s, size_t len);
+struct outbuf;
+void text_xml(struct outbuf *out, const char *s, size_t len);
 
 #endif

@@ -168,7 +168,7 @@ static int put(struct flame *f, struct fnode *x)
 	return 0;
 }
 
-static size_t cut_name(const char *name, size_t len)
+size_t flame_name_len(const char *name, size_t len)
 {
 	if (len > FLAME_MAX_NAME) {
 		len = FLAME_MAX_NAME;   /* cut on a code point boundary */
@@ -207,7 +207,7 @@ static struct fnode *few_kids_child(struct flame *f, struct fnode *parent, const
 static struct fnode *child(struct flame *f, struct fnode *parent, const char *name, size_t len,
 			   int fresh, int *created)
 {
-	len = cut_name(name, len);
+	len = flame_name_len(name, len);
 	const struct name_rec *r = names_intern(&f->names, name, len);
 	if (!r)
 		return NULL;
@@ -311,24 +311,60 @@ void flame_count(struct flame *f, struct fnode **path, size_t n, uint64_t count)
 		path[n - 1]->self = sat_add(path[n - 1]->self, count);
 }
 
+/* Bytes of the frame at S: up to its ';' or the AVAIL bytes left. The same pass finds
+ * whether they are printable ASCII, with nothing to clean (as text_is_plain). */
+static size_t scan_frame(const char *s, size_t avail, int *plain)
+{
+	const uint64_t ones = 0x0101010101010101ull, tops = 0x8080808080808080ull;
+	uint64_t bad = 0;
+	size_t i = 0;
+	for (; i + 8 <= avail; i += 8) {
+		uint64_t w, x;
+		memcpy(&w, s + i, 8);
+		x = w ^ (ones * ';');
+		/* a top bit per ';' byte, and per byte below 0x20 or above 0x7E: a borrow or
+		 * carry only spreads upwards from a byte flagged itself, so the lowest flag is
+		 * right, and so are all flags below the first ';' */
+		uint64_t semi = (x - ones) & ~x & tops;
+		uint64_t odd = (((w - ones * 0x20) & ~w) | (w + ones) | w) & tops;
+		if (semi) {
+			unsigned k = (unsigned)__builtin_ctzll(semi) >> 3;   /* bytes before the ';' */
+			if (k)
+				bad |= odd & (~0ull >> (64 - 8 * k));
+			*plain = !bad;
+			return i + k;
+		}
+		bad |= odd;
+	}
+	for (; i < avail && s[i] != ';'; i++) {
+		unsigned char b = (unsigned char)s[i];
+		bad |= b < 0x20 || b > 0x7E;
+	}
+	*plain = !bad;
+	return i;
+}
+
 int flame_next_frame(struct flame *f, const char *stack, size_t len, size_t *pos,
-		      const char **name, size_t *nlen)
+		      struct frame_text *t)
 {
 	while (*pos < len) {
 		const char *s = stack + *pos;
-		const char *semi = memchr(s, ';', len - *pos);
-		size_t n = semi ? (size_t)(semi - s) : len - *pos;
+		int plain;
+		size_t n = scan_frame(s, len - *pos, &plain);
 		*pos += n + 1;
 		if (n == 0)
 			continue;
-		if (n > FLAME_MAX_NAME * 4)
+		if (n > FLAME_MAX_NAME * 4) {
 			n = FLAME_MAX_NAME * 4;   /* more than can survive cleaning anyway */
-		if (text_is_plain(s, n)) {
-			*name = s;
-			*nlen = n;
+			plain = text_is_plain(s, n);
+		}
+		t->in_place = plain;
+		if (plain) {
+			t->name = s;
+			t->len = n;
 		} else {
-			*name = f->scratch;
-			*nlen = text_clean(s, n, f->scratch, sizeof(f->scratch));
+			t->name = f->scratch;
+			t->len = text_clean(s, n, f->scratch, sizeof(f->scratch));
 		}
 		return 1;
 	}
@@ -340,19 +376,18 @@ int flame_add_stack(struct flame *f, const char *stack, size_t len, uint64_t cou
 	struct fnode *path[FLAME_MAX_DEPTH];
 	struct fnode *at = &f->root;
 	size_t depth = 0, pos = 0;
-	const char *name;
-	size_t nlen;
+	struct frame_text t;
 	if (!f || !stack)
 		return -1;
-	while (depth < FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &name, &nlen)) {
-		at = flame_child(f, at, name, nlen);
+	while (depth < FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &t)) {
+		at = flame_child(f, at, t.name, t.len);
 		if (!at)
 			return -1;
 		path[depth++] = at;
 	}
 	if (depth == 0)
 		return 1;
-	if (depth == FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &name, &nlen))
+	if (depth == FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &t))
 		f->cut_stacks++;
 	flame_count(f, path, depth, count);
 	return 0;

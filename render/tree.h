@@ -46,13 +46,23 @@ struct fnode *flame_child(struct flame *f, struct fnode *parent, const char *nam
 /* flame_child that also says whether the child was *CREATED just now (1) or found (0). */
 struct fnode *flame_child_at(struct flame *f, struct fnode *parent, const char *name, size_t len,
 			    int *created);
-/* A new child of PARENT, which has none called NAME: PARENT was made for this same stack. */
+/* A new child of PARENT, which has none called NAME (PARENT was made for this same
+ * stack, say): nothing is looked up. */
 struct fnode *flame_child_fresh(struct flame *f, struct fnode *parent, const char *name, size_t len);
+/* A frame as read from a stack: clean UTF-8. */
+struct frame_text {
+	const char *name;
+	size_t len;
+	int in_place;            /* NAME is in the stack's own bytes (nothing was cleaned), not
+	                          * in F's scratch space, which the next frame overwrites */
+};
 /* Next frame of STACK (LEN bytes) starting at *POS, which moves one past the frame's ';':
  * its bytes, cleaned into F's scratch buffer when needed. 0 at the end; empty frames
  * (";;") are skipped. */
 int flame_next_frame(struct flame *f, const char *stack, size_t len, size_t *pos,
-		     const char **name, size_t *nlen);
+		     struct frame_text *t);
+/* Bytes of a frame name that are kept: FLAME_MAX_NAME at most, cut on a code point. */
+size_t flame_name_len(const char *name, size_t len);
 /* Empties F as flame_new leaves it: 0, or -1 when out of memory. */
 int flame_clear(struct flame *f);
 /* Child of PARENT called NAME (as stored: clean UTF-8), or NULL; never adds one. */

@@ -2,7 +2,8 @@
 # benchmark: LINES lines ("frame;...;frame COUNT"), nearly every one a distinct stack.
 # usage: awk -v lines=N [-v seed=42] -f scripts/gen-folded.awk | LC_ALL=C sort
 # The output is unsorted (sort it as lua-flame and stackcollapse-perf.pl do) and the same
-# for the same seed and awk.
+# for the same seed and awk; about 2 lines in 100 repeat a stack (scripts/bench-render.sh
+# merges them).
 #
 # Shape, as real profiles have it:
 # - a call graph of NFN functions (a few thousand distinct labels in all): Lua
@@ -65,7 +66,7 @@ BEGIN {
 		d = split(st, tmp, ";")
 		# 10 to 57 frames here, and up to 3 more for the leaf's syscall: 60 at most
 		depth = d + 7 + int(rand() * rand() * (51 - d))
-		f = int(rand() * rand() * 60)
+		f = int(rand() * rand() * 400)   # the handler: a few hundred, some far more often
 		for (; d < depth; d++) {
 			k = 0
 			pp = (depth - d <= 3) ? 0.3 : 0.85

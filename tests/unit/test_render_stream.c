@@ -1,0 +1,249 @@
+/* Reading a folded file for drawing (flame_read_folded_for) drops what cannot be drawn as
+ * it goes, and gives most frames a node only once the input has left them: the SVG must
+ * be the one drawn from the whole tree (flame_read_folded), byte for byte, for sorted and
+ * unsorted files, across the reader's buffer refills, with names that are cleaned or cut,
+ * names that only match once cleaned, stacks that are prefixes of others, and stacks
+ * deeper than the cap. */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "tree.h"
+
+static unsigned seed;
+
+static unsigned rnd(unsigned n)
+{
+	seed = seed * 1103515245u + 12345u;
+	return (seed >> 8) % n;
+}
+
+#define NAMES 64
+static char *names[NAMES];
+
+static void make_names(void)
+{
+	for (int i = 0; i < NAMES; i++) {
+		char buf[64];
+		switch (i % 8) {
+		case 0: snprintf(buf, sizeof(buf), "handle_%d (app/mod_%d.lua:%d)", i, i % 5, 10 + i); break;
+		case 1: snprintf(buf, sizeof(buf), "libc.so.6+0x%x", 0x1a2b3 + i * 64); break;
+		case 2: snprintf(buf, sizeof(buf), "f%d_", i); break;
+		case 3: snprintf(buf, sizeof(buf), "a<b>&\"c\"_%d", i); break;
+		case 4: snprintf(buf, sizeof(buf), "bad\377%d", i / 8); break;   /* cleaned */
+		case 5: snprintf(buf, sizeof(buf), "caf\303\251_%d", i / 8); break;
+		case 6: snprintf(buf, sizeof(buf), "do_syscall_64_[k]"); break;
+		default: snprintf(buf, sizeof(buf), "[GC]"); break;
+		}
+		names[i] = strdup(buf);
+	}
+	/* two names longer than FLAME_MAX_NAME: cut */
+	for (int i = 0; i < 2; i++) {
+		free(names[i * 8 + 7]);
+		names[i * 8 + 7] = malloc(FLAME_MAX_NAME + 101);
+		memset(names[i * 8 + 7], 'm' + i, FLAME_MAX_NAME + 100);
+		names[i * 8 + 7][FLAME_MAX_NAME + 100] = '\0';
+	}
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* N lines over a call graph where each frame has a few likely callees, so stacks share
+ * prefixes; some stacks end where others go on. Sorted like `LC_ALL=C sort` unless
+ * SHUFFLED. Returns the file, rewound. */
+static FILE *folded_file(size_t n, int shuffled)
+{
+	char **lines = calloc(n, sizeof(*lines));
+	size_t cap = 1 << 16;
+	char *buf = malloc(cap);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = 0, depth = 1 + rnd(30);
+		unsigned f = rnd(NAMES);
+		if (i % 5000 == 17)
+			depth = FLAME_MAX_DEPTH + 5;   /* cut there, and said */
+		for (size_t d = 0; d < depth; d++) {
+			f = (f * 7 + (rnd(4) ? 1 : rnd(9)) + (unsigned)d) % NAMES;
+			if (d < 3)
+				f = (unsigned)d * 8 + 2;      /* a few common roots */
+			const char *name = names[f];
+			if ((f % 8 == 7) && d < 5)
+				name = "short";
+			size_t nl = strlen(name);
+			if (len + nl + 32 > cap)
+				buf = realloc(buf, cap *= 2);
+			if (d)
+				buf[len++] = ';';
+			memcpy(buf + len, name, nl);
+			len += nl;
+		}
+		unsigned c = rnd(10) ? 1 + rnd(5) : 1 + rnd(2000);
+		len += (size_t)snprintf(buf + len, cap - len, " %u", c);
+		lines[i] = strndup(buf, len);
+	}
+	if (shuffled)
+		for (size_t i = n; i > 1; i--) {
+			size_t j = rnd((unsigned)i);
+			char *t = lines[i - 1];
+			lines[i - 1] = lines[j];
+			lines[j] = t;
+		}
+	else
+		qsort(lines, n, sizeof(*lines), by_bytes);
+	FILE *tmp = tmpfile();
+	for (size_t i = 0; i < n; i++) {
+		fputs(lines[i], tmp);
+		fputc('\n', tmp);
+		free(lines[i]);
+	}
+	free(lines);
+	free(buf);
+	rewind(tmp);
+	return tmp;
+}
+
+static char *svg_of(struct flame *f, const struct flame_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	CHECK_INT(flame_write_svg(f, o, m), 0);
+	fclose(m);
+	return buf;
+}
+
+/* Draws IN both ways with options O; returns 1 when the streamed tree was smaller. */
+static int same_svg(FILE *in, const struct flame_opts *o)
+{
+	size_t ign_full = 0, ign_stream = 0;
+	struct flame *full = flame_new(), *stream = flame_new();
+	rewind(in);
+	CHECK_INT(flame_read_folded(full, in, &ign_full), 0);
+	rewind(in);
+	CHECK_INT(flame_read_folded_for(stream, in, &ign_stream, o), 0);
+	CHECK_INT(ign_stream, ign_full);
+	CHECK_INT(stream->cut_stacks, full->cut_stacks);
+	CHECK_INT(flame_total(stream), flame_total(full));
+	char *a = svg_of(full, o), *b = svg_of(stream, o);
+	CHECK(a && b && strlen(a) > 1000);
+	if (a && b && strcmp(a, b)) {
+		size_t i = 0;
+		while (a[i] == b[i])
+			i++;
+		printf("  SVGs part at byte %zu: ...%.80s... vs ...%.80s...\n", i, a + (i > 40 ? i - 40 : 0),
+		       b + (i > 40 ? i - 40 : 0));
+		CHECK(!"same SVG");
+	}
+	int smaller = stream->nnodes < full->nnodes;
+	free(a);
+	free(b);
+	flame_free(full);
+	flame_free(stream);
+	return smaller;
+}
+
+static void sorted_input(void)
+{
+	seed = 11;
+	FILE *in = folded_file(40000, 0);   /* several MB: the reader refills its buffer */
+	fseek(in, 0, SEEK_END);
+	CHECK(ftell(in) > (3 << 20));
+	struct flame_opts o;
+	flame_opts_default(&o);
+	CHECK(same_svg(in, &o));            /* and far fewer nodes */
+	o.minwidth = 2;
+	CHECK(same_svg(in, &o));
+	o.heaviest_first = 1;
+	o.inverted = 1;
+	CHECK(same_svg(in, &o));
+	flame_opts_default(&o);
+	o.minwidth = 0.5;
+	o.minwidth_is_percent = 1;
+	CHECK(same_svg(in, &o));
+	o.minwidth = 0;
+	same_svg(in, &o);                   /* nothing can be dropped */
+	fclose(in);
+}
+
+static void unsorted_input(void)
+{
+	seed = 23;
+	FILE *in = folded_file(20000, 1);   /* read again with every node kept */
+	struct flame_opts o;
+	flame_opts_default(&o);
+	same_svg(in, &o);
+	o.minwidth = 3;
+	same_svg(in, &o);
+	fclose(in);
+}
+
+/* Hand-made cases around pending frames: a stack that is a prefix of the next one, the
+ * same stack twice, names that only match once cleaned (the input comes back into the
+ * frame), and a frame that comes back after its sibling "f2" (sorted bytewise: "f", then
+ * "f2", then "f;..."). */
+static void edge_cases(void)
+{
+	static const char head[] =
+		"a;b 3\n"
+		"a;b;c 2\n"
+		"a;b;c 2\n"
+		"a;b;c;d;e 1\n"
+		"a;b;c;d;f 1\n";
+	static const char tail[] =
+		"a;b;x 1\n"
+		"a;g\357\277\275;q 100\n"
+		"a;g\357\277\275;q;r 1\n"
+		"a;g\377;q 200\n"
+		"a;h;i;j 2\n"
+		"a;h;i;j;k 7\n"
+		"b 5\n";
+	static const char back[] =
+		"a;f 500\n"
+		"a;f2;x 300\n"
+		"a;f;y 400\n"
+		"a;f;y;z 1\n";
+	FILE *in = tmpfile();
+	fputs(head, in);
+	for (int i = 0; i < 400; i++)   /* wide enough that the hand-made stacks can be drawn */
+		fprintf(in, "a;b;c;w%03d 1\n", i);
+	fputs(tail, in);
+	struct flame_opts o;
+	flame_opts_default(&o);
+	same_svg(in, &o);
+	o.minwidth = 30;
+	CHECK(same_svg(in, &o));
+	fseek(in, 0, SEEK_END);
+	fputs(back, in);   /* sorted still, but comes back into "a;f" after "a;f2" */
+	flame_opts_default(&o);
+	same_svg(in, &o);
+	fclose(in);
+}
+
+/* Frames dropped before they had a node are dropped all the same: coming back into
+ * their parent reads the file again. */
+static void back_into_dropped(void)
+{
+	FILE *in = tmpfile();
+	fputs("a 100000\n"
+	      "r;x;y;z 1\n"      /* x, y and z pending */
+	      "r;q 1\n"          /* x gets a node; y, under x (too narrow), is dropped */
+	      "r;x;y;w 50\n",    /* back into x: y must hold 51 */
+	      in);
+	struct flame_opts o;
+	flame_opts_default(&o);
+	same_svg(in, &o);
+	fclose(in);
+}
+
+int main(void)
+{
+	make_names();
+	RUN(sorted_input);
+	RUN(unsorted_input);
+	RUN(edge_cases);
+	RUN(back_into_dropped);
+	for (int i = 0; i < NAMES; i++)
+		free(names[i]);
+	CHECK_EXIT();
+}

@@ -100,7 +100,16 @@ bpf_case() {
 			continue
 		fi
 		sleep 1
+		# a user read that faults costs as much as hundreds that do not: the target's kernel
+		# page faults while it is sampled are those reads (a CPU-bound workload makes none)
+		pf=""
+		if command -v perf >/dev/null; then
+			perf stat -x, -e exceptions:page_fault_kernel -p "$tp" -o "$W/pf" -- sleep "$SECS" 2>/dev/null &
+			pf=$!
+		fi
 		l0=$(load1); a=$(bpf_counters "$lp"); sleep "$SECS"; b=$(bpf_counters "$lp"); l1=$(load1)
+		faults=-1
+		[ -n "$pf" ] && wait "$pf" && faults=$(awk -F, '/page_fault_kernel/ { print $1 + 0 }' "$W/pf")
 		kill -INT "$lp" 2>/dev/null; wait "$lp"; rc=$?; forget $lp
 		kill "$tp"; wait "$tp" 2>/dev/null; forget $tp
 		if [ "$rc" != 0 ] || [ ! -s "$W/$name.folded" ] || [ -z "$a" ] || [ -z "$b" ]; then
@@ -108,10 +117,11 @@ bpf_case() {
 			continue
 		fi
 		fr=$(frames "$W/$name.folded")
-		echo "$a $b $fr" | awk -v l="$l0 $l1" '{ rt = $4 - $1; cnt = $5 - $2; s = $6 - $3
+		echo "$a $b $fr" | awk -v l="$l0 $l1" -v f="${faults:--1}" '{ rt = $4 - $1; cnt = $5 - $2; s = $6 - $3
 			split(l, ld, " "); lo = ld[1] > ld[2] ? ld[1] : ld[2]
-			if (cnt > 0 && s > 0) printf "%.0f %.0f %d %d %d %s\n", rt / s, rt / cnt, $7, $8, s, lo }' >>"$W/bpf.$name"
-		log "$name run $r: $(tail -1 "$W/bpf.$name") (ns/sample ns/tick lua native samples load)"
+			if (cnt > 0 && s > 0) printf "%.0f %.0f %d %d %d %s %s\n", rt / s, rt / cnt, $7, $8, s, lo,
+				f < 0 ? "n/a" : sprintf("%.3f", f / s) }' >>"$W/bpf.$name"
+		log "$name run $r: $(tail -1 "$W/bpf.$name") (ns/sample ns/tick lua native samples load faults/sample)"
 	done
 }
 
@@ -326,6 +336,8 @@ if want bpf; then
 		added=$(awk -v a="$ps" -v b="$b" 'BEGIN { if (b != "") printf "%+d ns", a - b }')
 		row "  $what" "$ps ns" "$added" "< 5000 ns" "$(verdict "$ps" 5000)" "$(loads "$f" 6)"
 	done
+	echo "  faulting user reads per sample (the target's kernel page faults while sampled; goal 0):"
+	echo "   $(for c in $CASES; do [ -s "$W/bpf.$c" ] && printf ' %s %s,' "$c" "$(col 7 "$W/bpf.$c")"; done | sed 's/,$//')"
 	echo "  (vs native: minus the native-only case nearest in native frames. Per on_sample run,"
 	echo "   counting every tick of every CPU:$(for c in $CASES; do [ -s "$W/bpf.$c" ] &&
 		printf ' %s %s ns,' "$c" "$(col 2 "$W/bpf.$c")"; done | sed 's/,$//'))"

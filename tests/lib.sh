@@ -37,13 +37,14 @@ expect_stack() {
 total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
 # near A B TOL: |A-B| <= TOL
 near() { d=$(($1 - $2)); [ ${d#-} -le "$3" ]; }
-# split_5_3_2 NAME A B C: passes when samples A, B and C split 50/30/20 within 3 points (rounded)
+# split_5_3_2 NAME A B C [POINTS]: passes when samples A, B and C split 50/30/20 within POINTS
+# points (default 3, rounded)
 split_5_3_2() {
-	_t=$(($2 + $3 + $4))
+	_t=$(($2 + $3 + $4)) _p=${5:-3}
 	[ "$_t" -gt 0 ] || { fail "$1: 50/30/20 split" "no samples"; return; }
 	_a=$(((200 * $2 / _t + 1) / 2)) _b=$(((200 * $3 / _t + 1) / 2)) _d=$(((200 * $4 / _t + 1) / 2))
-	check "$1: 50/30/20 split within 3 points ($_a/$_b/$_d of $_t)" \
-		sh -c "[ $_a -ge 47 ] && [ $_a -le 53 ] && [ $_b -ge 27 ] && [ $_b -le 33 ] && [ $_d -ge 17 ] && [ $_d -le 23 ]"
+	check "$1: 50/30/20 split within $_p points ($_a/$_b/$_d of $_t)" \
+		sh -c "[ $_a -ge $((50 - _p)) ] && [ $_a -le $((50 + _p)) ] && [ $_b -ge $((30 - _p)) ] && [ $_b -le $((30 + _p)) ] && [ $_d -ge $((20 - _p)) ] && [ $_d -le $((20 + _p)) ]"
 }
 
 # fuzz_target TARGET MIN_SEEDS NEEDS: builds scripts/fuzz.sh's TARGET (NEEDS: the packages it

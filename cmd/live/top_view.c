@@ -23,7 +23,8 @@ struct top_view {
 	enum top_sort sort;
 	int lua_only, tty, drawn;
 	uint64_t interval;   /* samples of the last second */
-	struct live_tick last;
+	struct live_tick last;  /* the last refresh; its lua text copied, the caller's does not last */
+	char lua[128];
 };
 
 static struct termios saved_tty;
@@ -160,14 +161,14 @@ static int read_keys(struct top_view *v, int *redraw)
 		return 0;
 	ssize_t n = read(STDIN_FILENO, k, sizeof(k));
 	for (ssize_t i = 0; i < n; i++) {
-		*redraw = 1;
 		switch (k[i]) {
 		case 'q': case 'Q': return 1;
 		case 's': v->sort = TOP_BY_SELF; break;
 		case 't': v->sort = TOP_BY_TOTAL; break;
 		case 'l': v->lua_only = !v->lua_only; break;
-		default: *redraw = 0;
+		default: continue;
 		}
+		*redraw = 1;
 	}
 	return 0;
 }
@@ -180,6 +181,8 @@ static int on_tick(void *ctx, const struct live_tick *tk)
 		return 1;
 	if (tk->refresh) {
 		v->last = *tk;
+		snprintf(v->lua, sizeof(v->lua), "%s", tk->lua);
+		v->last.lua = v->lua;
 		v->interval = top_stats_count(v->st, tk->prof);
 		redraw = v->drawn = 1;
 		if (!v->tty) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "svg_of.h"
 #include "tree.h"
 
 static unsigned seed;
@@ -101,16 +102,6 @@ static FILE *folded_file(size_t n, int shuffled)
 	free(buf);
 	rewind(tmp);
 	return tmp;
-}
-
-static char *svg_of(struct flame *f, const struct flame_opts *o)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	CHECK_INT(flame_write_svg(f, o, m), 0);
-	fclose(m);
-	return buf;
 }
 
 /* Draws IN both ways with options O; returns 1 when the streamed tree was smaller. */

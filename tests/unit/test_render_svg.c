@@ -5,16 +5,7 @@
 #include "assets.h"
 #include "check.h"
 #include "flame.h"
-
-static char *svg_of(struct flame *f, const struct flame_opts *o)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	CHECK_INT(flame_write_svg(f, o, m), 0);
-	fclose(m);
-	return buf;
-}
+#include "svg_of.h"
 
 static int count(const char *hay, const char *needle)
 {

@@ -76,11 +76,20 @@ static int each_field(struct walk *w, uint64_t t, enum gn_kind want, visit_fn vi
 	return 0;
 }
 
+/* The text of key string s: 0, or -1 when unreadable, or too long or holding a NUL (a name
+ * cut short would name another field). */
+static int key_text(const struct walk *w, uint64_t s, char *out, size_t size)
+{
+	uint64_t full = 0;
+	long n = w->ops->string(w->ctx, s, out, size, &full);
+	return n < 0 || full >= size || (uint64_t)n != full ? -1 : 0;
+}
+
 static int found_loaded(struct walk *w, uint64_t node, uint64_t key, uint64_t val)
 {
 	char s[GN_KEY_MAX];
 	(void)node;
-	if (w->ops->string(w->ctx, key, s, sizeof s) < 0 || strcmp(s, "_LOADED"))
+	if (key_text(w, key, s, sizeof s) || strcmp(s, "_LOADED"))
 		return 0;
 	w->vm->mods[0].table = val;  /* slot 0 holds package.loaded until the modules replace it */
 	return 1;
@@ -95,7 +104,7 @@ static int module_name(struct walk *w, struct gn_module *m)
 			memcpy(m->name, vm->old[i].name, sizeof m->name);
 			return 0;
 		}
-	return w->ops->string(w->ctx, m->key, m->name, sizeof m->name) < 0 ? -1 : 0;
+	return key_text(w, m->key, m->name, sizeof m->name);
 }
 
 /* _G first: a function both global and a module's is named as a global. */
@@ -199,7 +208,7 @@ static int lookup(const struct walk *w, uint64_t proto, char *out, size_t size)
 	for (int i = 0; i < vm->n; i++) {
 		const struct gn_item *it = &vm->items[i];
 		if (it->proto != proto || !still_holds(w, it) ||
-		    w->ops->string(w->ctx, it->key, field, sizeof field) < 0)
+		    key_text(w, it->key, field, sizeof field))
 			continue;
 		const char *mod = vm->mods[it->mod].name;
 		if (it->mod == 0 && strcmp(mod, "_G") == 0)
@@ -210,6 +219,14 @@ static int lookup(const struct walk *w, uint64_t proto, char *out, size_t size)
 		return 0;
 	}
 	return -1;
+}
+
+/* Nothing of what was read of the VM holds any more (none read yet: reg 0). */
+static void forget(struct gn_vm *vm)
+{
+	vm->reg = 0;
+	vm->n = vm->nmods = vm->nold = vm->next_mod = 0;
+	memset(vm->memo, 0, GN_MEMO * sizeof(*vm->memo));
 }
 
 static struct gn_vm *vm_of(uint64_t space, uint64_t g)
@@ -226,10 +243,8 @@ static struct gn_vm *vm_of(uint64_t space, uint64_t g)
 	}
 	vm->space = space;
 	vm->g = g;
-	vm->reg = 0;
-	vm->n = vm->nmods = vm->nold = vm->next_mod = 0;
 	vm->used = 1;
-	memset(vm->memo, 0, GN_MEMO * sizeof(*vm->memo));
+	forget(vm);
 	return vm;
 }
 
@@ -246,10 +261,8 @@ int global_name(const struct gn_ops *ops, const void *ctx, uint64_t space, uint6
 	if (lookup(&w, proto, out, size) == 0)
 		return 0;
 	/* another VM where this one was (a state per request): nothing of the old one holds */
-	if (w.vm->reg != reg || (w.vm->n > 0 && !still_holds(&w, &w.vm->items[0]))) {
-		w.vm->nmods = 0;
-		memset(w.vm->memo, 0, GN_MEMO * sizeof(*w.vm->memo));
-	}
+	if (w.vm->reg && (w.vm->reg != reg || (w.vm->n > 0 && !still_holds(&w, &w.vm->items[0]))))
+		forget(w.vm);
 	/* the rest of a walk begun earlier, then (its modules may be out of date) a new one */
 	int began = w.vm->reg != reg || walk_ended(w.vm);
 	for (int round = 0; round < 2; round++) {

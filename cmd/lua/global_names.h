@@ -22,9 +22,9 @@ struct gn_ops {
 	/* What the raw node holds: its key's string object (0: the key is not a string), and its
 	 * value's kind and object. */
 	void (*node)(const void *ctx, const uint8_t *raw, uint64_t *key, enum gn_kind *kind, uint64_t *val);
-	/* The text of string object s: its length, or -1 (also when longer than size - 1: a
-	 * name cut short would name another field). */
-	long (*string)(const void *ctx, uint64_t s, char *out, size_t size);
+	/* The text of string object s, cut to size - 1 bytes, and its whole length in *full:
+	 * the bytes copied, or -1. */
+	long (*string)(const void *ctx, uint64_t s, char *out, size_t size, uint64_t *full);
 	/* The prototype of function object fn when it is a Lua function, else 0. */
 	uint64_t (*proto_of)(const void *ctx, uint64_t fn);
 };

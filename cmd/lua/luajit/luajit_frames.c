@@ -21,7 +21,7 @@ int luajit_rd(const struct luajit_mem *m, uint64_t addr, void *buf, size_t len)
 	return m->read(m->ctx, addr, buf, len) == (long)len ? 0 : -1;
 }
 
-static uint64_t load_ref(const uint8_t *b, int32_t size)
+uint64_t luajit_load_ref(const uint8_t *b, int32_t size)
 {
 	uint64_t v = 0;
 	memcpy(&v, b, size == 4 ? 4 : 8);
@@ -33,7 +33,7 @@ int luajit_rd_ref(const struct luajit_mem *m, uint64_t addr, int32_t size, uint6
 	uint8_t b[8];
 	if ((size != 4 && size != 8) || luajit_rd(m, addr, b, (size_t)size) < 0)
 		return -1;
-	*out = load_ref(b, size);
+	*out = luajit_load_ref(b, size);
 	return 0;
 }
 
@@ -103,11 +103,11 @@ int luajit_proto_read(const struct luajit_layout *l, const struct luajit_mem *m,
 	p->sizeuv = b[l->pt_sizeuv];
 	p->firstline = (int32_t)get_u32(b, l->pt_firstline);
 	p->numline = (int32_t)get_u32(b, l->pt_numline);
-	p->k = load_ref(b + l->pt_k, l->mref_size);
-	p->chunkname = load_ref(b + l->pt_chunkname, l->gcref_size);
-	p->lineinfo = load_ref(b + l->pt_lineinfo, l->mref_size);
-	p->uvinfo = load_ref(b + l->pt_uvinfo, l->mref_size);
-	p->varinfo = load_ref(b + l->pt_varinfo, l->mref_size);
+	p->k = luajit_load_ref(b + l->pt_k, l->mref_size);
+	p->chunkname = luajit_load_ref(b + l->pt_chunkname, l->gcref_size);
+	p->lineinfo = luajit_load_ref(b + l->pt_lineinfo, l->mref_size);
+	p->uvinfo = luajit_load_ref(b + l->pt_uvinfo, l->mref_size);
+	p->varinfo = luajit_load_ref(b + l->pt_varinfo, l->mref_size);
 	return proto_check(l, p);
 }
 
@@ -171,7 +171,7 @@ enum luajit_fn_kind luajit_func_info(const struct luajit_layout *l, const struct
 	if (id == l->ff_lua) {
 		/* fn->l.pc points at the first instruction, right after the GCproto header; a pc
 		 * in the first pages cannot be one */
-		v = load_ref(b + l->fn_pc, l->mref_size);
+		v = luajit_load_ref(b + l->fn_pc, l->mref_size);
 		if (v < (uint64_t)l->pt_size + 4096)
 			return LJ_FN_BAD;
 		v -= (uint64_t)l->pt_size;

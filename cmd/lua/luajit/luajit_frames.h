@@ -92,6 +92,8 @@ struct luajit_proto {
 	int32_t firstline, numline;
 };
 
+/* A GCRef/MRef of size bytes (4 or 8) at b, zero-extended. */
+uint64_t luajit_load_ref(const uint8_t *b, int32_t size);
 /* Exactly len bytes at addr, or -1. */
 int luajit_rd(const struct luajit_mem *m, uint64_t addr, void *buf, size_t len);
 /* A GCRef/MRef of size bytes (4 or 8) at addr, zero-extended; 0 or -1. */

@@ -44,8 +44,7 @@ static int hash_part(const void *ctx, uint64_t t, uint64_t *nodes, uint32_t *cou
 	if (l->tab_node < 0 || l->tab_hmask < 0 || end > (int32_t)sizeof hdr ||
 	    luajit_rd(((const struct jg *)ctx)->m, t, hdr, (size_t)end))
 		return -1;
-	*nodes = 0;
-	memcpy(nodes, hdr + l->tab_node, (size_t)l->mref_size);
+	*nodes = luajit_load_ref(hdr + l->tab_node, l->mref_size);
 	memcpy(&hmask, hdr + l->tab_hmask, 4);
 	if (hmask >= (1u << 30))
 		return -1;
@@ -65,12 +64,13 @@ static void node(const void *ctx, const uint8_t *raw, uint64_t *key, enum gn_kin
 	*kind = t == (uint32_t)l->it_tab ? GN_TABLE : t == (uint32_t)l->it_func ? GN_FUNC : GN_OTHER;
 }
 
-static long string(const void *ctx, uint64_t s, char *out, size_t size)
+static long string(const void *ctx, uint64_t s, char *out, size_t size, uint64_t *full)
 {
 	const struct jg *c = ctx;
-	uint32_t full = 0;
-	long n = luajit_gcstr(c->l, c->m, s, out, size, &full);
-	return n < 0 || full >= size || (uint32_t)n != full ? -1 : n;
+	uint32_t len = 0;
+	long n = luajit_gcstr(c->l, c->m, s, out, size, &len);
+	*full = len;
+	return n;
 }
 
 static uint64_t proto_of(const void *ctx, uint64_t fn)

@@ -21,10 +21,17 @@ int puc_rd(const struct puc_mem *m, uint64_t addr, void *buf, size_t len)
 	return m->read(m->ctx, addr, buf, len) == (long)len ? 0 : -1;
 }
 
-static uint64_t get_u64(const uint8_t *b, unsigned off)
+uint64_t puc_u64_at(const uint8_t *b, unsigned off)
 {
 	uint64_t v;
 	memcpy(&v, b + off, sizeof v);
+	return v;
+}
+
+uint32_t puc_tag_at(const uint8_t *b, unsigned off, unsigned size)
+{
+	uint32_t v = 0;
+	memcpy(&v, b + off, size < 4 ? size : 4);
 	return v;
 }
 
@@ -44,7 +51,7 @@ static int get_count(const uint8_t *b, uint16_t off, int32_t *out)
 
 static uint64_t get_ptr(const uint8_t *b, uint16_t off)
 {
-	return off == LUA_OFF_NONE ? 0 : get_u64(b, off);
+	return off == LUA_OFF_NONE ? 0 : puc_u64_at(b, off);
 }
 
 int puc_proto_read(const struct puc_layout *l, const struct puc_mem *m, uint64_t addr,
@@ -95,13 +102,13 @@ static int tstring_hdr(const struct puc_layout *l, const struct puc_mem *m, uint
 		if (tag == l->gctag_shrstr && l->ts_shrlen != LUA_OFF_NONE)
 			*len = b[l->ts_shrlen];
 		else if (tag == l->gctag_lngstr && l->ts_lnglen != LUA_OFF_NONE)
-			*len = get_u64(b, l->ts_lnglen);
+			*len = puc_u64_at(b, l->ts_lnglen);
 		else
 			return -1;
 	} else {
 		if (tag != l->gctag_shrstr && tag != l->gctag_lngstr)
 			return -1;
-		*len = get_u64(b, l->ts_len);
+		*len = puc_u64_at(b, l->ts_len);
 	}
 	*contents = ts + l->ts_contents;
 	/* 5.5: a long string's bytes are wherever its contents pointer says */

@@ -70,6 +70,9 @@ struct puc_proto {
 	uint8_t nups;  /* 5.1 only: Proto.nups (the byte before numparams) */
 };
 
+/* The 8 bytes at b + off; the tag of size bytes (at most 4 used) at b + off. */
+uint64_t puc_u64_at(const uint8_t *b, unsigned off);
+uint32_t puc_tag_at(const uint8_t *b, unsigned off, unsigned size);
 /* Exactly len bytes at addr, or -1. */
 int puc_rd(const struct puc_mem *m, uint64_t addr, void *buf, size_t len);
 /* Reads and checks the Proto at addr (header tag, sizes within limits). Returns 0 or -1. */

@@ -1,26 +1,11 @@
 /* PUC Lua 5.1-5.5's tables as global_names.c reads them: the registry of a thread's VM, a
  * table's hash part, what a node holds, and the Proto of a Lua closure, from the layout
  * tables. */
-#include <string.h>
 
 #include "global_names.h"
 #include "puc_frames.h"
 
 struct pg { const struct puc_layout *l; const struct puc_mem *m; };
-
-static uint64_t u64_at(const uint8_t *raw, uint16_t off)
-{
-	uint64_t v;
-	memcpy(&v, raw + off, 8);
-	return v;
-}
-
-static uint32_t tag_at(const uint8_t *raw, uint16_t off, uint16_t size)
-{
-	uint32_t v = 0;
-	memcpy(&v, raw + off, size < 4 ? size : 4);
-	return v;
-}
 
 static int rd(const void *ctx, uint64_t addr, void *buf, size_t len)
 {
@@ -35,9 +20,9 @@ static int registry(const void *ctx, uint64_t L, uint64_t *g, uint64_t *reg)
 	uint8_t tv[32];
 	if (l->g_l_registry == LUA_OFF_NONE || l->tv_sizeof > sizeof tv || puc_rd(c->m, L + l->l_l_G, g, 8) ||
 	    puc_rd(c->m, *g + l->g_l_registry, tv, l->tv_sizeof) ||
-	    tag_at(tv, l->tv_tt, l->tv_tt_size) != l->tvtag_table)
+	    puc_tag_at(tv, l->tv_tt, l->tv_tt_size) != l->tvtag_table)
 		return -1;
-	*reg = u64_at(tv, l->tv_value);
+	*reg = puc_u64_at(tv, l->tv_value);
 	return 0;
 }
 
@@ -49,7 +34,7 @@ static int hash_part(const void *ctx, uint64_t t, uint64_t *nodes, uint32_t *cou
 	size_t end = (size_t)(l->t_node > l->t_lsizenode ? l->t_node + 8 : l->t_lsizenode + 1);
 	if (l->t_node == LUA_OFF_NONE || end > sizeof hdr || puc_rd(c->m, t, hdr, end) || hdr[l->t_lsizenode] > 30)
 		return -1;
-	*nodes = u64_at(hdr, l->t_node);
+	*nodes = puc_u64_at(hdr, l->t_node);
 	*count = 1u << hdr[l->t_lsizenode];
 	return 0;
 }
@@ -57,19 +42,17 @@ static int hash_part(const void *ctx, uint64_t t, uint64_t *nodes, uint32_t *cou
 static void node(const void *ctx, const uint8_t *raw, uint64_t *key, enum gn_kind *kind, uint64_t *val)
 {
 	const struct puc_layout *l = ((const struct pg *)ctx)->l;
-	uint32_t kt = tag_at(raw, l->n_key_tt, l->n_key_tt_size);
-	uint32_t vt = tag_at(raw, l->n_val + l->tv_tt, l->tv_tt_size);
-	*key = kt == l->tvtag_shrstr || kt == l->tvtag_lngstr ? u64_at(raw, l->n_key_val) : 0;
+	uint32_t kt = puc_tag_at(raw, l->n_key_tt, l->n_key_tt_size);
+	uint32_t vt = puc_tag_at(raw, l->n_val + l->tv_tt, l->tv_tt_size);
+	*key = kt == l->tvtag_shrstr || kt == l->tvtag_lngstr ? puc_u64_at(raw, l->n_key_val) : 0;
 	*kind = vt == l->tvtag_table ? GN_TABLE : vt == l->tvtag_lcl ? GN_FUNC : GN_OTHER;
-	*val = u64_at(raw, l->n_val + l->tv_value);
+	*val = puc_u64_at(raw, l->n_val + l->tv_value);
 }
 
-static long string(const void *ctx, uint64_t s, char *out, size_t size)
+static long string(const void *ctx, uint64_t s, char *out, size_t size, uint64_t *full)
 {
 	const struct pg *c = ctx;
-	uint64_t full = 0;
-	long n = puc_tstring(c->l, c->m, s, out, size, &full);
-	return n < 0 || full >= size || (uint64_t)n != full ? -1 : n;
+	return puc_tstring(c->l, c->m, s, out, size, full);
 }
 
 /* 5.1 tags C and Lua closures alike: its isC byte tells them apart. */

@@ -114,12 +114,10 @@ static int kstring(struct namer *n, int c, char *out, size_t size)
 		n->failed = 1;
 		return -1;
 	}
-	uint32_t tag = 0;
-	memcpy(&tag, tv + l->tv_tt, l->tv_tt_size < 4 ? l->tv_tt_size : 4);
+	uint32_t tag = puc_tag_at(tv, l->tv_tt, l->tv_tt_size);
 	if (tag != l->tvtag_shrstr && tag != l->tvtag_lngstr)
 		return -1;
-	uint64_t ts;
-	memcpy(&ts, tv + l->tv_value, sizeof ts);
+	uint64_t ts = puc_u64_at(tv, l->tv_value);
 	return read_tstring(n, ts, out, size);
 }
 

@@ -16,38 +16,43 @@ struct {
 	__type(value, struct lf_lua_cfg);
 } lua_cfgs SEC(".maps");
 
+#define LF_STACK_NEAR (1ULL << 20) /* the sampled thread's stack above its sp (no lua_State there) */
+
 
 /* A lua_State of a VM user space has not found yet (a command's first VM, a thread's VM
- * made while recording): an object tagged as a thread whose global state's main thread
- * points back to that global state. The sample says so, and user space looks at once. The
- * tag is read first, next to the l_G just read: most values that are not a lua_State stop
- * there without a further read. */
-static __always_inline int puc_state_shape(const struct lf_lua_cfg *c, __u64 cand, __u64 g)
+ * made while recording): its global state's main thread points back to that global state.
+ * The sample says so, and user space looks at once. */
+static __always_inline int puc_state_shape(const struct lf_lua_cfg *c, __u64 g)
 {
-	__u8 tt;
 	__u64 m, mg;
-	if (c->g_mainthread == 0xffff || bpf_probe_read_user(&tt, 1, (void *)(cand + c->gch_tt)) ||
-	    tt != c->gctag_thread || read_u64(g + c->g_mainthread, &m) || !m || read_u64(m + c->l_l_G, &mg))
+	if (c->g_mainthread == 0xffff || read_u64(g + c->g_mainthread, &m) || !m || read_u64(m + c->l_l_G, &mg))
 		return 0;
 	return mg == g;
 }
 
-/* Whether cand is a lua_State of one of pid's VMs: its l_G is a known global state.
- * Returns 2 for a lua_State of a VM user space has not found yet, looked for by its shape
- * when shape is set or no VM is known: the register the interpreter keeps L in is enough to
- * see a new VM, and the others then cost no further read. */
-__noinline int lf_lua_is_state(__u32 pid, __u64 cand, int shape)
+/* Whether cand is a lua_State of one of pid's VMs: an object tagged as a thread whose l_G
+ * is a known global state. Returns 2 for a lua_State of a VM user space has not found yet,
+ * known by its shape: a host that makes a VM per request runs mostly in VMs not found yet,
+ * and keeps L in whichever register each function of the core chose. A value that cannot
+ * be a pointer to the heap costs no read: one outside the
+ * process's data, or one into the sampled thread's own stack above sp (the C code spills
+ * the global state there, so a stack slot can look like a lua_State but for its tag). The
+ * tag is read first: most other objects stop there. */
+__noinline int lf_lua_is_state(__u32 pid, __u64 cand, __u64 sp)
 {
 	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
-	if (!c || cand < 4096 || cand >= (1ULL << 47) || (cand & 7))
+	if (!c || cand < 4096 || cand >= (1ULL << 47) || (cand & 7) || cand - sp < LF_STACK_NEAR ||
+	    !lf_may_point(pid, cand))
 		return 0;
+	__u8 tt;
 	__u64 g;
-	if (read_u64(cand + c->l_l_G, &g) || !g)
+	if (bpf_probe_read_user(&tt, 1, (void *)(cand + c->gch_tt)) || tt != c->gctag_thread ||
+	    read_u64(cand + c->l_l_G, &g) || !g)
 		return 0;
 	for (__u32 i = 0; i < LF_MAX_GS; i++)
 		if (i < c->ngs && c->gs[i] == g)
 			return 1;
-	return (shape || !c->ngs) && puc_state_shape(c, cand, g) ? 2 : 0;
+	return puc_state_shape(c, g) ? 2 : 0;
 }
 
 struct {
@@ -110,12 +115,12 @@ static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid)
 		int found = 0;
 		if (hint <= LF_NSAVED) {
 			__u64 v = hint < LF_NSAVED ? u->regs[hint & 7] : u->bp;
-			found = lf_lua_is_state(pid, v, 1);
+			found = lf_lua_is_state(pid, v, u->leaf_sp);
 			cand = found ? v : 0;
 		}
 		for (int i = 0; !found && i <= LF_NSAVED; i++) {
 			__u64 v = i < LF_NSAVED ? u->regs[i] : u->bp;
-			found = lf_lua_is_state(pid, v, 0);
+			found = lf_lua_is_state(pid, v, u->leaf_sp);
 			if (found) {
 				cand = v;
 				reg_hit(i);

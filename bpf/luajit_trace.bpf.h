@@ -42,13 +42,13 @@ static __always_inline __u64 lj_cframe(const struct lf_lj_cfg *c, __u64 g)
  * the VM keeps its C frame 16-byte aligned a little above a trace's frame, and the running
  * lua_State saved there points back at it and is its global state's running thread. 0 if
  * none is found. */
-static __always_inline __u64 lj_probe_g(const struct lf_lj_cfg *c, __u64 sp)
+static __always_inline __u64 lj_probe_g(const struct lf_lj_cfg *c, __u32 pid, __u64 sp)
 {
 	__u64 base = (sp + 15) & ~15ULL;
 	for (__u32 k = 0; k < LF_LJ_PROBES; k++) {
 		__u64 cf = base + 16 * k, L = lj_ref(c, cf + c->cframe_ofs_l), own = 0, g;
-		if (L < 4096 || L >= (1ULL << 47) || (L & 7) || read_u64(L + c->L_cframe, &own) ||
-		    (own & c->cframe_rawmask) != cf)
+		if (L < 4096 || L >= (1ULL << 47) || (L & 7) || !lf_may_point(pid, L) ||
+		    read_u64(L + c->L_cframe, &own) || (own & c->cframe_rawmask) != cf)
 			continue;
 		g = lj_ref(c, L + c->L_glref);
 		if (g && lj_ref(c, g + c->g_cur_L) == L)
@@ -90,7 +90,7 @@ __noinline __u64 lf_lj_pick_g(__u32 pid, __u64 sp, int probe)
 			u->vm_unknown = 1;
 			return u->lj_seen_g[i];
 		}
-	__u64 g = probe ? lj_probe_g(c, sp) : 0;
+	__u64 g = probe ? lj_probe_g(c, pid, sp) : 0;
 	if (g) {
 		__u32 k = u->lj_seen_next++ & (LF_LJ_SEEN - 1);
 		u->lj_seen_g[k] = g;

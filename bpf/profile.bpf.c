@@ -176,7 +176,7 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_
 /* The native part's end: its last word, and whether it reached the root. */
 static __always_inline void end_walk(struct lf_stack *s, struct lf_ustate *u, int rc)
 {
-	rt_walk_end(u);
+	rt_walk_end(u, s->pid);
 	fold_deep(s, u);
 	u->mark = rc > 0 ? (__u32)rc : 0;
 	if (rc > 0) {

@@ -115,11 +115,15 @@ static __always_inline int rt_unmapped_frame(struct lf_ustate *u, struct lf_stac
 }
 
 /* When the native walk ends, before its frames are renumbered: PUC Lua's last run of
- * frames holding a lua_State gets its outer end. */
-static __always_inline void rt_walk_end(struct lf_ustate *u)
+ * frames holding a lua_State gets its outer end. A sample in the VM that found none of its
+ * states (or a VM not found yet) may have met one where user space does not know of data
+ * yet: it asks for the process's maps again. */
+static __always_inline void rt_walk_end(struct lf_ustate *u, __u32 pid)
 {
 	if (u->runtime == LF_RT_PUC)
 		puc_close_run(u);
+	if (u->vm_unknown || (u->runtime == LF_RT_PUC && u->checked && !u->nthreads))
+		lf_ask_data(pid);
 }
 
 /* After the native walk: the Lua part of the record. */

@@ -153,8 +153,8 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	u->n++;
 	int mi = find_map_cached(u, s->pid, u->ip);
 	if (mi < 0 || mi >= LF_MAX_PROC_MAPS) {
-		__u32 pid = s->pid, one = 1;
-		bpf_map_update_elem(&rescan, &pid, &one, BPF_ANY);
+		__u32 pid = s->pid, why = LF_RESCAN_CODE;
+		bpf_map_update_elem(&rescan, &pid, &why, BPF_ANY);
 		int rc = rt_unmapped_frame(u, s);
 		return rc >= 0 ? rc : LF_MARK_NO_MAPPING;
 	}

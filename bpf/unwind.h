@@ -1,6 +1,6 @@
 /* Unwind tables shared by user space (which builds them from .eh_frame/.debug_frame) and
  * the BPF unwinder: deduplicated rules, per-file sorted rows, and each target process's
- * executable mappings with the file and load bias they resolve to. */
+ * executable mappings with the file and load bias they resolve to, and where it keeps data. */
 #ifndef LF_UNWIND_H
 #define LF_UNWIND_H
 
@@ -9,6 +9,7 @@
 #endif
 
 #define LF_MAX_PROC_MAPS 256     /* executable mappings per process */
+#define LF_MAX_DATA      128     /* ranges where a process keeps data (a power of two) */
 #define LF_MAX_RULES     65536
 
 enum lf_rule_kind {
@@ -56,10 +57,21 @@ struct lf_map_ent {
 	__u32 pad;
 };
 
+/* Addresses [lo, hi) that may hold the process's data: its writable and reserved anonymous
+ * mappings, merged and widened (see data_ranges.c). */
+struct lf_range {
+	__u64 lo, hi;
+};
+
 struct lf_proc {
 	__u32 n;
-	__u32 pad;
+	__u32 ndata; /* 0: not known, every address may hold data */
 	struct lf_map_ent m[LF_MAX_PROC_MAPS];
+	struct lf_range data[LF_MAX_DATA];
 };
+
+/* Why the BPF side asks for a process's maps again (the value in the rescan map). */
+#define LF_RESCAN_CODE 1 /* a pc outside every known mapping */
+#define LF_RESCAN_DATA 2 /* the VM's state was not found where data is known to be */
 
 #endif

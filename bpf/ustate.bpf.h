@@ -149,6 +149,39 @@ __noinline int lf_find_map(__u32 pid, __u64 ip)
 	return -1;
 }
 
+/* Whether addr may point at pid's data: inside one of the ranges user space listed, or
+ * anywhere when it listed none. A register or stack word holding a number, not a pointer,
+ * fails here for the cost of a search instead of a faulting read (several microseconds). */
+__noinline int lf_may_point(__u32 pid, __u64 addr)
+{
+	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
+	if (!p || !p->ndata)
+		return 1;
+	__u32 lo = 0, hi = p->ndata;
+	if (hi > LF_MAX_DATA)
+		hi = LF_MAX_DATA;
+	for (int i = 0; i < 8 && lo < hi; i++) {
+		__u32 mid = (lo + hi) / 2;
+		if (mid >= LF_MAX_DATA)
+			return 0;
+		if (addr < p->data[mid].lo)
+			hi = mid;
+		else if (addr >= p->data[mid].hi)
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+/* Asks user space to read pid's maps again for where it keeps data: a sample in its VM
+ * found no state of it. A request for its code (LF_RESCAN_CODE) is not overwritten. */
+static __always_inline void lf_ask_data(__u32 pid)
+{
+	__u32 why = LF_RESCAN_DATA;
+	bpf_map_update_elem(&rescan, &pid, &why, BPF_NOEXIST);
+}
+
 /* Index of the last row with row.pc <= pc among the file's rows, or -1. */
 __noinline int lf_find_row(__u32 file, __u32 pc)
 {

@@ -242,12 +242,15 @@ int sampler_map_fd(struct sampler *s, const char *name)
 	return bpf_object__find_map_fd_by_name(s->skel->obj, name);
 }
 
-int sampler_take_rescans(struct sampler *s, pid_t *out, int max)
+int sampler_take_rescans(struct sampler *s, pid_t *out, int *why, int max)
 {
 	int fd = bpf_map__fd(s->skel->maps.rescan), n = 0;
-	__u32 key;
+	__u32 key, val;
 	while (n < max && bpf_map_get_next_key(fd, NULL, &key) == 0) {
+		if (bpf_map_lookup_elem(fd, &key, &val))
+			val = LF_RESCAN_CODE;
 		bpf_map_delete_elem(fd, &key);
+		why[n] = (int)val;
 		out[n++] = (pid_t)key;
 	}
 	return n;

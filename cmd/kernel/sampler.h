@@ -31,8 +31,9 @@ int sampler_add_target(struct sampler *s, pid_t pid);
 int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut);
 /* The file descriptor of the program's map called name (a runtime family's own), or < 0. */
 int sampler_map_fd(struct sampler *s, const char *name);
-/* PIDs whose samples hit an unknown mapping since the last call (at most max). */
-int sampler_take_rescans(struct sampler *s, pid_t *out, int max);
+/* PIDs whose maps the BPF side asked to read again since the last call (at most max), each
+ * with why (LF_RESCAN_*: a pc outside every known mapping, a VM's state missed). */
+int sampler_take_rescans(struct sampler *s, pid_t *out, int *why, int max);
 /* Starts sampling at hz on every online CPU; 0 or exit code with a message printed. */
 int sampler_attach(struct sampler *s, int hz);
 /* Stops taking samples (the recording's time is up); what was taken can still be drained. */

@@ -180,22 +180,51 @@ int targets_alive(const struct targets *s)
 	return 0;
 }
 
+/* Where a Lua target keeps its data changes as it allocates: read again every few seconds,
+ * and sooner (but not more than once a second) when a sample missed its VM's state. */
+#define DATA_EVERY 2.0
+#define DATA_SOONEST 1.0
+
+static int refresh_data(struct targets *s, struct target *t, double now, double age)
+{
+	if (now - t->data_at < age || !has_lua(s, t->pid))
+		return 0;
+	t->data_at = now;
+	return ut_refresh_data(s->ut, t->pid) == 0;
+}
+
+static struct target *find_target(struct targets *s, pid_t pid)
+{
+	for (size_t j = 0; j < s->nt; j++)
+		if (s->t[j].pid == pid)
+			return &s->t[j];
+	return NULL;
+}
+
 /* Processes that ran code outside their known mappings (dlopen, new JIT regions) get
  * their maps re-read and tables built for the new files; a child or the command without
  * Lua may just have loaded it, so it is looked at again. */
 void targets_refresh_tables(struct targets *s, double now)
 {
 	pid_t pids[64];
-	int n = sampler_take_rescans(s->smp, pids, 64);
+	int why[64], sync = 0;
+	int n = sampler_take_rescans(s->smp, pids, why, 64);
 	for (int i = 0; i < n; i++) {
+		struct target *t = find_target(s, pids[i]);
+		if (why[i] == LF_RESCAN_DATA) {
+			sync |= t && refresh_data(s, t, now, DATA_SOONEST);
+			continue;
+		}
 		ut_add_pid(s->ut, pids[i]);
-		for (size_t j = 0; j < s->nt; j++)
-			if (s->t[j].pid == pids[i] && !has_lua(s, pids[i])) {
-				s->t[j].fresh_until = now + 1.0;
-				s->t[j].lua_settled = 0;
-			}
+		sync = 1;
+		if (t && !has_lua(s, pids[i])) {
+			t->fresh_until = now + 1.0;
+			t->lua_settled = 0;
+		}
 	}
-	if (n)
+	for (size_t j = 0; j < s->nt; j++)
+		sync |= refresh_data(s, &s->t[j], now, DATA_EVERY);
+	if (sync)
 		ut_sync(s->ut);
 }
 

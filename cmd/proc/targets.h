@@ -25,6 +25,7 @@ struct target {
 	double lua_next_look;
 	int lua_settled;    /* Lua found, or looked for and reported */
 	double lua_retry_at, lua_retry_gap; /* a LuaJIT runtime without a VM: look again then */
+	double data_at;     /* when where it keeps data was last read */
 };
 
 struct targets {

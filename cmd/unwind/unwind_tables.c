@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 
 #include "cfi.h"
+#include "data_ranges.h"
 #include "elffile.h"
 #include "unwind_tables.h"
 #include "util.h"
@@ -340,6 +341,15 @@ static void ut_build_proc(struct unwind_tables *t, pid_t pid, const struct proc_
 	for (size_t i = 0; i < pm->n && out->n < LF_MAX_PROC_MAPS; i++)
 		if (pm->m[i].exec)
 			map_entry(t, pid, &pm->m[i], at_base, &out->m[out->n++]);
+	out->ndata = (__u32)data_ranges(pm, out->data, LF_MAX_DATA);
+}
+
+static struct ut_proc *find_proc(struct unwind_tables *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i].pid == pid)
+			return &t->procs[i];
+	return NULL;
 }
 
 int ut_add_pid(struct unwind_tables *t, pid_t pid)
@@ -347,10 +357,7 @@ int ut_add_pid(struct unwind_tables *t, pid_t pid)
 	struct proc_maps pm;
 	if (proc_read_maps(pid, &pm))
 		return -1;
-	struct ut_proc *up = NULL;
-	for (size_t i = 0; i < t->nprocs; i++)
-		if (t->procs[i].pid == pid)
-			up = &t->procs[i];
+	struct ut_proc *up = find_proc(t, pid);
 	if (!up) {
 		t->procs = xrealloc(t->procs, (t->nprocs + 1) * sizeof(*t->procs));
 		up = &t->procs[t->nprocs++];
@@ -360,6 +367,23 @@ int ut_add_pid(struct unwind_tables *t, pid_t pid)
 	ut_build_proc(t, pid, &pm, up->p);
 	up->dirty = 1;
 	proc_maps_free(&pm);
+	return 0;
+}
+
+int ut_refresh_data(struct unwind_tables *t, pid_t pid)
+{
+	struct ut_proc *up = find_proc(t, pid);
+	struct proc_maps pm;
+	if (!up || proc_read_maps(pid, &pm))
+		return -1;
+	struct lf_range r[LF_MAX_DATA];
+	__u32 n = (__u32)data_ranges(&pm, r, LF_MAX_DATA);
+	proc_maps_free(&pm);
+	if (n != up->p->ndata || memcmp(r, up->p->data, n * sizeof(*r))) {
+		memcpy(up->p->data, r, n * sizeof(*r));
+		up->p->ndata = n;
+		up->dirty = 1;
+	}
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 /* Builds the tables the BPF unwinder reads: per-file rows from .eh_frame/.debug_frame
  * (built once per file and shared by every process mapping it), deduplicated rules, and
- * each process's executable mappings with their file and load bias. */
+ * each process's executable mappings with their file and load bias, and where it keeps data. */
 #ifndef LF_UNWIND_TABLES_H
 #define LF_UNWIND_TABLES_H
 #include <stddef.h>
@@ -15,6 +15,9 @@ struct unwind_tables *ut_new(void);
 void ut_free(struct unwind_tables *t);
 /* Reads the maps of pid and builds tables for files not seen yet (in memory). */
 int ut_add_pid(struct unwind_tables *t, pid_t pid);
+/* Reads the maps of pid (added before) again for where it keeps data, which changes as it
+ * allocates; marks its entry for upload if that changed. */
+int ut_refresh_data(struct unwind_tables *t, pid_t pid);
 /* While tables are built for a start: says once, when a file is done after the moment at
  * (now_sec() time; 0 stops it), that they are still being read. */
 void ut_say_if_slow(struct unwind_tables *t, double at);

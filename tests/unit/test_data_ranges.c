@@ -1,0 +1,100 @@
+/* Unit tests for cmd/unwind/data_ranges.c: which mappings may hold data, the slack for their
+ * growth, and the joining of ranges that do not fit (the answer only ever widens); and the
+ * same on our own live maps, where a malloc'd object is inside and a number is not. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "check.h"
+#include "data_ranges.h"
+
+#define MB (1ULL << 20)
+
+static struct mapping map(uint64_t start, uint64_t end, const char *perms, const char *path)
+{
+	char line[256];
+	struct mapping m;
+	snprintf(line, sizeof(line), "%llx-%llx %s 00000000 00:00 0 %s\n", (unsigned long long)start,
+		 (unsigned long long)end, perms, path);
+	if (proc_parse_maps_line(line, &m))
+		abort();
+	return m;
+}
+
+static int covers(const struct lf_range *r, size_t n, uint64_t addr)
+{
+	for (size_t i = 0; i < n; i++)
+		if (addr >= r[i].lo && addr < r[i].hi)
+			return 1;
+	return 0;
+}
+
+static void keeps_data_not_code(void)
+{
+	struct mapping m[] = {
+		map(0x555500000000ULL, 0x555500010000ULL, "r-xp", "/usr/bin/lua5.4"),
+		map(0x555501000000ULL, 0x555501021000ULL, "rw-p", "[heap]"),
+		map(0x7f0000000000ULL, 0x7f0004000000ULL, "---p", ""),          /* an arena's reserve */
+		map(0x7f1000000000ULL, 0x7f1000100000ULL, "r--p", "/usr/lib/libc.so.6"),
+		map(0x7ffff7fc0000ULL, 0x7ffff7fc4000ULL, "r--p", "[vvar]"),
+		map(0x7ffffffde000ULL, 0x7ffffffff000ULL, "rw-p", "[stack]"),
+	};
+	struct proc_maps pm = { m, sizeof(m) / sizeof(m[0]) };
+	struct lf_range r[16];
+	size_t n = data_ranges(&pm, r, 16);
+	CHECK_INT(n, 3);
+	CHECK(covers(r, n, 0x555501000100ULL));
+	CHECK(covers(r, n, 0x555501021000ULL + 8 * MB));  /* the heap's growth */
+	CHECK(covers(r, n, 0x7f0000000000ULL - 8 * MB));  /* a neighbour mapped below */
+	CHECK(covers(r, n, 0x7f0003fff000ULL));
+	CHECK(!covers(r, n, 0x7f1000000040ULL));            /* read-only file data */
+	CHECK(!covers(r, n, 0x7ffff7fc0000ULL - DATA_RANGE_SLACK - 8)); /* nothing near */
+	CHECK(!covers(r, n, 0xa1b8));
+	CHECK(!covers(r, n, 0x7ffffc50));
+	for (size_t i = 0; i + 1 < n; i++)
+		CHECK(r[i].hi < r[i + 1].lo);
+	for (size_t i = 0; i < pm.n; i++)
+		free(m[i].path);
+}
+
+static void joins_closest_when_full(void)
+{
+	struct mapping m[6];
+	uint64_t at[6] = { 1ULL << 32, 2ULL << 32, 2ULL << 32 | 1ULL << 28, 5ULL << 32, 9ULL << 32, 10ULL << 32 };
+	for (int i = 0; i < 6; i++)
+		m[i] = map(at[i], at[i] + 4096, "rw-p", "");
+	struct proc_maps pm = { m, 6 };
+	struct lf_range r[4], one[1];
+	size_t n = data_ranges(&pm, r, 4);
+	CHECK_INT(n, 4);
+	for (int i = 0; i < 6; i++)
+		CHECK(covers(r, n, at[i] + 64));
+	CHECK(!covers(r, n, 7ULL << 32)); /* the widest gap stays out */
+	CHECK_INT(data_ranges(&pm, one, 1), 1);
+	CHECK(one[0].lo <= at[0] && one[0].hi >= at[5] + 4096);
+	CHECK_INT(data_ranges(&pm, one, 0), 0);
+	for (int i = 0; i < 6; i++)
+		free(m[i].path);
+}
+
+static void our_own_heap_is_data(void)
+{
+	struct proc_maps pm;
+	CHECK_INT(proc_read_maps(getpid(), &pm), 0);
+	struct lf_range r[LF_MAX_DATA];
+	size_t n = data_ranges(&pm, r, LF_MAX_DATA);
+	void *small = malloc(64), *big = malloc(4 * MB);
+	CHECK(covers(r, n, (uint64_t)(uintptr_t)small));
+	CHECK(covers(r, n, (uint64_t)(uintptr_t)big));
+	CHECK(!covers(r, n, 0x7ffffc50)); /* far from everything mapped */
+	free(small);
+	free(big);
+	proc_maps_free(&pm);
+}
+
+int main(void)
+{
+	RUN(keeps_data_not_code);
+	RUN(joins_closest_when_full);
+	RUN(our_own_heap_is_data);
+	CHECK_EXIT();
+}

@@ -60,6 +60,8 @@ static __always_inline __u64 mix(__u64 h, __u64 w)
 static __always_inline __u64 stack_hash(const struct lf_stack *s)
 {
 	__u64 h = mix(s->nkern, s->nuser);
+	if (s->flags & LF_FLAG_OFFCPU) /* the same frames on and off the CPU are two stacks */
+		h = mix(h, s->flags & (LF_FLAG_OFFCPU | LF_FLAG_RUNNABLE));
 	for (int i = 0; i < LF_MAX_KSTACK; i++) {
 		if (i >= s->nkern)
 			break;
@@ -76,7 +78,7 @@ static __always_inline __u64 stack_hash(const struct lf_stack *s)
 static __always_inline void collect_kernel(struct bpf_perf_event_data *ctx, struct lf_stack *s)
 {
 	s->nkern = 0;
-	if (!want_kernel)
+	if (!want_kernel && !(s->flags & LF_FLAG_OFFCPU)) /* off the CPU, it names the wait */
 		return;
 	long n = bpf_get_stack(ctx, s->kern, sizeof(s->kern), 0);
 	if (n < 0) {
@@ -93,17 +95,19 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } fresh SEC(".maps");
 
-static __always_inline void count_stack(struct lf_stack *s)
+/* Adds n to the count of s's stack (whose hash is h) in the current generation, making its
+ * entry (announced on `fresh`) if it is new; with n 0, only makes it. */
+static __always_inline void count_stack_n(struct lf_stack *s, __u64 h, __u64 n)
 {
 	struct lf_stack_key key = {
-		.hash = stack_hash(s), .pid = s->pid, .tid = s->tid, .gen = cur_gen,
+		.hash = h, .pid = s->pid, .tid = s->tid, .gen = cur_gen,
 	};
 	struct lf_stack *old = bpf_map_lookup_elem(&stacks, &key);
 	if (old) {
-		__sync_fetch_and_add(&old->count, 1);
+		__sync_fetch_and_add(&old->count, n);
 		return;
 	}
-	s->count = 1;
+	s->count = n;
 	if (bpf_map_update_elem(&stacks, &key, s, BPF_NOEXIST) == 0) {
 		if (bpf_ringbuf_output(&fresh, &key, sizeof(key), 0))
 			stat_inc(LF_STAT_FRESH_LOST);
@@ -111,10 +115,12 @@ static __always_inline void count_stack(struct lf_stack *s)
 	}
 	old = bpf_map_lookup_elem(&stacks, &key);
 	if (old)
-		__sync_fetch_and_add(&old->count, 1);
+		__sync_fetch_and_add(&old->count, n);
 	else
 		stat_inc(LF_STAT_LOST_MAPFULL);
 }
+
+#include "wall.bpf.h"
 
 /* Tail-called programs: the native walk (again, for the next frames) and, in the program
  * built without bpf_loop, the Lua walk, which verifiers before 5.17 take only on its own. */
@@ -185,10 +191,12 @@ static __always_inline void end_walk(struct lf_stack *s, struct lf_ustate *u, in
 			i = LF_MAX_NATIVE;
 		s->user[i] = lf_word(LF_TAG_MARK, (__u32)rc);
 		u->n = i + 1;
-		stat_inc(LF_STAT_MARK_BASE + (rc < LF_MARK_COUNT ? rc : 0));
+		if (!(s->flags & LF_FLAG_OFFCPU)) /* the statistics are of CPU samples */
+			stat_inc(LF_STAT_MARK_BASE + (rc < LF_MARK_COUNT ? rc : 0));
 	} else {
 		s->flags |= LF_FLAG_COMPLETE;
-		stat_inc(LF_STAT_COMPLETE);
+		if (!(s->flags & LF_FLAG_OFFCPU))
+			stat_inc(LF_STAT_COMPLETE);
 	}
 }
 
@@ -204,7 +212,12 @@ static __always_inline void end_counts(struct lf_stack *s, struct lf_ustate *u)
 	if (u->vm_unknown)
 		stat_inc(LF_STAT_VM_UNKNOWN);
 	s->nuser = u->n < LF_MAX_USTACK ? u->n : LF_MAX_USTACK;
-	count_stack(s);
+	/* hashed once: the verifier walks each copy of its loop over the whole record */
+	__u64 h = stack_hash(s);
+	if (s->flags & LF_FLAG_OFFCPU)
+		wall_park(s, h);
+	else
+		count_stack_n(s, h, 1);
 }
 
 /* Ends the user part of a sample. Only the walk's own end (with_lua) appends Lua frames:
@@ -300,8 +313,9 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
-SEC("perf_event")
-int on_sample(struct bpf_perf_event_data *ctx)
+/* The start of a sample: the thread's kernel stack, then its user stack from its
+ * registers, walked by the tail-called programs. */
+static __always_inline int begin_sample(struct bpf_perf_event_data *ctx, __u32 flags)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	if (pidns_ino) {
@@ -318,10 +332,11 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	struct lf_stack *s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return 0;
-	stat_inc(LF_STAT_SAMPLES);
+	if (!flags)
+		stat_inc(LF_STAT_SAMPLES);
 	s->pid = tgid;
 	s->tid = per_thread ? (__u32)id : 0;
-	s->flags = 0;
+	s->flags = flags;
 	collect_kernel(ctx, s);
 	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
 	if (!u)
@@ -337,4 +352,20 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	bpf_tail_call(ctx, &tails, LF_TAIL_UNWIND);
 	end_user(ctx, s, u, LF_MARK_TRUNCATED, 0); /* tail call failed */
 	return 0;
+}
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	return begin_sample(ctx, 0);
+}
+
+/* Wall mode: a target thread leaves the CPU (the software context-switch event, in the
+ * thread's own context): its stack is kept, and counted for the time until it runs again. */
+SEC("perf_event")
+int on_switch_out(struct bpf_perf_event_data *ctx)
+{
+	if (wall_exiting())
+		return 0;
+	return begin_sample(ctx, LF_FLAG_OFFCPU | (wall_runnable() ? LF_FLAG_RUNNABLE : 0));
 }

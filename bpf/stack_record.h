@@ -103,6 +103,8 @@ enum lf_mark {
 };
 
 #define LF_FLAG_COMPLETE 0x1 /* the user stack reached a thread root */
+#define LF_FLAG_OFFCPU   0x2 /* wall mode: where the thread left the CPU; its count is time off it */
+#define LF_FLAG_RUNNABLE 0x4 /* ... preempted, still runnable: waiting for a CPU, not an event */
 
 /* Identifies a distinct stack of one generation. gen lets user space drain one
  * generation while BPF fills the next, so no count is lost between read and delete. */
@@ -112,6 +114,13 @@ struct lf_stack_key {
 	__u32 tid;  /* 0 unless per-thread stacks were asked for */
 	__u32 gen;
 	__u32 pad;
+};
+
+/* Wall mode: a thread off the CPU, by its TID as the kernel numbers it. */
+struct lf_parked {
+	__u64 since;    /* when it left the CPU (bpf_ktime_get_ns), 0: it runs */
+	__u64 carry;    /* time not counted yet, in samples / 1e9 */
+	struct lf_stack_key key; /* the stack it left with (gen unused) */
 };
 
 struct lf_stack {

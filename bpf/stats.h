@@ -17,6 +17,8 @@ enum lf_stat {
 	LF_STAT_LUA_DEPTH,    /* Lua stack deeper than LF_LUA_WALK: root side lost */
 	LF_STAT_LUA_NO_LOOP,  /* Lua stacks walked without bpf_loop: LF_LUA_NOLOOP frames at most */
 	LF_STAT_VM_UNKNOWN,   /* in a VM user space has not found yet (a state made while recording) */
+	LF_STAT_OFFCPU,       /* wall mode: samples' worth of time threads spent off the CPU */
+	LF_STAT_OFF_LOST,     /* wall mode: a thread's time off the CPU lost (its stack not kept) */
 	LF_STAT_MAX
 };
 

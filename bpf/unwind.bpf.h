@@ -43,6 +43,21 @@ static __always_inline int step_signal(struct lf_ustate *u)
 
 
 
+/* The sampled leaf in code without unwind information, such as glibc's clone3 wrapper past
+ * the end of its FDE, where a vfork-style spawn (posix_spawn, popen, system) leaves its
+ * parent waiting: a function without a frame, taken only if its return address is mapped
+ * code. Returns 0, or -1 when it is not that. */
+static __always_inline int step_bare_leaf(struct lf_ustate *u, __u32 pid)
+{
+	__u64 ra;
+	if (!u->exact || u->n != 1 || read_u64(u->sp, &ra) || lf_find_map(pid, ra) < 0)
+		return -1;
+	u->sp += 8;
+	u->ip = ra;
+	u->exact = 0;
+	return 0;
+}
+
 /* Frame pointers, with sanity checks: the chain must move up the stack. */
 static __always_inline int step_fp(struct lf_ustate *u)
 {
@@ -185,6 +200,8 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 		s->user[u->cur & (LF_MAX_USTACK - 1)] = lf_word(LF_TAG_EXACT, u->ip);
 		return step_signal(u);
 	}
+	if ((!r || r->kind == LF_RULE_END) && step_bare_leaf(u, s->pid) == 0)
+		return 0;
 	if (!r)
 		return LF_MARK_NO_TABLE;
 	if (r->flags & LF_RULE_SIGNAL) {

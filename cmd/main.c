@@ -47,6 +47,10 @@ static const char usage_text[] =
 	"                          until every target has exited; outputs are written\n"
 	"                          in every case, a second Ctrl-C quits at once)\n"
 	"  -F, --frequency HZ      samples per second per CPU, 1-10000 (default 99)\n"
+	"      --mode cpu|wall     cpu (default): where CPU time goes; wall: every\n"
+	"                          thread at the rate whether it runs or waits, the\n"
+	"                          wait shown as [off-CPU: FUNCTION] above the frame\n"
+	"                          that waited (sleeps, pipes, sockets, os.execute)\n"
 	"      --max-stacks N      distinct stacks the kernel buffers between two drains\n"
 	"                          (4 a second), 64-4194304 (default 8192); raise it\n"
 	"                          when lua-flame reports lost samples\n"
@@ -108,6 +112,7 @@ static const char usage_text[] =
 	"  lua-flame -p $(pgrep -o nginx) --children -d 10   # master and its workers\n"
 	"  lua-flame -o run.svg -- lua5.4 job.lua  # a whole run of a script\n"
 	"  lua-flame -p 4242 --threads -F 999 -d 5 # per thread, at a higher rate\n"
+	"  lua-flame -p 4242 --mode wall -d 10     # where the time goes, waits too\n"
 	"  lua-flame dump -p 4242                  # what is it doing right now?\n"
 	"  lua-flame top -p $(pgrep -o nginx) --children   # live: the busiest functions\n"
 	"  lua-flame render -o old.svg old.folded  # flame graph of any folded file\n"
@@ -120,7 +125,7 @@ static const char usage_text[] =
 	"See lua-flame(1).\n";
 
 enum { OPT_FORMAT = 256, OPT_THREADS, OPT_NO_KERNEL, OPT_KERNEL, OPT_STATS, OPT_MAX_STACKS, OPT_LINES,
-       OPT_PIDS, OPT_CHILDREN, OPT_BTF, OPT_ADDRESSES, OPT_OUTPUT_MODE, OPT_MAX_PROFILE_MB };
+       OPT_PIDS, OPT_CHILDREN, OPT_BTF, OPT_ADDRESSES, OPT_OUTPUT_MODE, OPT_MAX_PROFILE_MB, OPT_MODE };
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
@@ -139,6 +144,7 @@ static const struct option long_opts[] = {
 	{ "pids", no_argument, NULL, OPT_PIDS },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "btf", required_argument, NULL, OPT_BTF },
+	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "output-mode", required_argument, NULL, OPT_OUTPUT_MODE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -247,6 +253,12 @@ static int parse_option(int c, char **argv, struct record_opts *o, const char **
 	case OPT_PIDS: o->pid_roots = 1; return 0;
 	case OPT_CHILDREN: o->children = 1; return 0;
 	case OPT_BTF: o->btf = optarg; return 0;
+	case OPT_MODE:
+		if (strcmp(optarg, "cpu") && strcmp(optarg, "wall"))
+			return usage_error("invalid --mode '%s': expected cpu (where CPU time goes) or wall (every "
+					   "thread, running or waiting)", optarg);
+		o->wall = !strcmp(optarg, "wall");
+		return 0;
 	case OPT_OUTPUT_MODE: {
 		char *end;
 		unsigned long m = strtoul(optarg, &end, 8);
@@ -316,6 +328,9 @@ static int parse_top(int argc, char **argv, struct record_opts *o)
 		if (c == 'o' || c == OPT_FORMAT)
 			return usage_error("%s", "top shows the profile as it runs and writes no file; to keep "
 					   "one, record it: lua-flame -p PID -o FILE");
+		if (c == OPT_MODE)
+			return usage_error("%s", "top shows CPU time; for wall-clock time record a profile: "
+					   "lua-flame -p PID --mode wall");
 		if ((rc = parse_option(c, argv, o, &format)))
 			return rc;
 	}
@@ -336,7 +351,7 @@ static int parse_dump(int argc, char **argv, struct record_opts *o)
 	o->duration = 0.2;
 	o->hz = 999;
 	while ((c = getopt_long(argc, argv, "+:p:d:F:o:qhV", long_opts, NULL)) != -1) {
-		if (c == 'o' || c == OPT_FORMAT || c == OPT_CHILDREN || c == OPT_PIDS)
+		if (c == 'o' || c == OPT_FORMAT || c == OPT_CHILDREN || c == OPT_PIDS || c == OPT_MODE)
 			return usage_error("dump prints to the terminal and takes no '%s' (that is for "
 					   "recording a profile)", c == 'o' ? "-o" : argv[optind - 1]);
 		if ((rc = parse_option(c, argv, o, &format)))

@@ -198,6 +198,7 @@ static void describe_run(struct session *s, struct profile *p)
 	sb_free(&b);
 	proc_cmdline(s->tg.t[0].pid, p->command, sizeof(p->command));
 	p->hz = s->o->hz;
+	p->wall = s->o->wall;
 }
 
 static int preflight(const struct record_opts *o)
@@ -232,7 +233,7 @@ static int open_sampler(struct session *s)
 	 * program is not mapped yet, so it gets 1M rows. */
 	size_t rows = ut_rows(s->ut), extra = o->command ? 1 << 20 : 1 << 18;
 	struct sampler_cfg cfg = { o->threads, o->kernel, o->max_stacks, rows + rows / 2 + extra,
-				   ut_files(s->ut) * 2 + 1024, o->lines, o->btf };
+				   ut_files(s->ut) * 2 + 1024, o->lines, o->btf, o->wall ? o->hz : 0 };
 	int rc = 1;
 	ut_say_if_slow(s->ut, 0);
 	if (now_sec() - t0 >= 1.0)
@@ -293,6 +294,7 @@ static int session_record(struct session *s, double t0)
 		s->o->duration > 0 ? "" : "; press Ctrl-C to stop");
 	record_loop(s);
 	sampler_pause(s->smp); /* the time asked for is over: no sample after it */
+	sampler_wall_settle(s->smp);
 	sampler_stop_naming(s->smp);
 	sampler_drain(s->smp, stacks_collect, &s->sc);
 	sampler_stats(s->smp, s->st);
@@ -334,7 +336,7 @@ static int session_run(struct session *s, struct record_opts *o, struct profile 
 	if (rc)
 		return rc;
 	double t0 = now_sec();
-	s->sc = (struct stack_ctx){ .prof = prof, .sym = symbolizer_new(), .lines = o->lines };
+	s->sc = (struct stack_ctx){ .prof = prof, .sym = symbolizer_new(), .lines = o->lines, .kernel = o->kernel };
 	symbolizer_set_addresses(s->sc.sym, o->addresses);
 	s->tg.o = o;
 	s->tg.sc = &s->sc;

@@ -36,6 +36,7 @@ struct record_opts {
 	int addresses;     /* --addresses: unsymbolized native frames keep their own address */
 	int pid_roots;     /* --pids: root frame "comm-PID" instead of "comm" */
 	int children;      /* --children: follow descendants of the targets */
+	int wall;          /* --mode wall: every thread at the rate, on the CPU or off it */
 	unsigned max_stacks;
 	unsigned out_mode; /* permissions of the files written (--output-mode), 0600 by default */
 	const char *btf;   /* --btf: the kernel's BTF from this file; NULL: the kernel's own */

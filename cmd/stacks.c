@@ -261,6 +261,32 @@ static const struct lf_stack *cut_at_context(struct stack_ctx *c, const struct l
 	return &cut;
 }
 
+/* The scheduler's own functions, between a waiting thread's last frame and the wait. */
+static int scheduler_frame(const char *name)
+{
+	return strstr(name, "schedule") || strstr(name, "cond_resched") || !strncmp(name, "finish_task_switch", 18) ||
+	       !strncmp(name, "perf_", 5);
+}
+
+/* Wall mode: "[off-CPU: FN]" for a stack that left the CPU, FN the kernel function it waits
+ * in (the first frame outside the scheduler), "preempted" for a thread that stayed runnable. */
+static void offcpu_label(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
+{
+	const char *wait = NULL;
+	int nk = st->nkern < LF_MAX_KSTACK ? st->nkern : LF_MAX_KSTACK;
+	for (int i = 0; i < nk && !wait && !(st->flags & LF_FLAG_RUNNABLE); i++) {
+		const char *name = symbolize_kernel_name(c->sym, st->kern[i]);
+		if (name && !scheduler_frame(name))
+			wait = name;
+	}
+	sb_puts(out, ";" LF_LABEL_OFFCPU);
+	if (st->flags & LF_FLAG_RUNNABLE)
+		sb_puts(out, ": preempted");
+	else if (wait)
+		sb_printf(out, ": %.80s", wait);
+	sb_puts(out, "]");
+}
+
 /* Appends the folded frames of st (without the count) to out. */
 static void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
 {
@@ -290,6 +316,11 @@ static void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct s
 			symbolize_user(c->sym, (pid_t)st->pid, addr, tag != LF_TAG_EXACT, out);
 	}
 kernel:;
+	if (st->flags & LF_FLAG_OFFCPU) {
+		offcpu_label(c, st, out);
+		if (!c->kernel)
+			return;
+	}
 	int nk = st->nkern < LF_MAX_KSTACK ? st->nkern : LF_MAX_KSTACK;
 	for (int i = nk - 1; i >= 0; i--) {
 		sb_puts(out, ";");
@@ -330,6 +361,8 @@ void stacks_collect(const struct lf_stack_key *k, const struct lf_stack *st, voi
 {
 	struct stack_ctx *c = ctx;
 	(void)k;
+	if (!st->count) /* wall mode: a thread's stack made when it left the CPU, not yet counted */
+		return;
 	sb_reset(&c->line);
 	c->at_fiber = 0;
 	stacks_fold(c, st, &c->line);

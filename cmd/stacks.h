@@ -17,6 +17,7 @@ struct stack_ctx {
 	size_t ntargets;
 	struct sbuf line;
 	int lines;  /* Lua frames show the executing line */
+	int kernel; /* kernel frames are shown (off-CPU stacks always carry them, to name the wait) */
 	uint64_t gone;  /* samples with a Lua function that could not be named */
 	uint64_t jit_code; /* samples with a [jit code] frame not running the GC */
 	uint64_t fiber_roots; /* samples whose stack starts on a user-level context: complete */
@@ -27,6 +28,8 @@ struct stack_ctx {
 /* The root of a stack that starts on a user-level context (a fiber or coroutine of
  * boost.context, makecontext or a C coroutine library), whose entry nothing called. */
 #define LF_LABEL_FIBER "[fiber]"
+/* Wall mode: where a thread waited off the CPU, above the frame that waited. */
+#define LF_LABEL_OFFCPU "[off-CPU"
 
 void stacks_add_target(struct stack_ctx *c, pid_t pid);
 struct stack_target *stacks_target(struct stack_ctx *c, pid_t pid);

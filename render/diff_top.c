@@ -12,7 +12,7 @@
 /* Short kind names for a narrow column (kind_label's are for the legend). */
 static const char *const kind_short[KIND_COUNT] = {
 	[KIND_LUA] = "Lua", [KIND_JIT] = "Lua JIT", [KIND_NATIVE] = "C", [KIND_KERNEL] = "kernel",
-	[KIND_VM] = "VM", [KIND_MARKER] = "marker",
+	[KIND_VM] = "VM", [KIND_MARKER] = "marker", [KIND_OFFCPU] = "off-CPU",
 };
 
 struct fn {

@@ -38,6 +38,8 @@ static int lua_shaped(const char *s, size_t len)
 
 static enum frame_kind bracketed(const char *s, size_t len)
 {
+	if (starts_with(s, len, "[off-CPU"))
+		return KIND_OFFCPU;
 	static const char *const markers[] = { "[unknown", "[unwind", "[truncat", "[lost", "[missing",
 		"[error", "[no ", "[idle" };
 	static const char *const native[] = { "[vdso]", "[vsyscall]", "[heap]", "[stack]", "[anon" };
@@ -70,6 +72,7 @@ const char *kind_label(enum frame_kind k)
 {
 	static const char *const labels[KIND_COUNT] = {
 		"Lua", "Lua (JIT trace)", "C/native", "kernel", "VM state (GC, JIT)", "unknown/marker",
+		"off-CPU (waiting)",
 	};
 	return (unsigned)k < KIND_COUNT ? labels[k] : "?";
 }
@@ -82,6 +85,7 @@ static const struct { double h0, h1, s0, s1, l0, l1; } palette[KIND_COUNT] = {
 	[KIND_KERNEL] = { 208, 232, 55, 70, 62, 72 },
 	[KIND_VM]     = { 44, 54, 85, 95, 52, 60 },
 	[KIND_MARKER] = { 0, 0, 0, 0, 66, 76 },
+	[KIND_OFFCPU] = { 250, 270, 30, 45, 56, 66 },
 };
 
 static double channel(double p, double q, double t)

@@ -13,6 +13,7 @@ enum frame_kind {
 	KIND_KERNEL,    /* ..._[k] */
 	KIND_VM,        /* [GC], [JIT compiler], [trace 17], [interpreter] */
 	KIND_MARKER,    /* [unknown], [unwind: ...], [truncated] */
+	KIND_OFFCPU,    /* [off-CPU: do_nanosleep]: wall mode, where a thread waited */
 	KIND_COUNT
 };
 

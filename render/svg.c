@@ -180,7 +180,7 @@ static void put_legend(const struct svg *s)
 		present[kind_of(s->l->frames[i].node->name, s->l->frames[i].node->len)] = 1;
 	outbuf_puts(s->out, "<g id=\"legend\">");
 	for (int k = 0; k < KIND_COUNT; k++) {
-		if (k == KIND_MARKER && !present[k])
+		if ((k == KIND_MARKER || k == KIND_OFFCPU) && !present[k])
 			continue;
 		char color[8];
 		const char *label = kind_label((enum frame_kind)k);

@@ -38,6 +38,11 @@ struct sampler {
 	struct lf_stack *fbuf;      /* the namer thread's copy of a new stack */
 	pthread_t namer;
 	int namer_on, namer_stop;
+	int wall_hz;                /* wall mode's rate, 0: CPU mode */
+	struct bpf_link **sw_links; /* wall mode: per CPU, threads leaving it */
+	int *sw_pfds;
+	struct bpf_link *in_link;   /* wall mode: threads switched in */
+	uint64_t off_settled;       /* wall mode: samples' worth of time off the CPU counted at the end */
 };
 
 /* A stack new in its generation: hand it over while its process is still as it was sampled. */
@@ -139,6 +144,14 @@ static int configure(struct sampler *s, const struct sampler_cfg *cfg, int walk_
 	s->skel->rodata->has_bpf_loop = loop;
 	s->skel->rodata->has_task_pt_regs = kf_task_pt_regs();
 	s->skel->rodata->walk_lua = walk_lua;
+	s->skel->rodata->wall_hz = (__u32)cfg->wall_hz;
+	s->wall_hz = cfg->wall_hz;
+	if (!cfg->wall_hz) { /* CPU mode: neither the programs nor the room of wall mode */
+		bpf_program__set_autoload(s->skel->progs.on_switch_out, false);
+		bpf_program__set_autoload(s->skel->progs.on_switch_in, false);
+		bpf_map__set_max_entries(s->skel->maps.off_stacks, 1);
+		bpf_map__set_max_entries(s->skel->maps.off_times, 1);
+	}
 	uint64_t dev, ino;
 	if (proc_self_in_child_pidns() == 1 && proc_ns_self_pidns(&dev, &ino) == 0) {
 		s->skel->rodata->pidns_dev = dev;
@@ -151,6 +164,8 @@ static int configure(struct sampler *s, const struct sampler_cfg *cfg, int walk_
 	if (!kf_nonprealloc_maps()) {
 		bpf_map__set_map_flags(s->skel->maps.stacks, bpf_map__map_flags(s->skel->maps.stacks) & ~BPF_F_NO_PREALLOC);
 		bpf_map__set_map_flags(s->skel->maps.procs, bpf_map__map_flags(s->skel->maps.procs) & ~BPF_F_NO_PREALLOC);
+		bpf_map__set_map_flags(s->skel->maps.off_stacks,
+				       bpf_map__map_flags(s->skel->maps.off_stacks) & ~BPF_F_NO_PREALLOC);
 	}
 	return 0;
 }
@@ -256,32 +271,29 @@ int sampler_take_rescans(struct sampler *s, pid_t *out, int *why, int max)
 	return n;
 }
 
-static int open_cpu_clock(int cpu, int hz)
+/* cpu-clock counts nanoseconds: a fixed period samples evenly, where frequency mode lets
+ * the kernel retune the period as it goes. Wall mode also takes every context switch. */
+static int open_cpu_event(int cpu, __u64 config, __u64 period)
 {
 	struct perf_event_attr a = {
 		.type = PERF_TYPE_SOFTWARE,
 		.size = sizeof(a),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		/* cpu-clock counts nanoseconds: a fixed period samples evenly, where frequency
-		 * mode lets the kernel retune the period as it goes. */
-		.sample_period = 1000000000ULL / (__u64)hz,
+		.config = config,
+		.sample_period = period,
 	};
 	return (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-int sampler_attach(struct sampler *s, int hz)
+/* Opens event config on every online CPU and attaches prog to each; 0 or an exit code. */
+static int attach_per_cpu(struct sampler *s, struct bpf_program *prog, __u64 config, __u64 period,
+			  int *pfds, struct bpf_link **links)
 {
-	s->ncpu = libbpf_num_possible_cpus();
-	if (s->ncpu <= 0)
-		return warnx_lf("cannot count CPUs"), 1;
-	s->links = xcalloc((size_t)s->ncpu, sizeof(*s->links));
-	s->pfds = xcalloc((size_t)s->ncpu, sizeof(*s->pfds));
-	for (int cpu = 0; cpu < s->ncpu; cpu++)
-		s->pfds[cpu] = -1;
 	int attached = 0;
+	for (int cpu = 0; cpu < s->ncpu; cpu++)
+		pfds[cpu] = -1;
 	for (int cpu = 0; cpu < s->ncpu; cpu++) {
-		s->pfds[cpu] = open_cpu_clock(cpu, hz);
-		if (s->pfds[cpu] < 0) {
+		pfds[cpu] = open_cpu_event(cpu, config, period);
+		if (pfds[cpu] < 0) {
 			if (errno == ENODEV)
 				continue; /* offline CPU */
 			int e = errno;
@@ -291,8 +303,8 @@ int sampler_attach(struct sampler *s, int hz)
 				 : "the kernel must support software perf events");
 			return e == EACCES || e == EPERM ? 2 : 1;
 		}
-		s->links[cpu] = bpf_program__attach_perf_event(s->skel->progs.on_sample, s->pfds[cpu]);
-		if (!s->links[cpu]) {
+		links[cpu] = bpf_program__attach_perf_event(prog, pfds[cpu]);
+		if (!links[cpu]) {
 			warnx_lf("attaching the BPF program to CPU %d failed: %s", cpu, strerror(errno));
 			return 1;
 		}
@@ -303,11 +315,44 @@ int sampler_attach(struct sampler *s, int hz)
 	return 0;
 }
 
+/* Wall mode: threads leaving a CPU, and threads switched in (the scheduler's tracepoint). */
+static int attach_wall(struct sampler *s)
+{
+	s->sw_links = xcalloc((size_t)s->ncpu, sizeof(*s->sw_links));
+	s->sw_pfds = xcalloc((size_t)s->ncpu, sizeof(*s->sw_pfds));
+	int rc = attach_per_cpu(s, s->skel->progs.on_switch_out, PERF_COUNT_SW_CONTEXT_SWITCHES, 1, s->sw_pfds,
+				s->sw_links);
+	if (rc)
+		return rc;
+	s->in_link = bpf_program__attach(s->skel->progs.on_switch_in);
+	if (!s->in_link) {
+		warnx_lf("attaching to the scheduler's sched_switch tracepoint failed: %s; --mode wall needs "
+			 "it (BTF-enabled tracepoints, kernel 5.5 or later)", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int sampler_attach(struct sampler *s, int hz)
+{
+	s->ncpu = libbpf_num_possible_cpus();
+	if (s->ncpu <= 0)
+		return warnx_lf("cannot count CPUs"), 1;
+	s->links = xcalloc((size_t)s->ncpu, sizeof(*s->links));
+	s->pfds = xcalloc((size_t)s->ncpu, sizeof(*s->pfds));
+	int rc = attach_per_cpu(s, s->skel->progs.on_sample, PERF_COUNT_SW_CPU_CLOCK, 1000000000ULL / (__u64)hz,
+				s->pfds, s->links);
+	return rc ? rc : s->wall_hz ? attach_wall(s) : 0;
+}
+
 void sampler_pause(struct sampler *s)
 {
 	for (int i = 0; s->pfds && i < s->ncpu; i++)
 		if (s->pfds[i] >= 0)
 			ioctl(s->pfds[i], PERF_EVENT_IOC_DISABLE, 0);
+	for (int i = 0; s->sw_pfds && i < s->ncpu; i++)
+		if (s->sw_pfds[i] >= 0)
+			ioctl(s->sw_pfds[i], PERF_EVENT_IOC_DISABLE, 0);
 }
 
 static void wait_for_programs(void)
@@ -349,6 +394,44 @@ long sampler_drain(struct sampler *s, sampler_cb cb, void *ctx)
 	return drained;
 }
 
+/* Credits one parked thread's time off the CPU up to now_ns to its stack. */
+static uint64_t settle_one(struct sampler *s, __u32 tid, const struct lf_parked *p, uint64_t now_ns)
+{
+	int kfd = bpf_map__fd(s->skel->maps.stacks);
+	unsigned __int128 units = (unsigned __int128)(now_ns - p->since) * (unsigned)s->wall_hz + p->carry;
+	uint64_t n = (uint64_t)(units / 1000000000u);
+	struct lf_stack_key key = p->key;
+	key.gen = s->skel->bss->cur_gen;
+	if (!n)
+		return 0;
+	if (bpf_map_lookup_elem(kfd, &key, s->buf) == 0)
+		s->buf->count += n;
+	else if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.off_stacks), &tid, s->buf) == 0)
+		s->buf->count = n;
+	else
+		return 0;
+	return bpf_map_update_elem(kfd, &key, s->buf, BPF_ANY) ? 0 : n;
+}
+
+void sampler_wall_settle(struct sampler *s)
+{
+	if (!s->wall_hz)
+		return;
+	bpf_link__destroy(s->in_link); /* no thread is credited twice */
+	s->in_link = NULL;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	int tfd = bpf_map__fd(s->skel->maps.off_times);
+	__u32 tid, *prev = NULL;
+	struct lf_parked p;
+	while (bpf_map_get_next_key(tfd, prev, &tid) == 0) {
+		prev = &tid;
+		if (bpf_map_lookup_elem(tfd, &tid, &p) == 0 && p.since && p.since < now_ns)
+			s->off_settled += settle_one(s, tid, &p, now_ns);
+	}
+}
+
 uint64_t sampler_stat(struct sampler *s, unsigned i)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -358,7 +441,7 @@ uint64_t sampler_stat(struct sampler *s, unsigned i)
 		for (int c = 0; c < ncpu; c++)
 			sum += v[c];
 	free(v);
-	return sum;
+	return sum + (i == LF_STAT_OFFCPU ? s->off_settled : 0);
 }
 
 void sampler_stats(struct sampler *s, uint64_t out[LF_STAT_MAX])
@@ -376,8 +459,16 @@ void sampler_close(struct sampler *s)
 		if (s->pfds[i] >= 0)
 			close(s->pfds[i]);
 	}
+	for (int i = 0; s->sw_links && i < s->ncpu; i++) {
+		bpf_link__destroy(s->sw_links[i]);
+		if (s->sw_pfds[i] >= 0)
+			close(s->sw_pfds[i]);
+	}
+	bpf_link__destroy(s->in_link);
 	free(s->links);
 	free(s->pfds);
+	free(s->sw_links);
+	free(s->sw_pfds);
 	s->fresh_cb = NULL;
 	sampler_stop_naming(s);
 	ring_buffer__free(s->rb);

@@ -21,6 +21,7 @@ struct sampler_cfg {
 	size_t rows_cap, files_cap; /* unwind table capacity */
 	int lines;                  /* keep the innermost Lua frame's pc (--lines) */
 	const char *btf;            /* the kernel's BTF from this file (--btf); NULL: the kernel's */
+	int wall_hz;                /* --mode wall at this rate; 0: CPU time only */
 };
 
 /* Returns NULL with a message printed; *exit_code says 1 (failure) or 2 (environment). */
@@ -31,6 +32,8 @@ int sampler_add_target(struct sampler *s, pid_t pid);
 int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut);
 /* The file descriptor of the program's map called name (a runtime family's own), or < 0. */
 int sampler_map_fd(struct sampler *s, const char *name);
+/* Wall mode, once sampling is paused: threads still off the CPU are counted up to now. */
+void sampler_wall_settle(struct sampler *s);
 /* PIDs whose maps the BPF side asked to read again since the last call (at most max), each
  * with why (LF_RESCAN_*: a pc outside every known mapping, a VM's state missed). */
 int sampler_take_rescans(struct sampler *s, pid_t *out, int *why, int max);

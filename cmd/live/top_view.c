@@ -69,7 +69,7 @@ static void term_size(int *cols, int *rows)
 
 static const char *kind_short(int k)
 {
-	static const char *const names[KIND_COUNT] = { "Lua", "JIT", "C", "kernel", "VM", "marker" };
+	static const char *const names[KIND_COUNT] = { "Lua", "JIT", "C", "kernel", "VM", "marker", "off-CPU" };
 	return k >= 0 && k < KIND_COUNT ? names[k] : "?";
 }
 

@@ -23,6 +23,7 @@ struct profile {
 	char pids[256];
 	double duration;
 	int hz;
+	int wall;              /* wall-clock mode: off-CPU time counted too */
 	uint64_t lost;
 };
 

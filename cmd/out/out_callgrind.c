@@ -128,7 +128,7 @@ static void put_header(FILE *f, const struct profile *p)
 		put_name(f, p->command, strnlen(p->command, sizeof(p->command)));
 		putc('\n', f);
 	}
-	fprintf(f, "desc: Sampling: CPU time at %d Hz\n", p->hz > 0 ? p->hz : 99);
+	fprintf(f, "desc: Sampling: %s time at %d Hz\n", p->wall ? "wall-clock" : "CPU", p->hz > 0 ? p->hz : 99);
 	if (p->duration > 0)
 		fprintf(f, "desc: Duration: %.3f s\n", p->duration);
 	if (p->lost)

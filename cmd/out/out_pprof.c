@@ -270,9 +270,10 @@ int write_pprof(FILE *f, const struct profile *p)
 	pp->period = 1000000000 / pp->hz;
 	str(pp, "", 0);   /* string_table[0] must be "" */
 	put_value_type(pp, PROF_SAMPLE_TYPE, "samples", "count");
-	put_value_type(pp, PROF_SAMPLE_TYPE, "cpu", "nanoseconds");
-	put_top_int(pp, PROF_DEFAULT_SAMPLE_TYPE, str(pp, "cpu", 3));
-	put_value_type(pp, PROF_PERIOD_TYPE, "cpu", "nanoseconds");
+	const char *time = p->wall ? "wall" : "cpu"; /* as pprof's Go profiles name them */
+	put_value_type(pp, PROF_SAMPLE_TYPE, time, "nanoseconds");
+	put_top_int(pp, PROF_DEFAULT_SAMPLE_TYPE, str(pp, time, strlen(time)));
+	put_value_type(pp, PROF_PERIOD_TYPE, time, "nanoseconds");
 	put_top_int(pp, PROF_PERIOD, pp->period);
 	put_run_facts(pp, p);
 	put_mapping(pp, p);

@@ -226,11 +226,16 @@ int symbolize_func_start(struct symbolizer *s, pid_t pid, uint64_t addr, uint64_
 	return 0;
 }
 
-void symbolize_kernel(struct symbolizer *s, uint64_t addr, struct sbuf *out)
+const char *symbolize_kernel_name(struct symbolizer *s, uint64_t addr)
 {
 	if (!s->ksyms)
 		s->ksyms = ksyms_load();
-	const char *name = ksyms_lookup(s->ksyms, addr);
+	return ksyms_lookup(s->ksyms, addr);
+}
+
+void symbolize_kernel(struct symbolizer *s, uint64_t addr, struct sbuf *out)
+{
+	const char *name = symbolize_kernel_name(s, addr);
 	sb_puts(out, name ? name : "[unknown]");
 	sb_puts(out, "_[k]");
 }

@@ -32,6 +32,8 @@ const char *symbolize_name(struct symbolizer *s, pid_t pid, uint64_t addr);
 int symbolize_func_start(struct symbolizer *s, pid_t pid, uint64_t addr, uint64_t *start);
 /* Appends the label of a kernel address, with perf's `_[k]` suffix. */
 void symbolize_kernel(struct symbolizer *s, uint64_t addr, struct sbuf *out);
+/* The kernel function holding addr, or NULL. */
+const char *symbolize_kernel_name(struct symbolizer *s, uint64_t addr);
 /* Forgets cached maps so the next lookup miss re-reads them (new libraries). */
 void symbolizer_new_epoch(struct symbolizer *s);
 #endif

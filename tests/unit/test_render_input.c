@@ -174,6 +174,9 @@ static void kinds(void)
 		{ "[interpreter]", KIND_VM },
 		{ "[unknown]", KIND_MARKER },
 		{ "[unwind: no table]", KIND_MARKER },
+		{ "[off-CPU: do_nanosleep]", KIND_OFFCPU },
+		{ "[off-CPU: preempted]", KIND_OFFCPU },
+		{ "[off-CPU]", KIND_OFFCPU },
 		{ "ngx_http_lua_content_handler", KIND_NATIVE },
 		{ "libfoo.so+0x1a2b", KIND_NATIVE },
 		{ "string.rep", KIND_NATIVE },
@@ -215,7 +218,7 @@ static void colors(void)
 	kind_color(KIND_LUA, h, b);
 	CHECK_STR(a, b);
 	/* each kind stays in its own hue band, whatever the name */
-	static const int lo[KIND_COUNT] = { 90, 168, 0, 204, 40, -1 }, hi[KIND_COUNT] = { 140, 196, 36, 236, 58, -1 };
+	static const int lo[KIND_COUNT] = { 90, 168, 0, 204, 40, -1, 246 }, hi[KIND_COUNT] = { 140, 196, 36, 236, 58, -1, 274 };
 	int off = 0, shades = 0;
 	for (int k = 0; k < KIND_COUNT; k++) {
 		char first[8] = "";

@@ -104,7 +104,8 @@ static __always_inline void count_stack_n(struct lf_stack *s, __u64 h, __u64 n)
 	};
 	struct lf_stack *old = bpf_map_lookup_elem(&stacks, &key);
 	if (old) {
-		__sync_fetch_and_add(&old->count, n);
+		if (n) /* no atomic op on a constant 0: clang makes it an atomic OR, which 5.10 lacks */
+			__sync_fetch_and_add(&old->count, n);
 		return;
 	}
 	s->count = n;
@@ -114,10 +115,10 @@ static __always_inline void count_stack_n(struct lf_stack *s, __u64 h, __u64 n)
 		return;
 	}
 	old = bpf_map_lookup_elem(&stacks, &key);
-	if (old)
-		__sync_fetch_and_add(&old->count, n);
-	else
+	if (!old)
 		stat_inc(LF_STAT_LOST_MAPFULL);
+	else if (n)
+		__sync_fetch_and_add(&old->count, n);
 }
 
 #include "wall.bpf.h"

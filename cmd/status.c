@@ -155,6 +155,11 @@ void status_summary(const struct record_opts *o, const struct profile *p, const 
 		 (unsigned long long)p->total, (unsigned long long)r->st[LF_STAT_LOST_MAPFULL], p->n,
 		 n ? 100.0 * (double)whole / (double)n : 0.0, p->duration);
 	print_lua(r);
+	if (o->wall)
+		warnx_lf("wall clock: %llu samples on a CPU, %llu off it (waiting, or preempted)%s",
+			 (unsigned long long)r->st[LF_STAT_SAMPLES], (unsigned long long)r->st[LF_STAT_OFFCPU],
+			 r->st[LF_STAT_OFF_LOST] ? "; some time off the CPU was lost: more threads blocked than "
+						   "lua-flame keeps (4096)" : "");
 	if (r->gone)
 		warnx_lf("%llu samples (%.1f%%) have a Lua function that was freed, or whose process exited, "
 			 "before its name could be read (a state closed right after its work, a VM per request?): "

@@ -64,6 +64,7 @@ build_initramfs() {
 		[ -e "$TREE$p" ] || ln -s "$(readlink -f "$p")" "$TREE$p"
 	done
 	cp "$ROOT/tests/kernel/split.lua" "$TREE/split.lua"
+	cp "$ROOT/tests/lua/wall_split.lua" "$TREE/wall_split.lua"
 	cp "$ROOT/tests/kernel/guest.sh" "$TREE/init" && chmod +x "$TREE/init"
 	(cd "$TREE" && find . | cpio -o -H newc --quiet | gzip -1) >"$KC/initramfs.gz"
 }

@@ -27,6 +27,9 @@ check "wall: off-CPU frames only above Lua that waited or was preempted" \
 check "wall: the spawn's wait in clone3 is rooted like the rest" \
 	[ "$(count "$OUT/wall.folded" "^lua5.4;_start;([^;]*;)*$W(;[^;]*)*;\\[off-CPU")" = "$(count "$OUT/wall.folded" ";$W(;[^;]*)*;\\[off-CPU")" ]
 check "wall: the summary counts every sample" grep -q "^lua-flame: $n samples (0 lost)" "$OUT/wall.err"
+on=$(sed -n 's/^lua-flame: wall clock: \([0-9]*\) samples on a CPU, \([0-9]*\) off it.*/\1/p' "$OUT/wall.err")
+off=$(sed -n 's/^lua-flame: wall clock: \([0-9]*\) samples on a CPU, \([0-9]*\) off it.*/\2/p' "$OUT/wall.err")
+check "wall: the summary splits them on and off the CPU (${on:-?} + ${off:-?} = $n)" [ "$((${on:-0} + ${off:-0}))" = "$n" ]
 nc=$(total "$OUT/cpu.folded") cw=$(share "$OUT/cpu.folded" ";$W") cb=$(share "$OUT/cpu.folded" ";$B")
 check "cpu: computing >= 95% ($cb% of $nc)" [ "$cb" -ge 95 ]
 check "cpu: waiting <= 3% ($cw%)" [ "$cw" -le 3 ]

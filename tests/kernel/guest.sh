@@ -1,7 +1,8 @@
 #!/bin/sh
 # /init of the kernel-test initramfs: mounts what lua-flame needs, profiles Debian's lua5.4,
-# lua5.1 and luajit running split.lua with -p and with -- COMMAND, records a dump, prints every
-# output between markers on the console for the host to check, and powers off.
+# lua5.1 and luajit running split.lua with -p and with -- COMMAND, records a dump and a
+# wall-clock profile, prints every output between markers on the console for the host to
+# check, and powers off.
 /bin/busybox --install -s /bin
 mkdir -p /proc /sys /dev /tmp /run
 mount -t proc proc /proc
@@ -43,6 +44,14 @@ for lua in lua5.4 lua5.1 luajit; do
 	/lua-flame --stats -F 499 -o "/tmp/$lua-cmd.folded" -- $lua /split.lua "$SECS" >"/tmp/$lua-cmd.log" 2>&1
 	emit "$lua-cmd" $?
 done
+# wall mode: the scheduler's events and the time off the CPU (busybox's sh and sleep serve
+# os.execute)
+lua5.4 /wall_split.lua &
+pid=$!
+sleep 1
+/lua-flame --stats -p "$pid" -d "$SECS" --mode wall -o /tmp/lua5.4-wall.folded >/tmp/lua5.4-wall.log 2>&1
+emit lua5.4-wall $?
+kill -9 "$pid"
 /lua-flame --version
 echo "==DONE"
 poweroff -f

@@ -95,30 +95,33 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } fresh SEC(".maps");
 
-/* Adds n to the count of s's stack (whose hash is h) in the current generation, making its
- * entry (announced on `fresh`) if it is new; with n 0, only makes it. */
+/* Adds n to the count of key's stack, making its entry from s (announced on `fresh`) if it
+ * is new in this generation; with n 0, only makes it. */
+static __always_inline void add_stack(struct lf_stack_key *key, struct lf_stack *s, __u64 n)
+{
+	struct lf_stack *old = bpf_map_lookup_elem(&stacks, key);
+	if (!old) {
+		s->count = n;
+		if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST) == 0) {
+			if (bpf_ringbuf_output(&fresh, key, sizeof(*key), 0))
+				stat_inc(LF_STAT_FRESH_LOST);
+			return;
+		}
+		old = bpf_map_lookup_elem(&stacks, key); /* made by another CPU meanwhile */
+	}
+	if (!old)
+		stat_inc(LF_STAT_LOST_MAPFULL);
+	else if (n) /* no atomic op on a constant 0: clang makes it an atomic OR, which 5.10 lacks */
+		__sync_fetch_and_add(&old->count, n);
+}
+
+/* Adds n to the count of s's stack (whose hash is h) in the current generation. */
 static __always_inline void count_stack_n(struct lf_stack *s, __u64 h, __u64 n)
 {
 	struct lf_stack_key key = {
 		.hash = h, .pid = s->pid, .tid = s->tid, .gen = cur_gen,
 	};
-	struct lf_stack *old = bpf_map_lookup_elem(&stacks, &key);
-	if (old) {
-		if (n) /* no atomic op on a constant 0: clang makes it an atomic OR, which 5.10 lacks */
-			__sync_fetch_and_add(&old->count, n);
-		return;
-	}
-	s->count = n;
-	if (bpf_map_update_elem(&stacks, &key, s, BPF_NOEXIST) == 0) {
-		if (bpf_ringbuf_output(&fresh, &key, sizeof(key), 0))
-			stat_inc(LF_STAT_FRESH_LOST);
-		return;
-	}
-	old = bpf_map_lookup_elem(&stacks, &key);
-	if (!old)
-		stat_inc(LF_STAT_LOST_MAPFULL);
-	else if (n)
-		__sync_fetch_and_add(&old->count, n);
+	add_stack(&key, s, n);
 }
 
 #include "wall.bpf.h"

@@ -1,6 +1,6 @@
 /* Wall mode: a target thread's stack is kept where it leaves the CPU (on_switch_out), and
  * when it runs again the time it was off counts as that many samples at the rate, with the
- * remainder carried to the next time. Included by profile.bpf.c after count_stack_n. */
+ * remainder carried to the next time. Included by profile.bpf.c after add_stack. */
 #ifndef LF_WALL_BPF_H
 #define LF_WALL_BPF_H
 
@@ -76,27 +76,11 @@ static __always_inline void wall_credit(__u32 tid, const struct lf_parked *t, __
 {
 	struct lf_stack_key key = t->key;
 	key.gen = cur_gen;
-	struct lf_stack *e = bpf_map_lookup_elem(&stacks, &key);
-	if (e) {
-		__sync_fetch_and_add(&e->count, n);
-		return;
-	}
 	struct lf_stack *s = bpf_map_lookup_elem(&off_stacks, &tid);
-	if (!s) {
-		stat_inc(LF_STAT_OFF_LOST);
-		return;
-	}
-	s->count = n;
-	if (bpf_map_update_elem(&stacks, &key, s, BPF_NOEXIST) == 0) {
-		if (bpf_ringbuf_output(&fresh, &key, sizeof(key), 0))
-			stat_inc(LF_STAT_FRESH_LOST);
-		return;
-	}
-	e = bpf_map_lookup_elem(&stacks, &key);
-	if (e)
-		__sync_fetch_and_add(&e->count, n);
+	if (s)
+		add_stack(&key, s, n);
 	else
-		stat_inc(LF_STAT_LOST_MAPFULL);
+		stat_inc(LF_STAT_OFF_LOST);
 }
 
 /* A thread is switched in: if it was parked, its time off the CPU is counted. */

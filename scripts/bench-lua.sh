@@ -83,9 +83,13 @@ end
 r(tonumber(arg[1]))
 LUA
 
+# proc_cpu_ms PID: user + system time of every thread of PID, in milliseconds.
+proc_cpu_ms() { sed 's/.*) //' /proc/"$1"/stat 2>/dev/null | awk -v t="$(getconf CLK_TCK)" '{ print ($12 + $13) * 1000 / t }'; }
+
 # bpf_case NAME CMD...: RUNS runs of CMD profiled at 999 Hz, each measuring SECS seconds
-# of BPF counters. Appends "ns_per_sample ns_per_tick lua_frames native_frames samples load"
-# lines to $W/bpf.NAME.
+# of BPF counters. Appends "ns_per_sample ns_per_tick lua_frames native_frames samples load
+# faults_per_sample lua_flame_cpu_ms_per_1000_samples lua_flame_peak_rss_mib" lines to
+# $W/bpf.NAME.
 bpf_case() {
 	name=$1; shift
 	: >"$W/bpf.$name"
@@ -107,7 +111,10 @@ bpf_case() {
 			perf stat -x, -e exceptions:page_fault_kernel -p "$tp" -o "$W/pf" -- sleep "$SECS" 2>/dev/null &
 			pf=$!
 		fi
-		l0=$(load1); a=$(bpf_counters "$lp"); sleep "$SECS"; b=$(bpf_counters "$lp"); l1=$(load1)
+		l0=$(load1); c0=$(proc_cpu_ms "$lp"); a=$(bpf_counters "$lp")
+		sleep "$SECS"
+		b=$(bpf_counters "$lp"); c1=$(proc_cpu_ms "$lp"); l1=$(load1)
+		rss=$(awk '/^VmHWM:/ { print $2 }' /proc/"$lp"/status 2>/dev/null)
 		faults=-1
 		[ -n "$pf" ] && wait "$pf" && faults=$(awk -F, '/page_fault_kernel/ { print $1 + 0 }' "$W/pf")
 		kill -INT "$lp" 2>/dev/null; wait "$lp"; rc=$?; forget $lp
@@ -117,11 +124,13 @@ bpf_case() {
 			continue
 		fi
 		fr=$(frames "$W/$name.folded")
-		echo "$a $b $fr" | awk -v l="$l0 $l1" -v f="${faults:--1}" '{ rt = $4 - $1; cnt = $5 - $2; s = $6 - $3
-			split(l, ld, " "); lo = ld[1] > ld[2] ? ld[1] : ld[2]
-			if (cnt > 0 && s > 0) printf "%.0f %.0f %d %d %d %s %s\n", rt / s, rt / cnt, $7, $8, s, lo,
-				f < 0 ? "n/a" : sprintf("%.3f", f / s) }' >>"$W/bpf.$name"
-		log "$name run $r: $(tail -1 "$W/bpf.$name") (ns/sample ns/tick lua native samples load faults/sample)"
+		echo "$a $b $fr" | awk -v l="$l0 $l1" -v f="${faults:--1}" -v c="${c0:-0} ${c1:-0}" -v m="${rss:-0}" '{
+			rt = $4 - $1; cnt = $5 - $2; s = $6 - $3
+			split(l, ld, " "); lo = ld[1] > ld[2] ? ld[1] : ld[2]; split(c, cp, " ")
+			if (cnt > 0 && s > 0) printf "%.0f %.0f %d %d %d %s %s %.1f %.1f\n", rt / s, rt / cnt, $7, $8, s, lo,
+				f < 0 ? "n/a" : sprintf("%.3f", f / s), 1000 * (cp[2] - cp[1]) / s, m / 1024 }' >>"$W/bpf.$name"
+		log "$name run $r: $(tail -1 "$W/bpf.$name") (ns/sample ns/tick lua native samples load faults/sample" \
+			"lua-flame-ms/1000-samples lua-flame-peak-MiB)"
 	done
 }
 
@@ -176,8 +185,6 @@ io.stdout:flush()
 io.read("l")
 LUA
 
-# proc_cpu_ms PID: user + system time of every thread of PID, in milliseconds.
-proc_cpu_ms() { sed 's/.*) //' /proc/"$1"/stat 2>/dev/null | awk -v t="$(getconf CLK_TCK)" '{ print ($12 + $13) * 1000 / t }'; }
 # costs BEFORE AFTER LF0 LF1 WALL_NS: "bpf_percent lua_flame_percent" of WALL_NS from two
 # bpf_counters readings and two proc_cpu_ms readings.
 costs() {
@@ -338,6 +345,9 @@ if want bpf; then
 	done
 	echo "  faulting user reads per sample (the target's kernel page faults while sampled; goal 0):"
 	echo "   $(for c in $CASES; do [ -s "$W/bpf.$c" ] && printf ' %s %s,' "$c" "$(col 7 "$W/bpf.$c")"; done | sed 's/,$//')"
+	echo "  lua-flame's own CPU per 1000 samples (naming, draining; ms) and its peak RSS (MiB):"
+	echo "   $(for c in $CASES; do [ -s "$W/bpf.$c" ] && printf ' %s %s ms %s MiB,' "$c" "$(col 8 "$W/bpf.$c")" \
+		"$(col 9 "$W/bpf.$c")"; done | sed 's/,$//')"
 	echo "  (vs native: minus the native-only case nearest in native frames. Per on_sample run,"
 	echo "   counting every tick of every CPU:$(for c in $CASES; do [ -s "$W/bpf.$c" ] &&
 		printf ' %s %s ns,' "$c" "$(col 2 "$W/bpf.$c")"; done | sed 's/,$//'))"

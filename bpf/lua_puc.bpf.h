@@ -18,7 +18,6 @@ struct {
 
 #define LF_STACK_NEAR (1ULL << 20) /* the sampled thread's stack above its sp (no lua_State there) */
 
-
 /* A lua_State of a VM user space has not found yet (a command's first VM, a thread's VM
  * made while recording): its global state's main thread points back to that global state.
  * The sample says so, and user space looks at once. */
@@ -33,11 +32,11 @@ static __always_inline int puc_state_shape(const struct lf_lua_cfg *c, __u64 g)
 /* Whether cand is a lua_State of one of pid's VMs: an object tagged as a thread whose l_G
  * is a known global state. Returns 2 for a lua_State of a VM user space has not found yet,
  * known by its shape: a host that makes a VM per request runs mostly in VMs not found yet,
- * and keeps L in whichever register each function of the core chose. A value that cannot
- * be a pointer to the heap costs no read: one outside the
- * process's data, or one into the sampled thread's own stack above sp (the C code spills
- * the global state there, so a stack slot can look like a lua_State but for its tag). The
- * tag is read first: most other objects stop there. */
+ * and keeps L in whichever register each function of the core chose.
+ * A value that cannot point into the heap costs no read: one outside the process's data, or
+ * one into the sampled thread's own stack above sp (the C code spills the global state
+ * there, so a stack slot can look like a lua_State but for its tag). The tag is read first:
+ * most other objects stop there. */
 __noinline int lf_lua_is_state(__u32 pid, __u64 cand, __u64 sp)
 {
 	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
@@ -119,6 +118,8 @@ static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid)
 			cand = found ? v : 0;
 		}
 		for (int i = 0; !found && i <= LF_NSAVED; i++) {
+			if ((__u32)i == hint)
+				continue; /* tried first */
 			__u64 v = i < LF_NSAVED ? u->regs[i] : u->bp;
 			found = lf_lua_is_state(pid, v, u->leaf_sp);
 			if (found) {

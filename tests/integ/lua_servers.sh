@@ -146,11 +146,12 @@ bg_start apache2 -X -f "$A/httpd.conf"
 ap=$LAST_PID
 profile_http apache "$ap" "$port"
 # handle is called from serve's code, serve from C: named by the global that holds it. A
-# request's functions may be closed before they are named (the summary counts them): 90% of
-# its Lua samples are named, and split within the usual 3 points. Each request's state is new,
-# found by its shape in whichever register holds it (measured 50/31/19).
+# request's functions may be closed before they are named (the summary counts them), and not
+# evenly over the request: 90% of its Lua samples are named, split within 6 points (measured
+# 46-50 / 30-31 / 19-24). Each request's state is new, found by its shape in whichever register
+# holds it.
 R="$ROOT/tests/lua/request.lua"
-checks apache ";lua_pcallk;serve \\([^;]*serve.lua:2\\);handle \\($R:13\\)" request.lua "9 10 11 3" apache2 90
+checks apache ";lua_pcallk;serve \\([^;]*serve.lua:2\\);handle \\($R:13\\)" request.lua "9 10 11 3" apache2 90 6
 gone=$(count "$OUT/apache.folded" '\[lua: function gone\]') n_all=$(total "$OUT/apache.folded")
 check "apache: functions freed before they were named in at most 12% of samples ($gone of $n_all)" \
 	[ $((gone * 100)) -le $((n_all * 12)) ]

@@ -151,9 +151,12 @@ void status_summary(const struct record_opts *o, const struct profile *p, const 
 {
 	uint64_t n = r->st[LF_STAT_SAMPLES], whole = r->st[LF_STAT_COMPLETE] + r->fiber_roots;
 	whole -= r->lua_partial < whole ? r->lua_partial : whole;
+	double pct = n ? 100.0 * (double)whole / (double)n : 0.0;
+	if (whole < n && pct > 99.9)
+		pct = 99.9; /* "100.0%" is for every stack complete, not 1 in 2,000 missing */
 	warnx_lf("%llu samples (%llu lost), %zu distinct stacks, %.1f%% complete, in %.1fs",
-		 (unsigned long long)p->total, (unsigned long long)r->st[LF_STAT_LOST_MAPFULL], p->n,
-		 n ? 100.0 * (double)whole / (double)n : 0.0, p->duration);
+		 (unsigned long long)p->total, (unsigned long long)r->st[LF_STAT_LOST_MAPFULL], p->n, pct,
+		 p->duration);
 	print_lua(r);
 	if (o->wall)
 		warnx_lf("wall clock: %llu samples on a CPU, %llu off it (waiting, or preempted)%s",

@@ -353,7 +353,7 @@ static int parse_dump(int argc, char **argv, struct record_opts *o)
 	while ((c = getopt_long(argc, argv, "+:p:d:F:o:qhV", long_opts, NULL)) != -1) {
 		if (c == 'o' || c == OPT_FORMAT || c == OPT_CHILDREN || c == OPT_PIDS || c == OPT_MODE)
 			return usage_error("dump prints to the terminal and takes no '%s' (that is for "
-					   "recording a profile)", c == 'o' ? "-o" : argv[optind - 1]);
+					   "recording a profile)", c == 'o' ? "-o" : c == OPT_MODE ? "--mode" : argv[optind - 1]);
 		if ((rc = parse_option(c, argv, o, &format)))
 			return rc;
 	}

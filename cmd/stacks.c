@@ -9,6 +9,7 @@
 #include "proc.h"
 #include "runtime.h"
 #include "safe_name.h"
+#include "thread_names.h"
 #include "stacks.h"
 #include "util.h"
 
@@ -90,11 +91,7 @@ static void end_label(struct stack_ctx *c, pid_t pid, __u32 mark, int has_outer,
 
 static void thread_level(pid_t pid, __u32 tid, struct sbuf *out)
 {
-	char path[64], name[64];
-	snprintf(path, sizeof(path), "/proc/%d/task/%u/comm", (int)pid, tid);
-	if (read_file(path, name, sizeof(name)) <= 0)
-		snprintf(name, sizeof(name), "thread");
-	name[strcspn(name, "\n")] = 0;
+	const char *name = thread_name(pid, tid);
 	sb_puts(out, ";");
 	sb_add_safe(out, name, strlen(name), SAFE_FOLDED_ROOT);
 	sb_printf(out, "-%u", tid);

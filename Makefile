@@ -84,6 +84,17 @@ $(B)/profile_compat.bpf.o: bpf/profile.bpf.c $(wildcard bpf/*.h) $(B)/vmlinux.h 
 $(B)/%.skel.h: $(B)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp && mv $@.tmp $@
 
+# The benchmark's floor (bench/): a program that only filters the PID and counts, and its loader.
+$(B)/bench/floor.bpf.o: bench/floor.bpf.c $(B)/vmlinux.h $(DEPSTAMP)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(BPFCFLAGS) -c $< -o $@
+
+$(B)/bench/floor.skel.h: $(B)/bench/floor.bpf.o
+	$(BPFTOOL) gen skeleton $< name floor_bpf > $@.tmp && mv $@.tmp $@
+
+$(B)/bench-floor: bench/floor.c $(B)/bench/floor.skel.h $(DEPSTAMP)
+	$(CC) $(CFLAGS) -I$(B)/bench $(LDFLAGS) -o $@ $< $(LIBS)
+
 $(B)/cmd/main.o: $(B)/build_id.h
 
 $(B)/%.o: %.c $(wildcard $(addsuffix /*.h,$(CMD_DIRS:/=)) bpf/*.h render/*.h) $(SKELS) $(DEPSTAMP)
@@ -116,7 +127,7 @@ demo: lua-flame
 	scripts/install-packages.sh --demo
 	scripts/demo.sh
 
-bench: lua-flame
+bench: lua-flame $(B)/bench-floor
 	scripts/install-packages.sh --test
 	scripts/bench.sh
 

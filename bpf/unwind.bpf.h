@@ -73,6 +73,20 @@ static __always_inline int step_fp(struct lf_ustate *u)
 	return 0;
 }
 
+/* The 8 bytes at addr, from the frame's slots read at base when they hold them (have), else
+ * read on their own. */
+static __always_inline int slot_at(struct lf_ustate *u, int have, __u64 base, __u64 addr, __u64 *v)
+{
+	__u64 off = addr - base;
+	if (have && off < sizeof(u->slots) && !(off & 7)) {
+		__u32 i = (__u32)(off / 8);
+		barrier_var(i); /* keeps the mask, which the verifier needs, from being folded away */
+		*v = u->slots[i & (LF_FRAME_SLOTS - 1)];
+		return 0;
+	}
+	return read_u64(addr, v);
+}
+
 static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *r)
 {
 	__u64 cfa;
@@ -97,22 +111,20 @@ static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *
 	default:
 		return LF_MARK_INVALID;
 	}
+	/* The return address, a saved rbp and the callee-saved registers lie just under the
+	 * CFA: one read of the frame's slots fetches them all (user reads cost far more than
+	 * the bytes they copy). Only the stack from the frame's sp up is read, which is mapped. */
+	__u64 base = cfa - 8 * LF_FRAME_SLOTS <= u->sp ? u->sp : cfa - 8 * LF_FRAME_SLOTS;
+	int have = cfa > u->sp && !((cfa - base) & 7) &&
+		   !bpf_probe_read_user(u->slots, sizeof(u->slots), (const void *)base);
 	__u64 ra, bp = u->bp;
-	if ((r->flags & LF_RULE_RBP_SAVED) && r->rbp_off == -16) {
-		__u64 pair[2]; /* push %rbp right after the call: one read for both */
-		if (bpf_probe_read_user(pair, sizeof(pair), (const void *)(cfa - 16)))
-			return LF_MARK_BAD_READ;
-		bp = pair[0];
-		ra = pair[1];
-	} else {
-		if (read_u64(cfa - 8, &ra))
-			return LF_MARK_BAD_READ;
-		if ((r->flags & LF_RULE_RBP_SAVED) && read_u64(cfa + (__s64)r->rbp_off, &bp))
-			return LF_MARK_BAD_READ;
-	}
+	if (slot_at(u, have, base, cfa - 8, &ra))
+		return LF_MARK_BAD_READ;
+	if ((r->flags & LF_RULE_RBP_SAVED) && slot_at(u, have, base, cfa + (__s64)r->rbp_off, &bp))
+		return LF_MARK_BAD_READ;
 	for (int i = 0; i < LF_NSAVED; i++)
 		if (r->saved[i])
-			read_u64(cfa + 8 * (__s64)r->saved[i], &u->regs[i]);
+			slot_at(u, have, base, cfa + 8 * (__s64)r->saved[i], &u->regs[i]);
 	u->sp = cfa;
 	u->bp = bp;
 	u->ip = ra;

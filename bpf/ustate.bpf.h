@@ -9,6 +9,7 @@
 struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
 
 #define LF_LJ_SEEN 4   /* VMs not found by user space that a CPU remembers (a power of two) */
+#define LF_FRAME_SLOTS 8 /* stack words under a CFA read at once (a power of two) */
 #define LF_CI_BUF 128 /* bytes of a CallInfo read at once (every version's is smaller) */
 
 struct lf_ustate {
@@ -55,6 +56,7 @@ struct lf_ustate {
 	 * ring, until the walk reaches the root (PUC: CallInfo addresses; LuaJIT: word pairs). */
 	__u64 ring[2 * LF_LUA_OUTER];
 	__u64 native_ring[LF_NATIVE_OUTER]; /* outermost native frames in order, while folding a deep stack */
+	__u64 slots[LF_FRAME_SLOTS]; /* the stack under the CFA of the frame being stepped */
 	/* Set by rt_begin (past the part cleared per sample, which the compiler can clear only up
 	 * to a size): where hosts enter the VM. PUC Lua's API functions, as pcs of the core file
 	 * (from lf_lua_cfg); LuaJIT's next C frame on the chain of one seen, whose caller entered

@@ -1,11 +1,14 @@
 #!/bin/sh
 # Benchmark of Lua stack walking: BPF run time per sample for lua5.4 and LuaJIT (-joff, JIT on)
-# at about 20 and 128 Lua frames against native-only stacks, the throughput cost on a CPU-bound
-# lua5.4 workload and on nginx+Lua under wrk at 99 and 999 Hz. Prints a table with goals.
+# at 5, 20 and 128 Lua frames and for native-only stacks (with and without frame pointers), each
+# beside the floor (bench/floor.bpf.c: a program that only filters the PID and counts, run on
+# the same target right after) and as a ratio to it; the throughput cost on a CPU-bound lua5.4
+# workload and on nginx+Lua under wrk at 99 and 999 Hz. Prints a table with goals.
 # Needs root, gcc, bpftool, jq, lua5.4, luajit, nginx with libnginx-mod-http-lua, wrk and curl.
 # Knobs: PARTS (any of "bpf cpu nginx", default all), RUNS (BPF runs per case, 3), SECS (seconds
-# measured per BPF run, 5), LUA_DEPTHS ("20 128"; past 192 frames the middle of the stack is
-# elided, e.g. 3000), JIT_DEPTHS ("20"), NATIVE_DEPTHS ("2 20"),
+# measured per BPF run, 5), LUA_DEPTHS ("5 20 128"; past 192 frames the middle of the stack is
+# elided, e.g. 3000), JIT_DEPTHS ("5 20 128"), NATIVE_DEPTHS ("8 32 120"), FLOOR (the floor's
+# loader, build/bench-floor),
 # ROUNDS (alternated throughput rounds, 3), CPU_SECS (length of the CPU-bound workload, 5),
 # WRK_SECS (10), LF (binary to measure), KEEP=1 keeps the work directory.
 set -u
@@ -14,9 +17,10 @@ LF=${LF:-$ROOT/lua-flame}
 PARTS=${PARTS:-bpf cpu nginx}
 RUNS=${RUNS:-3}
 SECS=${SECS:-5}
-LUA_DEPTHS=${LUA_DEPTHS:-20 128}
-JIT_DEPTHS=${JIT_DEPTHS:-20}
-NATIVE_DEPTHS=${NATIVE_DEPTHS:-2 20}
+LUA_DEPTHS=${LUA_DEPTHS:-5 20 128}
+JIT_DEPTHS=${JIT_DEPTHS:-5 20 128}
+NATIVE_DEPTHS=${NATIVE_DEPTHS:-8 32 120}
+FLOOR=${FLOOR:-$ROOT/build/bench-floor}
 ROUNDS=${ROUNDS:-3}
 CPU_SECS=${CPU_SECS:-5}
 WRK_SECS=${WRK_SECS:-10}
@@ -35,6 +39,7 @@ for tool in $need; do
 	command -v "$tool" >/dev/null || { log "$tool not found"; exit 1; }
 done
 [ -x "$LF" ] || { log "$LF not built; run make"; exit 1; }
+if want bpf && [ ! -x "$FLOOR" ]; then log "$FLOOR not built; run make build/bench-floor"; exit 1; fi
 
 cleanup() {
 	exec 3>&- 2>/dev/null
@@ -87,12 +92,13 @@ LUA
 proc_cpu_ms() { sed 's/.*) //' /proc/"$1"/stat 2>/dev/null | awk -v t="$(getconf CLK_TCK)" '{ print ($12 + $13) * 1000 / t }'; }
 
 # bpf_case NAME CMD...: RUNS runs of CMD profiled at 999 Hz, each measuring SECS seconds
-# of BPF counters. Appends "ns_per_sample ns_per_tick lua_frames native_frames samples load
-# faults_per_sample lua_flame_cpu_ms_per_1000_samples lua_flame_peak_rss_mib" lines to
-# $W/bpf.NAME.
+# of BPF counters, then the floor program on the same target for SECS seconds. Appends "ns_per_sample
+# ns_per_tick lua_frames native_frames samples load faults_per_sample
+# lua_flame_cpu_ms_per_1000_samples lua_flame_peak_rss_mib floor_ns_per_sample" lines to
+# $W/bpf.NAME, and each second's ns per sample to $W/sec.NAME (lua-flame) and $W/fsec.NAME (floor).
 bpf_case() {
 	name=$1; shift
-	: >"$W/bpf.$name"
+	: >"$W/bpf.$name"; : >"$W/sec.$name"; : >"$W/fsec.$name"
 	for r in $(seq "$RUNS"); do
 		"$@" >/dev/null 2>&1 & tp=$!; started $tp
 		sleep 0.3
@@ -111,43 +117,57 @@ bpf_case() {
 			perf stat -x, -e exceptions:page_fault_kernel -p "$tp" -o "$W/pf" -- sleep "$SECS" 2>/dev/null &
 			pf=$!
 		fi
-		l0=$(load1); c0=$(proc_cpu_ms "$lp"); a=$(bpf_counters "$lp")
-		sleep "$SECS"
-		b=$(bpf_counters "$lp"); c1=$(proc_cpu_ms "$lp"); l1=$(load1)
+		l0=$(load1); c0=$(proc_cpu_ms "$lp"); a=$(bpf_counters "$lp"); b=$a
+		for _ in $(seq "$SECS"); do
+			sleep 1
+			p=$b; b=$(bpf_counters "$lp")
+			echo "$p $b" | awk '$5 > $2 { printf "%.0f\n", ($4 - $1) / ($6 - $3) }' >>"$W/sec.$name"
+		done
+		c1=$(proc_cpu_ms "$lp"); l1=$(load1)
 		rss=$(awk '/^VmHWM:/ { print $2 }' /proc/"$lp"/status 2>/dev/null)
 		faults=-1
 		[ -n "$pf" ] && wait "$pf" && faults=$(awk -F, '/page_fault_kernel/ { print $1 + 0 }' "$W/pf")
 		kill -INT "$lp" 2>/dev/null; wait "$lp"; rc=$?; forget $lp
+		# the floor, on the same target with lua-flame gone
+		"$FLOOR" "$tp" 999 "$SECS" >"$W/floor.out" 2>"$W/floor.err" ||
+			log "$name run $r: the floor program failed: $(cat "$W/floor.err")"
+		awk '{ print $1 }' "$W/floor.out" >>"$W/fsec.$name"
+		fl=$(awk '{ print $1 }' "$W/floor.out" | median)
 		kill "$tp"; wait "$tp" 2>/dev/null; forget $tp
 		if [ "$rc" != 0 ] || [ ! -s "$W/$name.folded" ] || [ -z "$a" ] || [ -z "$b" ]; then
 			log "$name run $r: lua-flame failed (status $rc): $(tail -2 "$W/$name.err")"
 			continue
 		fi
 		fr=$(frames "$W/$name.folded")
-		echo "$a $b $fr" | awk -v l="$l0 $l1" -v f="${faults:--1}" -v c="${c0:-0} ${c1:-0}" -v m="${rss:-0}" '{
+		echo "$a $b $fr" | awk -v l="$l0 $l1" -v f="${faults:--1}" -v c="${c0:-0} ${c1:-0}" -v m="${rss:-0}" -v fl="${fl:-0}" '{
 			rt = $4 - $1; cnt = $5 - $2; s = $6 - $3
 			split(l, ld, " "); lo = ld[1] > ld[2] ? ld[1] : ld[2]; split(c, cp, " ")
-			if (cnt > 0 && s > 0) printf "%.0f %.0f %d %d %d %s %s %.1f %.1f\n", rt / s, rt / cnt, $7, $8, s, lo,
-				f < 0 ? "n/a" : sprintf("%.3f", f / s), 1000 * (cp[2] - cp[1]) / s, m / 1024 }' >>"$W/bpf.$name"
+			if (cnt > 0 && s > 0) printf "%.0f %.0f %d %d %d %s %s %.1f %.1f %s\n", rt / s, rt / cnt, $7, $8, s, lo,
+				f < 0 ? "n/a" : sprintf("%.3f", f / s), 1000 * (cp[2] - cp[1]) / s, m / 1024, (fl > 0 ? fl : "n/a") }' >>"$W/bpf.$name"
 		log "$name run $r: $(tail -1 "$W/bpf.$name") (ns/sample ns/tick lua native samples load faults/sample" \
-			"lua-flame-ms/1000-samples lua-flame-peak-MiB)"
+			"lua-flame-ms/1000-samples lua-flame-peak-MiB floor-ns/sample)"
 	done
 }
 
-CASES="$(for d in $NATIVE_DEPTHS; do printf 'native-%s ' "$d"; done
+CASES="$(for d in $NATIVE_DEPTHS; do printf 'native-%s nativefp-%s ' "$d" "$d"; done
 	for d in $LUA_DEPTHS; do printf 'lua54-%s ' "$d"; done; for d in $LUA_DEPTHS; do printf 'joff-%s ' "$d"; done
 	for d in $JIT_DEPTHS; do printf 'jit-%s ' "$d"; done)"
 log "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 if want bpf; then
 	P=$ROOT/tests/progs
 	CF="-O2 -fomit-frame-pointer -g0"
+	FP="-O2 -fno-omit-frame-pointer -g0"
+	mkdir -p "$W/fp"
 	gcc $CF -shared -fPIC -o "$W/libunwtest.so" "$P/unwind_lib.c" &&
-		gcc $CF -o "$W/unwind" "$P/unwind.c" -L"$W" -lunwtest -Wl,-rpath,"$W" -ldl -lpthread ||
+		gcc $CF -o "$W/unwind" "$P/unwind.c" -L"$W" -lunwtest -Wl,-rpath,"$W" -ldl -lpthread &&
+		gcc $FP -shared -fPIC -o "$W/fp/libunwtest.so" "$P/unwind_lib.c" &&
+		gcc $FP -o "$W/fp/unwind" "$P/unwind.c" -L"$W/fp" -lunwtest -Wl,-rpath,"$W/fp" -ldl -lpthread ||
 		{ log "building tests/progs/unwind.c failed"; exit 1; }
 	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null
 	for c in $CASES; do
 		case $c in
 		native-*) bpf_case "$c" "$W/unwind" deep "${c#*-}" ;;
+		nativefp-*) bpf_case "$c" "$W/fp/unwind" deep "${c#*-}" ;;
 		lua54-*) bpf_case "$c" lua5.4 "$W/rec.lua" "${c#*-}" ;;
 		joff-*) bpf_case "$c" luajit -joff "$W/rec.lua" "${c#*-}" ;;
 		jit-*) bpf_case "$c" luajit -jon "$W/rec.lua" "${c#*-}" ;;
@@ -315,41 +335,55 @@ spread() { sort -n | awk '{ v[NR] = $1 }
 	END { if (NR > 1 && v[1] > 0) printf "%.1f%%", 100 * (v[NR] - v[1]) / v[1]; else print "n/a" }'; }
 verdict() { awk -v v="$1" -v g="$2" 'BEGIN { if (v == "" || g == "") print ""; else print (v < g) ? "ok" : "MISSED" }'; }
 row() { printf '%-50s %11s %11s %10s %-7s %s\n' "$@"; }
+brow() { printf '%-46s %9s %9s %9s %7s %8s %-7s %s\n' "$@"; }
+p90() { sort -n | awk '{ v[NR] = $1 } END { if (NR) { i = int(0.9 * NR + 0.999); print v[i < 1 ? 1 : i] } }'; }
+# goal CASE: the largest ratio to the floor a case may show ("<= N"), or nothing.
+goal() {
+	case $1 in
+	native-32 | nativefp-32) echo "<= 5" ;;
+	native-120 | nativefp-120) echo "<= 10" ;;
+	lua54-20 | joff-20 | jit-20) echo "<= 8" ;;
+	lua54-128 | joff-128 | jit-128) echo "<= 20" ;;
+	esac
+}
 
 echo
 echo "lua-flame Lua stack benchmark ($(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%MZ))"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-row "measure" "median" "vs native" "goal" "result" "load"
 if want bpf; then
-	echo "BPF time per target sample at 999 Hz ($RUNS runs x ${SECS}s each):"
-	bases=""
-	for d in $NATIVE_DEPTHS; do
-		f=$W/bpf.native-$d
-		[ -s "$f" ] || { row "  native C, deep $d" "no data" "" "" "" ""; continue; }
-		ps=$(col 1 "$f"); nf=$(col 4 "$f")
-		bases="$bases $nf:$ps"
-		row "  native only, $nf frames (unwind deep $d)" "$ps ns" "" "< 1000 ns" "$(verdict "$ps" 1000)" "$(loads "$f" 6)"
-	done
-	# base NATIVE_FRAMES: the per-sample time of the native case nearest in native depth.
-	base() { echo "$bases" | tr ' ' '\n' | awk -F: -v n="$1" 'NF == 2 { d = $1 - n; d = d < 0 ? -d : d
-		if (best == "" || d < best) { best = d; v = $2 } } END { print v }'; }
+	echo "BPF time per target sample at 999 Hz ($RUNS runs x ${SECS}s), beside the floor program measured on"
+	echo "the same target right after lua-flame (median of each run; p90 of the runs' seconds):"
+	brow "case" "median" "p90" "floor" "ratio" "goal" "result" "load"
 	for c in $CASES; do
-		f=$W/bpf.$c
-		case $c in native-*) continue ;; lua54-*) what="lua5.4" ;; joff-*) what="luajit -joff" ;; *) what="luajit JIT on" ;; esac
-		[ -s "$f" ] || { row "  $what, r(${c#*-})" "no data" "" "" "" ""; continue; }
-		ps=$(col 1 "$f"); lf=$(col 3 "$f"); nf=$(col 4 "$f"); b=$(base "$nf")
-		case $c in jit-*) what="$what, $lf Lua (loop traced) + $nf native" ;; *) what="$what, $lf Lua + $nf native frames" ;; esac
-		added=$(awk -v a="$ps" -v b="$b" 'BEGIN { if (b != "") printf "%+d ns", a - b }')
-		row "  $what" "$ps ns" "$added" "< 5000 ns" "$(verdict "$ps" 5000)" "$(loads "$f" 6)"
+		f=$W/bpf.$c d=${c#*-}
+		[ -s "$f" ] || { brow "$c" "no data" "" "" "" "" "" ""; continue; }
+		ps=$(col 1 "$f"); lf=$(col 3 "$f"); nf=$(col 4 "$f")
+		fl=$(median <"$W/fsec.$c"); p9=$(p90 <"$W/sec.$c")
+		case $c in
+		native-*) what="native, $nf frames" ;;
+		nativefp-*) what="native, frame pointers, $nf frames" ;;
+		lua54-*) what="lua5.4, $lf Lua + $nf native" ;;
+		joff-*) what="luajit -joff, $lf Lua + $nf native" ;;
+		*) what="luajit JIT on, $lf Lua (traced) + $nf native" ;;
+		esac
+		g=$(goal "$c")
+		r=$(awk -v a="$ps" -v b="$fl" 'BEGIN { if (b > 0) printf "%.1fx", a / b }')
+		ok=$(awk -v r="${r%x}" -v g="${g#<= }" 'BEGIN { if (g != "" && r != "") print (r + 0 <= g + 0) ? "ok" : "MISSED" }')
+		brow "$what" "$ps ns" "${p9:-n/a} ns" "${fl:-n/a} ns" "${r:-n/a}" "${g:+${g}x}" "$ok" "$(loads "$f" 6)"
+	done
+	for d in $NATIVE_DEPTHS; do
+		[ -s "$W/bpf.native-$d" ] && [ -s "$W/bpf.nativefp-$d" ] || continue
+		r=$(awk -v a="$(col 1 "$W/bpf.nativefp-$d")" -v b="$(col 1 "$W/bpf.native-$d")" 'BEGIN { if (b > 0) printf "%.2fx", a / b }')
+		ok=$(awk -v r="${r%x}" 'BEGIN { if (r != "") print (r + 0 <= 1.05) ? "ok" : "MISSED" }')
+		brow "frame pointers vs none, deep $d" "" "" "" "$r" "<= 1.05x" "$ok" ""
 	done
 	echo "  faulting user reads per sample (the target's kernel page faults while sampled; goal 0):"
 	echo "   $(for c in $CASES; do [ -s "$W/bpf.$c" ] && printf ' %s %s,' "$c" "$(col 7 "$W/bpf.$c")"; done | sed 's/,$//')"
 	echo "  lua-flame's own CPU per 1000 samples (naming, draining; ms) and its peak RSS (MiB):"
 	echo "   $(for c in $CASES; do [ -s "$W/bpf.$c" ] && printf ' %s %s ms %s MiB,' "$c" "$(col 8 "$W/bpf.$c")" \
 		"$(col 9 "$W/bpf.$c")"; done | sed 's/,$//')"
-	echo "  (vs native: minus the native-only case nearest in native frames. Per on_sample run,"
-	echo "   counting every tick of every CPU:$(for c in $CASES; do [ -s "$W/bpf.$c" ] &&
+	echo "  (per on_sample run, counting every tick of every CPU:$(for c in $CASES; do [ -s "$W/bpf.$c" ] &&
 		printf ' %s %s ns,' "$c" "$(col 2 "$W/bpf.$c")"; done | sed 's/,$//'))"
 fi
 # throughput UNIT FILE_PREFIX COL SIGN: medians of column COL of PREFIX.off, .99 and .999
@@ -380,6 +414,10 @@ IRQNOTE=""
 if { zcat /proc/config.gz 2>/dev/null || cat "/boot/config-$(uname -r)" 2>/dev/null; } |
 	grep -q '^CONFIG_IRQ_TIME_ACCOUNTING=y'; then
 	IRQNOTE="; IRQ time accounted apart: BPF time not included"
+fi
+if want cpu || want nginx; then
+	echo
+	row "measure" "median" "" "goal" "result" "load"
 fi
 if want cpu; then
 	echo "CPU-bound lua5.4, $CPU_N iterations ($ROUNDS runs per setting, alternated); wall time:"

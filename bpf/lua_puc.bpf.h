@@ -339,6 +339,25 @@ static __always_inline void puc_walk_thread(struct lf_stack *s, struct lf_ustate
 	LF_WALK_LUA(u, w, puc_step_cb);
 }
 
+struct puc_threads {
+	struct lf_stack *s;
+	struct lf_ustate *u;
+	const struct lf_lua_cfg *c;
+};
+
+/* The walk of the t-th lua_State seen: a bpf_loop callback where there is bpf_loop, so that
+ * the verifier checks the walk once rather than once per lua_State. */
+static long puc_thread_cb(__u32 t, void *data)
+{
+	struct puc_threads *p = data;
+	struct lf_ustate *u = p->u;
+	if (t >= u->nthreads || t >= LF_MAX_LTHREADS)
+		return 1;
+	barrier_var(t); /* keeps the mask below, which the verifier needs */
+	puc_walk_thread(p->s, u, p->c, u->threads[t & (LF_MAX_LTHREADS - 1)], u->nthreads - t);
+	return 0;
+}
+
 /* After the native walk: the Lua frames of every lua_State seen, then where each ran. */
 static __always_inline void puc_append(struct lf_stack *s, struct lf_ustate *u)
 {
@@ -346,11 +365,15 @@ static __always_inline void puc_append(struct lf_stack *s, struct lf_ustate *u)
 	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
 	if (!c || !u->nthreads)
 		return;
-	for (__u32 t = 0; t < LF_MAX_LTHREADS; t++) {
-		if (t >= u->nthreads)
-			break;
-		puc_walk_thread(s, u, c, u->threads[t], u->nthreads - t);
-	}
+	struct puc_threads pt = { s, u, c };
+#ifndef LF_NO_BPF_LOOP
+	if (has_bpf_loop)
+		bpf_loop(LF_MAX_LTHREADS, puc_thread_cb, &pt, 0);
+	else
+#endif
+		for (__u32 t = 0; t < LF_MAX_LTHREADS; t++)
+			if (puc_thread_cb(t, &pt))
+				break;
 	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
 		if (i >= u->nlpos)
 			break;

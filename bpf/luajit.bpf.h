@@ -176,6 +176,28 @@ static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate 
 
 /* After the native walk: the frames of the running lua_State, then of the threads that
  * resumed it (found along the chain of the VM's C frames), innermost first. */
+struct lj_threads {
+	struct lf_stack *s;
+	struct lf_ustate *u;
+	const struct lf_lj_cfg *c;
+	__u64 L; /* the VM's running lua_State, walked already */
+};
+
+/* The walk of the t-th lua_State seen, unless it is the running one: a bpf_loop callback
+ * where there is bpf_loop, so that the verifier checks the walk once, not once per state. */
+static long lj_thread_cb(__u32 t, void *data)
+{
+	struct lj_threads *p = data;
+	struct lf_ustate *u = p->u;
+	if (t >= u->nthreads || t >= LF_MAX_LTHREADS)
+		return 1;
+	barrier_var(t); /* keeps the mask below, which the verifier needs */
+	__u64 Lt = u->threads[t & (LF_MAX_LTHREADS - 1)], b = 0;
+	if (Lt != p->L && read_u64(Lt + p->c->L_base, &b) == 0)
+		lj_walk_thread(p->s, u, p->c, Lt, b, 0, ~(__s32)p->c->vmst_c, u->nthreads - t);
+	return 0;
+}
+
 static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 {
 	__u32 pid = s->pid;
@@ -209,14 +231,15 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 	/* cur_L is nearly always among the threads seen: the others share the room with it. */
 	lj_walk_thread(s, u, c, L, base, pc, vmstate, u->nthreads ? u->nthreads : 1);
 	/* Threads seen in the VM's C frames further out resumed this one: they wait in C. */
-	for (__u32 t = 0; t < LF_MAX_LTHREADS; t++) {
-		if (t >= u->nthreads)
-			break;
-		__u64 Lt = u->threads[t];
-		__u64 b = 0;
-		if (Lt != L && read_u64(Lt + c->L_base, &b) == 0)
-			lj_walk_thread(s, u, c, Lt, b, 0, ~(__s32)c->vmst_c, u->nthreads - t);
-	}
+	struct lj_threads lt = { s, u, c, L };
+#ifndef LF_NO_BPF_LOOP
+	if (has_bpf_loop)
+		bpf_loop(LF_MAX_LTHREADS, lj_thread_cb, &lt, 0);
+	else
+#endif
+		for (__u32 t = 0; t < LF_MAX_LTHREADS; t++)
+			if (lj_thread_cb(t, &lt))
+				break;
 	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
 		if (i >= u->nlpos)
 			break;

@@ -57,11 +57,47 @@ static __always_inline __u64 mix(__u64 h, __u64 w)
 	return h ^ (h >> 29);
 }
 
+#ifndef LF_NO_BPF_LOOP
+struct hash_ctx {
+	const struct lf_stack *s;
+	__u64 h;
+};
+
+/* One word of the record: the kernel's frames, then the user words. */
+static long hash_word(__u32 i, void *data)
+{
+	struct hash_ctx *c = data;
+	const struct lf_stack *s = c->s;
+	if (i < LF_MAX_KSTACK) {
+		if (i < s->nkern) {
+			barrier_var(i); /* keeps the mask, which the verifier needs, from being folded away */
+			c->h = mix(c->h, s->kern[i & (LF_MAX_KSTACK - 1)]);
+		}
+		return 0;
+	}
+	i -= LF_MAX_KSTACK;
+	if (i >= s->nuser)
+		return 1;
+	barrier_var(i);
+	c->h = mix(c->h, s->user[i & (LF_MAX_USTACK - 1)]);
+	return 0;
+}
+#endif
+
+/* The record's hash. Through bpf_loop where there is one: its callback is verified once,
+ * where an unrolled loop is verified at each of the several places a sample can end. */
 static __always_inline __u64 stack_hash(const struct lf_stack *s)
 {
 	__u64 h = mix(s->nkern, s->nuser);
 	if (s->flags & LF_FLAG_OFFCPU) /* the same frames on and off the CPU are two stacks */
 		h = mix(h, s->flags & (LF_FLAG_OFFCPU | LF_FLAG_RUNNABLE));
+#ifndef LF_NO_BPF_LOOP
+	if (has_bpf_loop) {
+		struct hash_ctx c = { s, h };
+		bpf_loop(LF_MAX_KSTACK + LF_MAX_USTACK, hash_word, &c, 0);
+		return c.h;
+	}
+#endif
 	for (int i = 0; i < LF_MAX_KSTACK; i++) {
 		if (i >= s->nkern)
 			break;

@@ -252,17 +252,54 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 /* After the walk: a stack deeper than the record keeps its innermost frames, then an
  * LF_TAG_ELIDED word, then its outermost frames in order; Lua positions follow their frames
  * (one in the left-out part goes to the marker). u->n becomes the number of words. */
+struct fold_ctx {
+	struct lf_stack *s;
+	struct lf_ustate *u;
+	__u32 first;
+};
+
+/* Outermost frame i into the ring's order, and back after the marker: bpf_loop callbacks
+ * where there is bpf_loop, as the verifier then checks each once, not once per iteration at
+ * each place a sample ends. */
+static long fold_take(__u32 i, void *data)
+{
+	struct fold_ctx *c = data;
+	__u32 j = LF_NATIVE_INNER + ((c->first + i - LF_NATIVE_INNER) & (LF_NATIVE_OUTER - 1));
+	barrier_var(i); /* keeps the mask, which the verifier needs, from being folded away */
+	c->u->native_ring[i & (LF_NATIVE_OUTER - 1)] = c->s->user[j & (LF_MAX_USTACK - 1)];
+	return 0;
+}
+
+static long fold_put(__u32 i, void *data)
+{
+	struct fold_ctx *c = data;
+	barrier_var(i);
+	c->s->user[(LF_NATIVE_INNER + 1 + (i & (LF_NATIVE_OUTER - 1))) & (LF_MAX_USTACK - 1)] =
+		c->u->native_ring[i & (LF_NATIVE_OUTER - 1)];
+	return 0;
+}
+
 static __always_inline void fold_deep(struct lf_stack *s, struct lf_ustate *u)
 {
 	__u32 n = u->n;
 	if (n <= LF_NATIVE_INNER + LF_NATIVE_OUTER)
 		return;
 	__u32 first = n - LF_NATIVE_OUTER; /* the outermost frames are first..n-1, all in the ring */
-	for (__u32 i = 0; i < LF_NATIVE_OUTER; i++)
-		u->native_ring[i] = s->user[LF_NATIVE_INNER + ((first + i - LF_NATIVE_INNER) & (LF_NATIVE_OUTER - 1))];
-	s->user[LF_NATIVE_INNER] = lf_word(LF_TAG_ELIDED, n - LF_NATIVE_INNER - LF_NATIVE_OUTER);
-	for (__u32 i = 0; i < LF_NATIVE_OUTER; i++)
-		s->user[LF_NATIVE_INNER + 1 + i] = u->native_ring[i];
+	struct fold_ctx fc = { s, u, first };
+#ifndef LF_NO_BPF_LOOP
+	if (has_bpf_loop) {
+		bpf_loop(LF_NATIVE_OUTER, fold_take, &fc, 0);
+		s->user[LF_NATIVE_INNER] = lf_word(LF_TAG_ELIDED, n - LF_NATIVE_INNER - LF_NATIVE_OUTER);
+		bpf_loop(LF_NATIVE_OUTER, fold_put, &fc, 0);
+	} else
+#endif
+	{
+		for (__u32 i = 0; i < LF_NATIVE_OUTER; i++)
+			fold_take(i, &fc);
+		s->user[LF_NATIVE_INNER] = lf_word(LF_TAG_ELIDED, n - LF_NATIVE_INNER - LF_NATIVE_OUTER);
+		for (__u32 i = 0; i < LF_NATIVE_OUTER; i++)
+			fold_put(i, &fc);
+	}
 	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
 		if (i >= u->nlpos)
 			break;

@@ -103,9 +103,21 @@ void sampler_stop_naming(struct sampler *s)
 
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG || !getenv("LUA_FLAME_DEBUG"))
+	const char *debug = getenv("LUA_FLAME_DEBUG");
+	if (!debug)
+		return 0;
+	/* "verifier": each program's verification statistics (load log), the rest of libbpf's
+	 * debug messages left out */
+	if (level == LIBBPF_DEBUG && (strcmp(debug, "verifier") || !strstr(fmt, "PROG LOAD LOG")))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
+}
+
+/* LUA_FLAME_DEBUG=verifier: the kernel logs each program's verification time and work. */
+static int verifier_stats(void)
+{
+	const char *debug = getenv("LUA_FLAME_DEBUG");
+	return debug && !strcmp(debug, "verifier");
 }
 
 /* Kernels before 5.13 refuse an object that merely refers to a callback, so where bpf_loop
@@ -116,7 +128,8 @@ static struct profile_bpf *profile_open(int with_loop, const char *btf)
 	struct profile_bpf *obj = calloc(1, sizeof(*obj));
 	if (!obj)
 		return NULL;
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf);
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf,
+			 .kernel_log_level = verifier_stats() ? 4 : 0);
 	int err = profile_bpf__create_skeleton(obj);
 	if (!err && !with_loop)
 		obj->skeleton->data = (void *)profile_compat_bpf__elf_bytes(&obj->skeleton->data_sz);

@@ -94,7 +94,7 @@ proc_cpu_ms() { sed 's/.*) //' /proc/"$1"/stat 2>/dev/null | awk -v t="$(getconf
 # bpf_case NAME CMD...: RUNS runs of CMD profiled at 999 Hz, each measuring SECS seconds
 # of BPF counters, then the floor program on the same target for SECS seconds. Appends "ns_per_sample
 # ns_per_tick lua_frames native_frames samples load faults_per_sample
-# lua_flame_cpu_ms_per_1000_samples lua_flame_peak_rss_mib floor_ns_per_sample" lines to
+# lua_flame_cpu_ms_per_1000_samples lua_flame_peak_rss_mib floor_ns_per_sample start_up_ms" lines to
 # $W/bpf.NAME, and each second's ns per sample to $W/sec.NAME (lua-flame) and $W/fsec.NAME (floor).
 bpf_case() {
 	name=$1; shift
@@ -133,19 +133,20 @@ bpf_case() {
 			log "$name run $r: the floor program failed: $(cat "$W/floor.err")"
 		awk '{ print $1 }' "$W/floor.out" >>"$W/fsec.$name"
 		fl=$(awk '{ print $1 }' "$W/floor.out" | median)
+		st=$(sed -n 's/.*sampling \([0-9]*\) ms after start.*/\1/p' "$W/$name.err")
 		kill "$tp"; wait "$tp" 2>/dev/null; forget $tp
 		if [ "$rc" != 0 ] || [ ! -s "$W/$name.folded" ] || [ -z "$a" ] || [ -z "$b" ]; then
 			log "$name run $r: lua-flame failed (status $rc): $(tail -2 "$W/$name.err")"
 			continue
 		fi
 		fr=$(frames "$W/$name.folded")
-		echo "$a $b $fr" | awk -v l="$l0 $l1" -v f="${faults:--1}" -v c="${c0:-0} ${c1:-0}" -v m="${rss:-0}" -v fl="${fl:-0}" '{
+		echo "$a $b $fr" | awk -v l="$l0 $l1" -v f="${faults:--1}" -v c="${c0:-0} ${c1:-0}" -v m="${rss:-0}" -v fl="${fl:-0}" -v st="${st:-n/a}" '{
 			rt = $4 - $1; cnt = $5 - $2; s = $6 - $3
 			split(l, ld, " "); lo = ld[1] > ld[2] ? ld[1] : ld[2]; split(c, cp, " ")
-			if (cnt > 0 && s > 0) printf "%.0f %.0f %d %d %d %s %s %.1f %.1f %s\n", rt / s, rt / cnt, $7, $8, s, lo,
-				f < 0 ? "n/a" : sprintf("%.3f", f / s), 1000 * (cp[2] - cp[1]) / s, m / 1024, (fl > 0 ? fl : "n/a") }' >>"$W/bpf.$name"
+			if (cnt > 0 && s > 0) printf "%.0f %.0f %d %d %d %s %s %.1f %.1f %s %s\n", rt / s, rt / cnt, $7, $8, s, lo,
+				f < 0 ? "n/a" : sprintf("%.3f", f / s), 1000 * (cp[2] - cp[1]) / s, m / 1024, (fl > 0 ? fl : "n/a"), st }' >>"$W/bpf.$name"
 		log "$name run $r: $(tail -1 "$W/bpf.$name") (ns/sample ns/tick lua native samples load faults/sample" \
-			"lua-flame-ms/1000-samples lua-flame-peak-MiB floor-ns/sample)"
+			"lua-flame-ms/1000-samples lua-flame-peak-MiB floor-ns/sample start-up-ms)"
 	done
 }
 
@@ -380,6 +381,8 @@ if want bpf; then
 	done
 	echo "  faulting user reads per sample (the target's kernel page faults while sampled; goal 0):"
 	echo "   $(for c in $CASES; do [ -s "$W/bpf.$c" ] && printf ' %s %s,' "$c" "$(col 7 "$W/bpf.$c")"; done | sed 's/,$//')"
+	echo "  start-up to the first sample (ms; goal <= 100):"
+	echo "   $(for c in $CASES; do [ -s "$W/bpf.$c" ] && printf ' %s %s,' "$c" "$(col 11 "$W/bpf.$c")"; done | sed 's/,$//')"
 	echo "  lua-flame's own CPU per 1000 samples (naming, draining; ms) and its peak RSS (MiB):"
 	echo "   $(for c in $CASES; do [ -s "$W/bpf.$c" ] && printf ' %s %s ms %s MiB,' "$c" "$(col 8 "$W/bpf.$c")" \
 		"$(col 9 "$W/bpf.$c")"; done | sed 's/,$//')"

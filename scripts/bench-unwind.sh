@@ -205,7 +205,7 @@ fi
 if want startup && [ -s "$W/startup" ]; then
 	ms=$(col 1 "$W/startup")
 	mb=$(col 2 "$W/startup" | awk '{ printf "%.1f", $1 * 1.048576 }')
-	row "nginx+Lua: start to first sample" "$ms ms" "< 300 ms" "$(verdict "$ms" 300 "<")"
+	row "nginx+Lua: start to first sample" "$ms ms" "<= 100 ms" "$(verdict "$ms" 100 "<=")"
 	row "nginx+Lua: unwind table maps" "$mb MB" "< 20 MB" "$(verdict "$mb" 20 "<")"
 	row "  files; rows" "$(col 3 "$W/startup"); $(col 4 "$W/startup")" "" ""
 fi

@@ -131,16 +131,37 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } fresh SEC(".maps");
 
-/* Adds n to the count of key's stack, making its entry from s (announced on `fresh`) if it
- * is new in this generation; with n 0, only makes it. */
+/* Stacks announced already (their hash mixed with the PID): a stack a workload keeps running
+ * is new in every generation, but its functions need naming once. The least recently
+ * announced go first when it is full; such a stack is then announced again, which is harmless. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u8);
+} announced SEC(".maps");
+
+/* Tells user space of a stack new in its generation, unless it was told of it before. */
+static __always_inline void announce(struct lf_stack_key *key)
+{
+	__u64 tag = (key->hash ^ ((__u64)key->pid * 0x9e3779b97f4a7c15ULL)) | 1;
+	__u8 one = 1;
+	if (bpf_map_lookup_elem(&announced, &tag))
+		return;
+	bpf_map_update_elem(&announced, &tag, &one, BPF_ANY);
+	if (bpf_ringbuf_output(&fresh, key, sizeof(*key), 0))
+		stat_inc(LF_STAT_FRESH_LOST);
+}
+
+/* Adds n to the count of key's stack, making its entry from s (announced on `fresh` the
+ * first time) if it is new in this generation; with n 0, only makes it. */
 static __always_inline void add_stack(struct lf_stack_key *key, struct lf_stack *s, __u64 n)
 {
 	struct lf_stack *old = bpf_map_lookup_elem(&stacks, key);
 	if (!old) {
 		s->count = n;
 		if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST) == 0) {
-			if (bpf_ringbuf_output(&fresh, key, sizeof(*key), 0))
-				stat_inc(LF_STAT_FRESH_LOST);
+			announce(key);
 			return;
 		}
 		old = bpf_map_lookup_elem(&stacks, key); /* made by another CPU meanwhile */

@@ -36,11 +36,21 @@ struct session {
 	uint64_t st[LF_STAT_MAX];
 	uint64_t lost_reported;
 	double next_lost_warning;
+	uint64_t fresh_at_drain; /* sampler_fresh_seen at the last drain */
 };
+
+#define DEFAULT_MAX_STACKS 8192 /* the stack map's size (profile.bpf.c) unless --max-stacks */
+
+static unsigned max_stacks(const struct record_opts *o)
+{
+	return o->max_stacks ? o->max_stacks : DEFAULT_MAX_STACKS;
+}
 
 /* Lua functions are named when the kernel announces a new stack (a thread of the sampler), and
  * stacks are folded and counted at drains, which also bound the kernel's stack map. */
-#define DRAIN_INTERVAL 0.25
+/* A drain each second, or sooner once a quarter of the stack map has filled with stacks new in
+ * the generation: each drain costs a walk of the map and announces every stack anew. */
+#define DRAIN_INTERVAL 1.0
 
 static volatile sig_atomic_t stop_signal;
 
@@ -112,7 +122,7 @@ static void warn_lost(struct session *s, double now)
 	uint64_t lost = s->st[LF_STAT_LOST_MAPFULL];
 	if (lost <= s->lost_reported || now < s->next_lost_warning)
 		return;
-	unsigned max = s->o->max_stacks ? s->o->max_stacks : 8192;
+	unsigned max = max_stacks(s->o);
 	status_clear();
 	warnx_lf("%llu samples lost: more distinct stacks arrived between two drains than the kernel "
 		 "map holds (--max-stacks %u); rerun with --max-stacks %u, or a lower rate than -F %d",
@@ -150,6 +160,7 @@ static void record_loop(struct session *s)
 	const struct record_opts *o = s->o;
 	double start = now_sec(), next_drain = start + DRAIN_INTERVAL, next_status = start + 1.0, tick = start;
 	double end = o->duration > 0 ? start + o->duration : 1e300, next_live = start + 1.0;
+	uint64_t map_quarter = max_stacks(o) / 4;
 	show_status(s, start, start);
 	while (!stop_signal) {
 		/* Short ticks pick up new libraries, children and Lua runtimes quickly. */
@@ -161,8 +172,9 @@ static void record_loop(struct session *s)
 		targets_refresh_tables(&s->tg, now);
 		targets_follow(&s->tg, now);
 		runtime_refresh(&s->sc, s->smp, s->ut, now, sampler_stat(s->smp, LF_STAT_VM_UNKNOWN));
-		if (now >= next_drain) {
+		if (now >= next_drain || sampler_fresh_seen(s->smp) - s->fresh_at_drain >= map_quarter) {
 			drain(s, now);
+			s->fresh_at_drain = sampler_fresh_seen(s->smp);
 			next_drain = now + DRAIN_INTERVAL;
 		}
 		if (now >= next_status) {

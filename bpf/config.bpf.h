@@ -13,4 +13,27 @@ const volatile bool want_kernel = true;
 const volatile __u32 wall_hz = 0; /* wall mode's rate: time off the CPU counts as samples at it */
 const volatile __u64 pidns_dev = 0, pidns_ino = 0; /* set when lua-flame is in a child PID namespace */
 
+/* Calls cb(i, ctx) for i = 0, 1, ... n - 1 until it returns nonzero: through bpf_loop where
+ * the kernel has it, so that the verifier checks cb once rather than once per iteration at
+ * each place the loop is written; as a plain loop in the program built without bpf_loop. */
+#ifndef LF_NO_BPF_LOOP
+#define LF_EACH(n, cb, ctx)                                                              \
+	do {                                                                             \
+		if (has_bpf_loop) {                                                      \
+			bpf_loop((n), (cb), (ctx), 0);                                   \
+			break;                                                           \
+		}                                                                        \
+		for (__u32 i_ = 0; i_ < (n); i_++)                                       \
+			if ((cb)(i_, (ctx)))                                             \
+				break;                                                   \
+	} while (0)
+#else
+#define LF_EACH(n, cb, ctx)                                                              \
+	do {                                                                             \
+		for (__u32 i_ = 0; i_ < (n); i_++)                                       \
+			if ((cb)(i_, (ctx)))                                             \
+				break;                                                   \
+	} while (0)
+#endif
+
 #endif

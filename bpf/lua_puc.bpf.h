@@ -345,8 +345,8 @@ struct puc_threads {
 	const struct lf_lua_cfg *c;
 };
 
-/* The walk of the t-th lua_State seen: a bpf_loop callback where there is bpf_loop, so that
- * the verifier checks the walk once rather than once per lua_State. */
+/* The walk of the t-th lua_State seen (LF_EACH's callback: the verifier checks the walk once
+ * rather than once per lua_State). */
 static long puc_thread_cb(__u32 t, void *data)
 {
 	struct puc_threads *p = data;
@@ -366,14 +366,7 @@ static __always_inline void puc_append(struct lf_stack *s, struct lf_ustate *u)
 	if (!c || !u->nthreads)
 		return;
 	struct puc_threads pt = { s, u, c };
-#ifndef LF_NO_BPF_LOOP
-	if (has_bpf_loop)
-		bpf_loop(LF_MAX_LTHREADS, puc_thread_cb, &pt, 0);
-	else
-#endif
-		for (__u32 t = 0; t < LF_MAX_LTHREADS; t++)
-			if (puc_thread_cb(t, &pt))
-				break;
+	LF_EACH(LF_MAX_LTHREADS, puc_thread_cb, &pt);
 	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
 		if (i >= u->nlpos)
 			break;

@@ -183,8 +183,7 @@ struct lj_threads {
 	__u64 L; /* the VM's running lua_State, walked already */
 };
 
-/* The walk of the t-th lua_State seen, unless it is the running one: a bpf_loop callback
- * where there is bpf_loop, so that the verifier checks the walk once, not once per state. */
+/* The walk of the t-th lua_State seen, unless it is the running one (LF_EACH's callback). */
 static long lj_thread_cb(__u32 t, void *data)
 {
 	struct lj_threads *p = data;
@@ -232,14 +231,7 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 	lj_walk_thread(s, u, c, L, base, pc, vmstate, u->nthreads ? u->nthreads : 1);
 	/* Threads seen in the VM's C frames further out resumed this one: they wait in C. */
 	struct lj_threads lt = { s, u, c, L };
-#ifndef LF_NO_BPF_LOOP
-	if (has_bpf_loop)
-		bpf_loop(LF_MAX_LTHREADS, lj_thread_cb, &lt, 0);
-	else
-#endif
-		for (__u32 t = 0; t < LF_MAX_LTHREADS; t++)
-			if (lj_thread_cb(t, &lt))
-				break;
+	LF_EACH(LF_MAX_LTHREADS, lj_thread_cb, &lt);
 	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
 		if (i >= u->nlpos)
 			break;

@@ -161,6 +161,7 @@ static __always_inline void add_stack(struct lf_stack_key *key, struct lf_stack 
 	if (!old) {
 		s->count = n;
 		if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST) == 0) {
+			stat_inc(LF_STAT_ENTRIES);
 			announce(key);
 			return;
 		}

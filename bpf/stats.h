@@ -19,6 +19,7 @@ enum lf_stat {
 	LF_STAT_VM_UNKNOWN,   /* in a VM user space has not found yet (a state made while recording) */
 	LF_STAT_OFFCPU,       /* wall mode: samples' worth of time threads spent off the CPU */
 	LF_STAT_OFF_LOST,     /* wall mode: a thread's time off the CPU lost (its stack not kept) */
+	LF_STAT_ENTRIES,      /* entries made in the stack map (each generation's distinct stacks) */
 	LF_STAT_MAX
 };
 

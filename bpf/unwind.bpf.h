@@ -258,9 +258,7 @@ struct fold_ctx {
 	__u32 first;
 };
 
-/* Outermost frame i into the ring's order, and back after the marker: bpf_loop callbacks
- * where there is bpf_loop, as the verifier then checks each once, not once per iteration at
- * each place a sample ends. */
+/* Outermost frame i into the ring's order, and back after the marker (LF_EACH's callbacks). */
 static long fold_take(__u32 i, void *data)
 {
 	struct fold_ctx *c = data;
@@ -286,20 +284,9 @@ static __always_inline void fold_deep(struct lf_stack *s, struct lf_ustate *u)
 		return;
 	__u32 first = n - LF_NATIVE_OUTER; /* the outermost frames are first..n-1, all in the ring */
 	struct fold_ctx fc = { s, u, first };
-#ifndef LF_NO_BPF_LOOP
-	if (has_bpf_loop) {
-		bpf_loop(LF_NATIVE_OUTER, fold_take, &fc, 0);
-		s->user[LF_NATIVE_INNER] = lf_word(LF_TAG_ELIDED, n - LF_NATIVE_INNER - LF_NATIVE_OUTER);
-		bpf_loop(LF_NATIVE_OUTER, fold_put, &fc, 0);
-	} else
-#endif
-	{
-		for (__u32 i = 0; i < LF_NATIVE_OUTER; i++)
-			fold_take(i, &fc);
-		s->user[LF_NATIVE_INNER] = lf_word(LF_TAG_ELIDED, n - LF_NATIVE_INNER - LF_NATIVE_OUTER);
-		for (__u32 i = 0; i < LF_NATIVE_OUTER; i++)
-			fold_put(i, &fc);
-	}
+	LF_EACH(LF_NATIVE_OUTER, fold_take, &fc);
+	s->user[LF_NATIVE_INNER] = lf_word(LF_TAG_ELIDED, n - LF_NATIVE_INNER - LF_NATIVE_OUTER);
+	LF_EACH(LF_NATIVE_OUTER, fold_put, &fc);
 	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
 		if (i >= u->nlpos)
 			break;

@@ -36,7 +36,7 @@ struct session {
 	uint64_t st[LF_STAT_MAX];
 	uint64_t lost_reported;
 	double next_lost_warning;
-	uint64_t fresh_at_drain; /* sampler_fresh_seen at the last drain */
+	uint64_t entries_at_drain; /* LF_STAT_ENTRIES at the last drain */
 };
 
 #define DEFAULT_MAX_STACKS 8192 /* the stack map's size (profile.bpf.c) unless --max-stacks */
@@ -48,8 +48,8 @@ static unsigned max_stacks(const struct record_opts *o)
 
 /* Lua functions are named when the kernel announces a new stack (a thread of the sampler), and
  * stacks are folded and counted at drains, which also bound the kernel's stack map. */
-/* A drain each second, or sooner once a quarter of the stack map has filled with stacks new in
- * the generation: each drain costs a walk of the map and announces every stack anew. */
+/* A drain each second, or sooner once the generation has filled a quarter of the stack map: each
+ * drain walks the map, and a profile with many distinct stacks must not fill it. */
 #define DRAIN_INTERVAL 1.0
 
 static volatile sig_atomic_t stop_signal;
@@ -172,9 +172,10 @@ static void record_loop(struct session *s)
 		targets_refresh_tables(&s->tg, now);
 		targets_follow(&s->tg, now);
 		runtime_refresh(&s->sc, s->smp, s->ut, now, sampler_stat(s->smp, LF_STAT_VM_UNKNOWN));
-		if (now >= next_drain || sampler_fresh_seen(s->smp) - s->fresh_at_drain >= map_quarter) {
+		uint64_t made = sampler_stat(s->smp, LF_STAT_ENTRIES);
+		if (now >= next_drain || made - s->entries_at_drain >= map_quarter) {
 			drain(s, now);
-			s->fresh_at_drain = sampler_fresh_seen(s->smp);
+			s->entries_at_drain = made;
 			next_drain = now + DRAIN_INTERVAL;
 		}
 		if (now >= next_status) {

@@ -36,7 +36,6 @@ struct sampler {
 	sampler_cb fresh_cb;
 	void *fresh_ctx;
 	struct lf_stack *fbuf;      /* the namer thread's copy of a new stack */
-	uint64_t fresh_seen;        /* stacks announced new in their generation, ever */
 	pthread_t namer;
 	int namer_on, namer_stop;
 	int wall_hz;                /* wall mode's rate, 0: CPU mode */
@@ -55,7 +54,6 @@ static int on_fresh(void *ctx, void *data, size_t size)
 	if (size < sizeof(k) || !s->fresh_cb)
 		return 0;
 	memcpy(&k, data, sizeof(k));
-	__atomic_fetch_add(&s->fresh_seen, 1, __ATOMIC_RELAXED);
 	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &k, s->fbuf) == 0)
 		s->fresh_cb(&k, s->fbuf, s->fresh_ctx);
 	return 0;
@@ -75,11 +73,6 @@ static void *namer_main(void *arg)
 	while (!__atomic_load_n(&s->namer_stop, __ATOMIC_ACQUIRE))
 		ring_buffer__poll(s->rb, 50);
 	return NULL;
-}
-
-uint64_t sampler_fresh_seen(struct sampler *s)
-{
-	return __atomic_load_n(&s->fresh_seen, __ATOMIC_RELAXED);
 }
 
 void sampler_on_fresh(struct sampler *s, sampler_cb cb, void *ctx)

@@ -52,8 +52,5 @@ void sampler_stop_naming(struct sampler *s);
 void sampler_stats(struct sampler *s, uint64_t out[LF_STAT_MAX]);
 /* One of them (LF_STAT_*), read now. */
 uint64_t sampler_stat(struct sampler *s, unsigned i);
-/* Stacks announced new in their generation so far (each takes an entry of the stack map until
- * the next drain), counted once the namer runs. */
-uint64_t sampler_fresh_seen(struct sampler *s);
 void sampler_close(struct sampler *s);
 #endif

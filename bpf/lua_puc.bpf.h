@@ -40,8 +40,7 @@ static __always_inline int puc_state_shape(const struct lf_lua_cfg *c, __u64 g)
 __noinline int lf_lua_is_state(__u32 pid, __u64 cand, __u64 sp)
 {
 	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
-	if (!c || cand < 4096 || cand >= (1ULL << 47) || (cand & 7) || cand - sp < LF_STACK_NEAR ||
-	    !lf_may_point(pid, cand))
+	if (!c || cand - sp < LF_STACK_NEAR || !lf_may_be_object(pid, cand))
 		return 0;
 	__u8 tt;
 	__u64 g;

@@ -174,8 +174,6 @@ static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate 
 	LF_WALK_LUA(u, w, lj_step_cb);
 }
 
-/* After the native walk: the frames of the running lua_State, then of the threads that
- * resumed it (found along the chain of the VM's C frames), innermost first. */
 struct lj_threads {
 	struct lf_stack *s;
 	struct lf_ustate *u;
@@ -197,6 +195,8 @@ static long lj_thread_cb(__u32 t, void *data)
 	return 0;
 }
 
+/* After the native walk: the frames of the running lua_State, then of the threads that
+ * resumed it (found along the chain of the VM's C frames), innermost first. */
 static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 {
 	__u32 pid = s->pid;

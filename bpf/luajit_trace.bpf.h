@@ -34,13 +34,6 @@ static __always_inline __u64 lj_cframe(const struct lf_lj_cfg *c, __u64 g)
 	return cf & c->cframe_rawmask;
 }
 
-/* Whether v can be a lua_State of pid: a value that cannot point into its data is not read
- * (a read that faults costs as much as hundreds that do not). */
-static __always_inline int lj_may_be_state(__u32 pid, __u64 v)
-{
-	return v >= 4096 && v < (1ULL << 47) && !(v & 7) && lf_may_point(pid, v);
-}
-
 #define LF_LJ_NEAR 65536 /* a trace's frame lies this close below its VM's C frame, at most */
 
 #define LF_LJ_PROBES 64 /* 16-byte steps above a trace's frame where its VM's C frame is looked for */
@@ -54,7 +47,7 @@ static __always_inline __u64 lj_probe_g(const struct lf_lj_cfg *c, __u32 pid, __
 	__u64 base = (sp + 15) & ~15ULL;
 	for (__u32 k = 0; k < LF_LJ_PROBES; k++) {
 		__u64 cf = base + 16 * k, L = lj_ref(c, cf + c->cframe_ofs_l), own = 0, g;
-		if (!lj_may_be_state(pid, L) || read_u64(L + c->L_cframe, &own) || (own & c->cframe_rawmask) != cf)
+		if (!lf_may_be_object(pid, L) || read_u64(L + c->L_cframe, &own) || (own & c->cframe_rawmask) != cf)
 			continue;
 		g = lj_ref(c, L + c->L_glref);
 		if (g && lj_ref(c, g + c->g_cur_L) == L)
@@ -161,7 +154,7 @@ static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_
 	if (u->nthreads >= LF_MAX_LTHREADS || u->nlpos >= LF_MAX_LPOS)
 		return;
 	L = lj_ref(c, cf + c->cframe_ofs_l);
-	if (L == u->last_cand || !lj_may_be_state(pid, L))
+	if (L == u->last_cand || !lf_may_be_object(pid, L))
 		return;
 	g = lj_ref(c, L + c->L_glref);
 	int known = u->lj_g ? g == u->lj_g : lf_lj_known_g(pid, g);

@@ -249,9 +249,6 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	return rc;
 }
 
-/* After the walk: a stack deeper than the record keeps its innermost frames, then an
- * LF_TAG_ELIDED word, then its outermost frames in order; Lua positions follow their frames
- * (one in the left-out part goes to the marker). u->n becomes the number of words. */
 struct fold_ctx {
 	struct lf_stack *s;
 	struct lf_ustate *u;
@@ -277,6 +274,9 @@ static long fold_put(__u32 i, void *data)
 	return 0;
 }
 
+/* After the walk: a stack deeper than the record keeps its innermost frames, then an
+ * LF_TAG_ELIDED word, then its outermost frames in order; Lua positions follow their frames
+ * (one in the left-out part goes to the marker). u->n becomes the number of words. */
 static __always_inline void fold_deep(struct lf_stack *s, struct lf_ustate *u)
 {
 	__u32 n = u->n;

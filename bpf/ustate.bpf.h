@@ -176,6 +176,13 @@ __noinline int lf_may_point(__u32 pid, __u64 addr)
 	return 0;
 }
 
+/* Whether v can be a pointer to an object of pid (a lua_State, say): aligned, in the user half
+ * above the first page, and where pid keeps data (lf_may_point). Nothing is read. */
+static __always_inline int lf_may_be_object(__u32 pid, __u64 v)
+{
+	return v >= 4096 && v < (1ULL << 47) && !(v & 7) && lf_may_point(pid, v);
+}
+
 /* Asks user space to read pid's maps again for where it keeps data: a sample in its VM
  * found no state of it. A request for its code (LF_RESCAN_CODE) is not overwritten. */
 static __always_inline void lf_ask_data(__u32 pid)

@@ -102,23 +102,22 @@ void sampler_stop_naming(struct sampler *s)
 		ring_buffer__consume(s->rb);  /* what was announced meanwhile */
 }
 
-static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	const char *debug = getenv("LUA_FLAME_DEBUG");
-	if (!debug)
-		return 0;
-	/* "verifier": each program's verification statistics (load log), the rest of libbpf's
-	 * debug messages left out */
-	if (level == LIBBPF_DEBUG && (strcmp(debug, "verifier") || !strstr(fmt, "PROG LOAD LOG")))
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
 /* LUA_FLAME_DEBUG=verifier: the kernel logs each program's verification time and work. */
 static int verifier_stats(void)
 {
 	const char *debug = getenv("LUA_FLAME_DEBUG");
 	return debug && !strcmp(debug, "verifier");
+}
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!getenv("LUA_FLAME_DEBUG"))
+		return 0;
+	/* "verifier": each program's verification statistics (load log), the rest of libbpf's
+	 * debug messages left out */
+	if (level == LIBBPF_DEBUG && (!verifier_stats() || !strstr(fmt, "PROG LOAD LOG")))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
 }
 
 /* Kernels before 5.13 refuse an object that merely refers to a callback, so where bpf_loop

@@ -5,7 +5,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "../util.h"
 
@@ -20,13 +19,6 @@ struct tn_entry {
 };
 
 static struct tn_entry tn_cache[TN_SLOTS];
-
-static double mono_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void read_name(struct tn_entry *e)
 {
@@ -45,7 +37,7 @@ const char *thread_name(pid_t pid, uint32_t tid)
 {
 	uint32_t h = ((uint32_t)pid * 2654435761u) ^ (tid * 40503u);
 	struct tn_entry *e = &tn_cache[h & (TN_SLOTS - 1)];
-	double now = mono_now();
+	double now = now_sec();
 	if (e->pid != pid || e->tid != tid || now - e->read_at > TN_TTL || !e->name[0]) {
 		e->pid = pid;
 		e->tid = tid;

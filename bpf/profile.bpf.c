@@ -57,12 +57,20 @@ static __always_inline __u64 mix(__u64 h, __u64 w)
 	return h ^ (h >> 29);
 }
 
-#ifndef LF_NO_BPF_LOOP
+/* What a record tells the namer: its Lua part and LuaJIT's trace words. Stacks with the same
+ * ones name the same functions, whatever their native frames and exact pcs. */
+static __always_inline int names_lua(__u32 i, __u32 lua_from, __u64 w)
+{
+	return i >= lua_from || lf_word_tag(w) == LF_TAG_LJTRACE;
+}
+
 struct hash_ctx {
 	const struct lf_stack *s;
-	__u64 h;
+	__u64 h, lua;
+	__u32 lua_from, any;
 };
 
+#ifndef LF_NO_BPF_LOOP
 /* One word of the record: the kernel's frames, then the user words. */
 static long hash_word(__u32 i, void *data)
 {
@@ -79,36 +87,48 @@ static long hash_word(__u32 i, void *data)
 	if (i >= s->nuser)
 		return 1;
 	barrier_var(i);
-	c->h = mix(c->h, s->user[i & (LF_MAX_USTACK - 1)]);
+	__u64 w = s->user[i & (LF_MAX_USTACK - 1)];
+	c->h = mix(c->h, w);
+	if (names_lua(i, c->lua_from, w)) {
+		c->lua = mix(c->lua, w);
+		c->any = 1;
+	}
 	return 0;
 }
 #endif
 
-/* The record's hash. Through bpf_loop where there is one: its callback is verified once,
+/* The record's hash, and in *lua the hash of what its functions' names depend on (0: it
+ * has nothing to name). Through bpf_loop where there is one: its callback is verified once,
  * where an unrolled loop is verified at each of the several places a sample can end. */
-static __always_inline __u64 stack_hash(const struct lf_stack *s)
+static __always_inline __u64 stack_hash(const struct lf_stack *s, __u32 lua_from, __u64 *lua)
 {
-	__u64 h = mix(s->nkern, s->nuser);
+	struct hash_ctx c = { s, mix(s->nkern, s->nuser), 0, lua_from, 0 };
 	if (s->flags & LF_FLAG_OFFCPU) /* the same frames on and off the CPU are two stacks */
-		h = mix(h, s->flags & (LF_FLAG_OFFCPU | LF_FLAG_RUNNABLE));
+		c.h = mix(c.h, s->flags & (LF_FLAG_OFFCPU | LF_FLAG_RUNNABLE));
 #ifndef LF_NO_BPF_LOOP
 	if (has_bpf_loop) {
-		struct hash_ctx c = { s, h };
 		bpf_loop(LF_MAX_KSTACK + LF_MAX_USTACK, hash_word, &c, 0);
+		*lua = c.any ? c.lua | 1 : 0;
 		return c.h;
 	}
 #endif
 	for (int i = 0; i < LF_MAX_KSTACK; i++) {
 		if (i >= s->nkern)
 			break;
-		h = mix(h, s->kern[i]);
+		c.h = mix(c.h, s->kern[i]);
 	}
 	for (int i = 0; i < LF_MAX_USTACK; i++) {
 		if (i >= s->nuser)
 			break;
-		h = mix(h, s->user[i]);
+		__u64 w = s->user[i];
+		c.h = mix(c.h, w);
+		if (names_lua((__u32)i, lua_from, w)) {
+			c.lua = mix(c.lua, w);
+			c.any = 1;
+		}
 	}
-	return h;
+	*lua = c.any ? c.lua | 1 : 0;
+	return c.h;
 }
 
 static __always_inline void collect_kernel(struct bpf_perf_event_data *ctx, struct lf_stack *s)
@@ -124,16 +144,10 @@ static __always_inline void collect_kernel(struct bpf_perf_event_data *ctx, stru
 	s->nkern = n / sizeof(__u64);
 }
 
-/* Keys of stacks new in their generation, so that user space names their frames while the
- * functions in them still exist, rather than at the next drain. */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
-} fresh SEC(".maps");
-
-/* Stacks announced already (their hash mixed with the PID): a stack a workload keeps running
- * is new in every generation, but its functions need naming once. The least recently
- * announced go first when it is full; such a stack is then announced again, which is harmless. */
+/* Lua parts announced already (their hash mixed with the PID): a workload runs the same Lua
+ * stack under ever other native pcs, and in every generation, but its functions need naming
+ * once. The least recently announced go first when it is full; such a part is then announced
+ * again, which is harmless. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
@@ -141,28 +155,31 @@ struct {
 	__type(value, __u8);
 } announced SEC(".maps");
 
-/* Tells user space of a stack new in its generation, unless it was told of it before. */
-static __always_inline void announce(struct lf_stack_key *key)
+/* Tells user space of a stack new in its generation (on `fresh`, so that it names the stack's
+ * functions while they exist, not at the next drain), unless it has nothing to name or a
+ * stack with the same Lua part was announced before. */
+static __always_inline void announce(struct lf_stack_key *key, __u64 lua)
 {
-	__u64 tag = (key->hash ^ ((__u64)key->pid * 0x9e3779b97f4a7c15ULL)) | 1;
+	__u64 tag = (lua ^ ((__u64)key->pid * 0x9e3779b97f4a7c15ULL)) | 1;
 	__u8 one = 1;
-	if (bpf_map_lookup_elem(&announced, &tag))
+	if (!lua || bpf_map_lookup_elem(&announced, &tag))
 		return;
 	bpf_map_update_elem(&announced, &tag, &one, BPF_ANY);
 	if (bpf_ringbuf_output(&fresh, key, sizeof(*key), 0))
 		stat_inc(LF_STAT_FRESH_LOST);
 }
 
-/* Adds n to the count of key's stack, making its entry from s (announced on `fresh` the
- * first time) if it is new in this generation; with n 0, only makes it. */
-static __always_inline void add_stack(struct lf_stack_key *key, struct lf_stack *s, __u64 n)
+/* Adds n to the count of key's stack, making its entry from s if it is new in this
+ * generation (announced on `fresh` if its Lua part, hashed in lua, is new); with n 0, only
+ * makes it. */
+static __always_inline void add_stack(struct lf_stack_key *key, struct lf_stack *s, __u64 n, __u64 lua)
 {
 	struct lf_stack *old = bpf_map_lookup_elem(&stacks, key);
 	if (!old) {
 		s->count = n;
 		if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST) == 0) {
 			stat_inc(LF_STAT_ENTRIES);
-			announce(key);
+			announce(key, lua);
 			return;
 		}
 		old = bpf_map_lookup_elem(&stacks, key); /* made by another CPU meanwhile */
@@ -173,13 +190,14 @@ static __always_inline void add_stack(struct lf_stack_key *key, struct lf_stack 
 		__sync_fetch_and_add(&old->count, n);
 }
 
-/* Adds n to the count of s's stack (whose hash is h) in the current generation. */
-static __always_inline void count_stack_n(struct lf_stack *s, __u64 h, __u64 n)
+/* Adds n to the count of s's stack (whose hash is h, its Lua part's lua) in the current
+ * generation. */
+static __always_inline void count_stack_n(struct lf_stack *s, __u64 h, __u64 n, __u64 lua)
 {
 	struct lf_stack_key key = {
 		.hash = h, .pid = s->pid, .tid = s->tid, .gen = cur_gen,
 	};
-	add_stack(&key, s, n);
+	add_stack(&key, s, n, lua);
 }
 
 #include "wall.bpf.h"
@@ -275,11 +293,11 @@ static __always_inline void end_counts(struct lf_stack *s, struct lf_ustate *u)
 		stat_inc(LF_STAT_VM_UNKNOWN);
 	s->nuser = u->n < LF_MAX_USTACK ? u->n : LF_MAX_USTACK;
 	/* hashed once: the verifier walks each copy of its loop over the whole record */
-	__u64 h = stack_hash(s);
+	__u64 lua, h = stack_hash(s, u->lua_from, &lua);
 	if (s->flags & LF_FLAG_OFFCPU)
-		wall_park(s, h);
+		wall_park(s, h, lua);
 	else
-		count_stack_n(s, h, 1);
+		count_stack_n(s, h, 1, lua);
 }
 
 /* Ends the user part of a sample. Only the walk's own end (with_lua) appends Lua frames:
@@ -289,6 +307,7 @@ static __always_inline void end_user(struct bpf_perf_event_data *ctx, struct lf_
 				     int rc, int with_lua)
 {
 	end_walk(s, u, rc);
+	u->lua_from = u->n;
 	if (walk_lua && with_lua) {
 #ifdef LF_NO_BPF_LOOP
 		bpf_tail_call(ctx, &tails, LF_TAIL_LUA); /* on success, runtime_part ends the sample */

@@ -180,8 +180,7 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	u->n++;
 	int mi = find_map_cached(u, s->pid, u->ip);
 	if (mi < 0 || mi >= LF_MAX_PROC_MAPS) {
-		__u32 pid = s->pid, why = LF_RESCAN_CODE;
-		bpf_map_update_elem(&rescan, &pid, &why, BPF_ANY);
+		lf_ask_code(s->pid);
 		int rc = rt_unmapped_frame(u, s);
 		return rc >= 0 ? rc : LF_MARK_NO_MAPPING;
 	}

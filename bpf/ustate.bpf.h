@@ -26,7 +26,7 @@ struct lf_ustate {
 	__u64 leaf_rdx, leaf_rbx, leaf_sp; /* LuaJIT interpreter's BASE and PC at the sample */
 	__u64 lj_g;       /* LuaJIT: the global_State of the VM this thread was seen running, 0: none */
 	__u32 vm_unknown; /* the thread runs a VM not among those user space found */
-	__u32 pad_vm;
+	__u32 lua_from;   /* first word of the Lua part in the record */
 	__u64 last_regs[LF_NSAVED + 1], last_cand; /* puc_note_state's last answer */
 	__u32 cand_frame, cand_noted; /* last frame that held last_cand; its position's frame */
 	__u64 m_start, m_end;  /* last mapping found, index m_idx (m_end 0: none) */
@@ -117,6 +117,24 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } rescan SEC(".maps");
+
+/* To the thread of user space that names new stacks at once: the keys of stacks it has to
+ * name (profile.bpf.c), and the PIDs of processes whose maps it must read again now. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} fresh SEC(".maps");
+
+/* Asks user space to read pid's maps again for its code (a pc outside every mapping known),
+ * waking it the first time rather than waiting for its next look. */
+static __always_inline void lf_ask_code(__u32 pid)
+{
+	__u32 why = LF_RESCAN_CODE, *old = bpf_map_lookup_elem(&rescan, &pid);
+	if (old && *old == LF_RESCAN_CODE)
+		return;
+	bpf_map_update_elem(&rescan, &pid, &why, BPF_ANY);
+	bpf_ringbuf_output(&fresh, &pid, sizeof(pid), 0);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -55,7 +55,7 @@ static __always_inline int wall_exiting(void)
 
 /* The end of an off-CPU sample: its stack gets its entry now (so its frames are named while
  * they exist) and is kept for the thread, counted when the thread runs again. */
-static __always_inline void wall_park(struct lf_stack *s, __u64 h)
+static __always_inline void wall_park(struct lf_stack *s, __u64 h, __u64 lua)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct lf_parked t = { .since = bpf_ktime_get_ns() }, *old = bpf_map_lookup_elem(&off_times, &tid);
@@ -64,21 +64,22 @@ static __always_inline void wall_park(struct lf_stack *s, __u64 h)
 	t.key.hash = h;
 	t.key.pid = s->pid;
 	t.key.tid = s->tid;
-	count_stack_n(s, h, 0);
+	count_stack_n(s, h, 0, lua);
 	if (bpf_map_update_elem(&off_stacks, &tid, s, BPF_ANY) ||
 	    bpf_map_update_elem(&off_times, &tid, &t, BPF_ANY))
 		stat_inc(LF_STAT_OFF_LOST);
 }
 
 /* Adds n samples to the stack thread tid left the CPU with: to its entry of the current
- * generation, made again from the kept stack when user space drained the one it had. */
+ * generation, made again from the kept stack when user space drained the one it had (its
+ * functions were announced when it was parked: lua 0 announces nothing). */
 static __always_inline void wall_credit(__u32 tid, const struct lf_parked *t, __u64 n)
 {
 	struct lf_stack_key key = t->key;
 	key.gen = cur_gen;
 	struct lf_stack *s = bpf_map_lookup_elem(&off_stacks, &tid);
 	if (s)
-		add_stack(&key, s, n);
+		add_stack(&key, s, n, 0);
 	else
 		stat_inc(LF_STAT_OFF_LOST);
 }

@@ -52,6 +52,34 @@ static unsigned max_stacks(const struct record_opts *o)
  * drain walks the map, and a profile with many distinct stacks must not fill it. */
 #define DRAIN_INTERVAL 1.0
 
+/* How long the loop may sleep. Each wake-up costs lua-flame's CPU, so it looks often only
+ * while a target is new (its libraries and Lua runtime appear) or children must be found by
+ * looking; a request from the BPF side to read a process's maps wakes it at once. */
+#define TICK_FRESH    0.01
+#define TICK_CHILDREN 0.1
+#define TICK_IDLE     0.5
+
+static double tick_gap(struct session *s, double now, double last_drain, uint64_t made, uint64_t quarter)
+{
+	if (targets_fresh(&s->tg, now))
+		return TICK_FRESH;
+	double gap = s->o->children ? TICK_CHILDREN : TICK_IDLE;
+	/* A drain before a quarter of the map is made: at the generation's rate so far, look
+	 * again within half the time that takes. */
+	uint64_t n = made - s->entries_at_drain;
+	if (n && now > last_drain && n < quarter) {
+		double left = (double)(quarter - n) / ((double)n / (now - last_drain));
+		if (left / 2 < gap)
+			gap = left / 2 > TICK_FRESH ? left / 2 : TICK_FRESH;
+	}
+	return gap;
+}
+
+static double earliest(double a, double b)
+{
+	return a < b ? a : b;
+}
+
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
@@ -70,28 +98,6 @@ static void install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 }
-
-static void sleep_until(double t)
-{
-	double d = t - now_sec();
-	if (d <= 0)
-		return;
-	struct timespec ts = { (time_t)d, (long)((d - (double)(time_t)d) * 1e9) };
-	nanosleep(&ts, NULL); /* interrupted by signals, by design */
-}
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 /* "Lua 5.4.6 (/usr/bin/lua5.4)" or "LuaJIT 2.1... (path)" for the first runtime found;
  * returns how many targets have one. */
@@ -158,25 +164,24 @@ static int live_turn(struct session *s, double start, double now, double *next)
 static void record_loop(struct session *s)
 {
 	const struct record_opts *o = s->o;
-	double start = now_sec(), next_drain = start + DRAIN_INTERVAL, next_status = start + 1.0, tick = start;
-	double end = o->duration > 0 ? start + o->duration : 1e300, next_live = start + 1.0;
-	uint64_t map_quarter = max_stacks(o) / 4;
+	double start = now_sec(), next_drain = start + DRAIN_INTERVAL, next_status = start + 1.0, now = start;
+	double end = o->duration > 0 ? start + o->duration : 1e300, next_live = start + 1.0, last_drain = start;
+	uint64_t map_quarter = max_stacks(o) / 4, made = 0;
 	show_status(s, start, start);
 	while (!stop_signal) {
-		/* Short ticks pick up new libraries, children and Lua runtimes quickly. */
-		tick += targets_fresh(&s->tg, tick) ? 0.01 : 0.1;
-		sleep_until(tick < end ? tick : end);
-		double now = now_sec();
-		if (tick < now)
-			tick = now;
+		double wake = now + tick_gap(s, now, last_drain, made, map_quarter);
+		wake = earliest(earliest(wake, next_drain), earliest(next_status, end));
+		sampler_sleep_until(s->smp, o->live ? earliest(wake, next_live) : wake);
+		now = now_sec();
 		targets_refresh_tables(&s->tg, now);
 		targets_follow(&s->tg, now);
 		runtime_refresh(&s->sc, s->smp, s->ut, now, sampler_stat(s->smp, LF_STAT_VM_UNKNOWN));
-		uint64_t made = sampler_stat(s->smp, LF_STAT_ENTRIES);
+		made = sampler_stat(s->smp, LF_STAT_ENTRIES);
 		if (now >= next_drain || made - s->entries_at_drain >= map_quarter) {
 			drain(s, now);
 			s->entries_at_drain = made;
 			next_drain = now + DRAIN_INTERVAL;
+			last_drain = now;
 		}
 		if (now >= next_status) {
 			show_status(s, start, now);
@@ -351,6 +356,8 @@ static int session_run(struct session *s, struct record_opts *o, struct profile 
 	double t0 = now_sec();
 	s->sc = (struct stack_ctx){ .prof = prof, .sym = symbolizer_new(), .lines = o->lines, .kernel = o->kernel };
 	symbolizer_set_addresses(s->sc.sym, o->addresses);
+	if (o->kernel)
+		symbolizer_load_kernel(s->sc.sym);
 	s->tg.o = o;
 	s->tg.sc = &s->sc;
 	if (o->command && command_start(&s->cmd, o->command))

@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <poll.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,12 +35,14 @@ struct sampler {
 	int ncpu;
 	__u32 gen;
 	struct lf_stack *buf;
+	struct lf_stack *batch;     /* DRAIN_BATCH stacks read at once */
 	struct ring_buffer *rb;     /* announcements of new stacks */
 	sampler_cb fresh_cb;
 	void *fresh_ctx;
 	struct lf_stack *fbuf;      /* the namer thread's copy of a new stack */
 	pthread_t namer;
-	int namer_on, namer_stop;
+	int namer_on, namer_stop;   /* namer_stop: an eventfd that ends the thread */
+	int wake;                   /* eventfd: the BPF side asked for a process's maps */
 	int wall_hz;                /* wall mode's rate, 0: CPU mode */
 	struct bpf_link **sw_links; /* wall mode: per CPU, threads leaving it */
 	int *sw_pfds;
@@ -51,6 +56,12 @@ static int on_fresh(void *ctx, void *data, size_t size)
 {
 	struct sampler *s = ctx;
 	struct lf_stack_key k;
+	uint64_t one = 1;
+	if (size == sizeof(__u32)) { /* a PID (lf_ask_code): the main loop reads its maps now */
+		if (s->wake >= 0)
+			(void)write(s->wake, &one, sizeof(one)); /* may fail only when it is awake already */
+		return 0;
+	}
 	if (size < sizeof(k) || !s->fresh_cb)
 		return 0;
 	memcpy(&k, data, sizeof(k));
@@ -70,8 +81,28 @@ static void *namer_main(void *arg)
 	 * request's Lua state may be closed: it runs briefly at each wake-up, so it may come
 	 * first (failing that, it names as soon as it can). */
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), NAMER_NICE);
-	while (!__atomic_load_n(&s->namer_stop, __ATOMIC_ACQUIRE))
-		ring_buffer__poll(s->rb, 50);
+	/* It sleeps until a stack is announced or it is told to stop: no wake-up on a timer. */
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event rb = { .events = EPOLLIN, .data.u32 = 0 }, stop = { .events = EPOLLIN, .data.u32 = 1 };
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, ring_buffer__epoll_fd(s->rb), &rb) ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, s->namer_stop, &stop)) {
+		warnx_lf("the thread naming new stacks cannot wait for them (%s): Lua functions freed before "
+			 "the next drain will show as " LF_LABEL_GONE, strerror(errno));
+		if (ep >= 0)
+			close(ep);
+		return NULL;
+	}
+	for (;;) {
+		struct epoll_event ev;
+		int n = epoll_wait(ep, &ev, 1, -1);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0 && ev.data.u32 == 1)
+			break;
+		if (n > 0)
+			ring_buffer__consume(s->rb);
+	}
+	close(ep);
 	return NULL;
 }
 
@@ -81,6 +112,15 @@ void sampler_on_fresh(struct sampler *s, sampler_cb cb, void *ctx)
 	s->fresh_ctx = ctx;
 	if (!s->rb || s->namer_on)
 		return;
+	if (s->namer_stop < 0)
+		s->namer_stop = eventfd(0, EFD_CLOEXEC);
+	if (s->wake < 0)
+		s->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->namer_stop < 0) {
+		warnx_lf("cannot make the eventfd of the thread naming new stacks (%s): Lua functions freed "
+			 "before the next drain will show as " LF_LABEL_GONE, strerror(errno));
+		return;
+	}
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);  /* signals stay with the main thread */
@@ -94,7 +134,9 @@ void sampler_on_fresh(struct sampler *s, sampler_cb cb, void *ctx)
 void sampler_stop_naming(struct sampler *s)
 {
 	if (s->namer_on) {
-		__atomic_store_n(&s->namer_stop, 1, __ATOMIC_RELEASE);
+		uint64_t one = 1;
+		if (write(s->namer_stop, &one, sizeof(one)) != sizeof(one))
+			warnx_lf("cannot tell the thread naming new stacks to stop: %s", strerror(errno));
 		pthread_join(s->namer, NULL);
 		s->namer_on = 0;
 	}
@@ -203,6 +245,7 @@ struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
 {
 	libbpf_set_print(libbpf_log);
 	struct sampler *s = xcalloc(1, sizeof(*s));
+	s->namer_stop = s->wake = -1;
 	s->buf = xmalloc(sizeof(*s->buf));
 	s->fbuf = xmalloc(sizeof(*s->fbuf));
 	if (configure(s, cfg, 1) && cfg->btf) {
@@ -282,6 +325,22 @@ int sampler_take_rescans(struct sampler *s, pid_t *out, int *why, int max)
 		out[n++] = (pid_t)key;
 	}
 	return n;
+}
+
+void sampler_sleep_until(struct sampler *s, double t)
+{
+	double d = t - now_sec();
+	if (d <= 0)
+		return;
+	if (!s || s->wake < 0 || !s->namer_on) {
+		struct timespec ts = { (time_t)d, (long)((d - (double)(time_t)d) * 1e9) };
+		nanosleep(&ts, NULL); /* interrupted by signals, by design */
+		return;
+	}
+	struct pollfd p = { .fd = s->wake, .events = POLLIN };
+	uint64_t n;
+	if (poll(&p, 1, (int)(d * 1000) + 1) > 0)
+		(void)read(s->wake, &n, sizeof(n)); /* clears it; nonblocking */
 }
 
 /* cpu-clock counts nanoseconds: a fixed period samples evenly, where frequency mode lets
@@ -375,6 +434,42 @@ static void wait_for_programs(void)
 	nanosleep(&ts, NULL);
 }
 
+#define DRAIN_BATCH 64
+
+/* The old generations' stacks, DRAIN_BATCH at a time: a few system calls a drain, not two a
+ * stack. Returns how many were handed to cb, with *done set if that was all of them; if not
+ * (kernels before 5.6 have no batches), the caller's walk key by key does what is left. An
+ * old generation's entries no longer change, so reading them and deleting them after is safe. */
+static long drain_batch(struct sampler *s, int fd, __u32 next_gen, sampler_cb cb, void *ctx, int *done)
+{
+	struct lf_stack_key keys[DRAIN_BATCH], old[DRAIN_BATCH];
+	__u64 token = 0;
+	long drained = 0;
+	if (!s->batch)
+		s->batch = xmalloc(DRAIN_BATCH * sizeof(*s->batch));
+	for (int first = 1;; first = 0) {
+		__u32 count = DRAIN_BATCH, nold = 0;
+		int err = bpf_map_lookup_batch(fd, first ? NULL : &token, &token, keys, s->batch, &count, NULL);
+		if (err && errno != ENOENT) /* also ENOSPC: a bucket holds more than a batch */
+			return drained;
+		for (__u32 i = 0; i < count; i++) {
+			if (keys[i].gen == next_gen)
+				continue;
+			cb(&keys[i], &s->batch[i], ctx);
+			old[nold++] = keys[i];
+		}
+		drained += nold;
+		__u32 deleted = nold;
+		if (nold && bpf_map_delete_batch(fd, old, &deleted, NULL))
+			for (__u32 i = deleted; i < nold; i++)
+				bpf_map_delete_elem(fd, &old[i]);
+		if (err) { /* ENOENT: the map's end */
+			*done = 1;
+			return drained;
+		}
+	}
+}
+
 long sampler_drain(struct sampler *s, sampler_cb cb, void *ctx)
 {
 	int fd = bpf_map__fd(s->skel->maps.stacks);
@@ -382,15 +477,17 @@ long sampler_drain(struct sampler *s, sampler_cb cb, void *ctx)
 	s->skel->bss->cur_gen = next_gen;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	wait_for_programs();
+	int done = 0;
+	long drained = drain_batch(s, fd, next_gen, cb, ctx, &done);
 	size_t cap = 256, n = 0;
 	struct lf_stack_key *keys = xmalloc(cap * sizeof(*keys)), k, *prev = NULL;
-	while (bpf_map_get_next_key(fd, prev, &k) == 0 && n < 10000000) {
+	/* what batches did not do: every stack on old kernels, the rest after an error */
+	while (!done && bpf_map_get_next_key(fd, prev, &k) == 0 && n < 10000000) {
 		if (n == cap)
 			keys = xrealloc(keys, (cap *= 2) * sizeof(*keys));
 		keys[n] = k;
 		prev = &keys[n++];
 	}
-	long drained = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (keys[i].gen == next_gen)
 			continue;
@@ -484,9 +581,14 @@ void sampler_close(struct sampler *s)
 	free(s->sw_pfds);
 	s->fresh_cb = NULL;
 	sampler_stop_naming(s);
+	if (s->namer_stop >= 0)
+		close(s->namer_stop);
+	if (s->wake >= 0)
+		close(s->wake);
 	ring_buffer__free(s->rb);
 	profile_bpf__destroy(s->skel);
 	free(s->buf);
+	free(s->batch);
 	free(s->fbuf);
 	free(s);
 }

@@ -92,7 +92,7 @@ enum runtime_attach_result runtime_attach(struct stack_ctx *sc, struct sampler *
 void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, double now,
 		     uint64_t vm_misses)
 {
-	static double last, last_full = -1e9, full_every = 2.0, full_cost, burst = 0.5;
+	static double last, last_full = -1e9, full_every = 2.0, idle_every = 1.0, full_cost, burst = 0.5;
 	static uint64_t misses;
 	static int fruitless; /* rescans for missed VMs in a row that found none */
 	int none = 0, missed = vm_misses > misses;
@@ -103,11 +103,12 @@ void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_ta
 	int hurry = none && missed && burst > 0;
 	if (!hurry && now - last < (none || missed ? 0.5 : 2.0))
 		return;
-	/* A full rescan finds VMs made while recording; it reads the target's memory, so it
-	 * comes as often as keeps its cost near 2% of a CPU, every 2 s at most. Samples in a
-	 * VM not found yet call for one sooner, within that budget (a host that makes a state
-	 * per request runs in VMs not found yet all the time), unless the last such rescan
-	 * found nothing (a VM the scan cannot see): then they wait for the next regular one. */
+	/* A full rescan finds VMs made while recording; it reads the target's memory. Samples
+	 * in a VM not found yet call for one, as often as keeps its cost near 2% of a CPU (a
+	 * host that makes a state per request runs in VMs not found yet all the time), unless
+	 * the last such rescan found nothing (a VM the scan cannot see): then they wait for the
+	 * next regular one. Regular ones, a net under those, come every 2 s, and half as often
+	 * after each that finds nothing, down to every 32 s (and never above that budget). */
 	int due = now - last_full >= full_every;
 	int affordable = now - last_full >= full_cost * 50;
 	int full = due || (missed && (hurry || (!fruitless && affordable)));
@@ -129,7 +130,8 @@ void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_ta
 	if (full) {
 		double cost = now_sec() - now;
 		full_cost = cost;
-		full_every = cost * 50 > 2.0 ? cost * 50 : 2.0;
+		idle_every = found ? 2.0 : idle_every * 2 < 32.0 ? idle_every * 2 : 32.0;
+		full_every = cost * 50 > idle_every ? cost * 50 : idle_every;
 		if (hurry)
 			burst -= cost;
 		fruitless = found ? 0 : missed ? fruitless + 1 : fruitless;

@@ -180,17 +180,23 @@ int targets_alive(const struct targets *s)
 	return 0;
 }
 
-/* Where a Lua target keeps its data changes as it allocates: read again every few seconds,
- * and sooner (but not more than once a second) when a sample missed its VM's state. */
+/* Where a Lua target keeps its data changes as it allocates: read again every few seconds
+ * (2, and twice as long each time it had not changed, up to 16), and sooner (but not more
+ * than once a second) when a sample missed its VM's state. */
 #define DATA_EVERY 2.0
+#define DATA_EVERY_MAX 16.0
 #define DATA_SOONEST 1.0
 
-static int refresh_data(struct targets *s, struct target *t, double now, double age)
+static int refresh_data(struct targets *s, struct target *t, double now, int asked)
 {
-	if (now - t->data_at < age || !has_lua(s, t->pid))
+	if (t->data_every < DATA_EVERY)
+		t->data_every = DATA_EVERY;
+	if (now - t->data_at < (asked ? DATA_SOONEST : t->data_every) || !has_lua(s, t->pid))
 		return 0;
 	t->data_at = now;
-	return ut_refresh_data(s->ut, t->pid) == 0;
+	int rc = ut_refresh_data(s->ut, t->pid);
+	t->data_every = rc ? DATA_EVERY : t->data_every * 2 < DATA_EVERY_MAX ? t->data_every * 2 : DATA_EVERY_MAX;
+	return rc > 0;
 }
 
 static struct target *find_target(struct targets *s, pid_t pid)
@@ -212,7 +218,7 @@ void targets_refresh_tables(struct targets *s, double now)
 	for (int i = 0; i < n; i++) {
 		struct target *t = find_target(s, pids[i]);
 		if (why[i] == LF_RESCAN_DATA) {
-			sync |= t && refresh_data(s, t, now, DATA_SOONEST);
+			sync |= t && refresh_data(s, t, now, 1);
 			continue;
 		}
 		ut_add_pid(s->ut, pids[i]);
@@ -223,7 +229,7 @@ void targets_refresh_tables(struct targets *s, double now)
 		}
 	}
 	for (size_t j = 0; j < s->nt; j++)
-		sync |= refresh_data(s, &s->t[j], now, DATA_EVERY);
+		sync |= refresh_data(s, &s->t[j], now, 0);
 	if (sync)
 		ut_sync(s->ut);
 }

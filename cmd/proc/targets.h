@@ -26,6 +26,7 @@ struct target {
 	int lua_settled;    /* Lua found, or looked for and reported */
 	double lua_retry_at, lua_retry_gap; /* a LuaJIT runtime without a VM: look again then */
 	double data_at;     /* when where it keeps data was last read */
+	double data_every;  /* and how long until it is read again unless a sample asks */
 };
 
 struct targets {

@@ -5,6 +5,8 @@
  * process keeps its mapping list. */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,12 +36,42 @@ struct symbolizer {
 	struct sym_file *files;
 	struct sym_proc *procs;
 	struct ksyms *ksyms;
+	pthread_t ksyms_loader; /* reads them while the BPF program loads (symbolizer_load_kernel) */
+	int ksyms_loading;
 	int addresses;         /* label unsymbolized frames by their own address */
 };
 
 struct symbolizer *symbolizer_new(void)
 {
 	return xcalloc(1, sizeof(struct symbolizer));
+}
+
+static void *load_kernel(void *arg)
+{
+	struct symbolizer *s = arg;
+	s->ksyms = ksyms_load();
+	return NULL;
+}
+
+/* Reading the kernel's symbols costs a tenth of a second of CPU: on a thread of its own
+ * while the kernel checks the BPF program, not in the middle of a recording. */
+void symbolizer_load_kernel(struct symbolizer *s)
+{
+	if (s->ksyms || s->ksyms_loading)
+		return;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* signals stay with the main thread */
+	s->ksyms_loading = pthread_create(&s->ksyms_loader, NULL, load_kernel, s) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Waits for the loading thread, if there is one. */
+static void kernel_loaded(struct symbolizer *s)
+{
+	if (s->ksyms_loading)
+		pthread_join(s->ksyms_loader, NULL);
+	s->ksyms_loading = 0;
 }
 
 void symbolizer_set_addresses(struct symbolizer *s, int on)
@@ -69,6 +101,7 @@ void symbolizer_free(struct symbolizer *s)
 			file_free(p->vdso);
 		free(p);
 	}
+	kernel_loaded(s);
 	ksyms_free(s->ksyms);
 	free(s);
 }
@@ -228,6 +261,7 @@ int symbolize_func_start(struct symbolizer *s, pid_t pid, uint64_t addr, uint64_
 
 const char *symbolize_kernel_name(struct symbolizer *s, uint64_t addr)
 {
+	kernel_loaded(s);
 	if (!s->ksyms)
 		s->ksyms = ksyms_load();
 	return ksyms_lookup(s->ksyms, addr);

@@ -21,6 +21,8 @@ void symbolizer_free(struct symbolizer *s);
 /* on: unsymbolized frames keep their own address (`--addresses`) instead of the start of
  * the function holding them. */
 void symbolizer_set_addresses(struct symbolizer *s, int on);
+/* Starts reading the kernel's symbols in the background (kernel frames will be labelled). */
+void symbolizer_load_kernel(struct symbolizer *s);
 /* Registers a target (reads its maps now, while it is alive). */
 void symbolizer_add_pid(struct symbolizer *s, pid_t pid);
 /* Appends the label of a user address; is_return: addr is a return address, so look up

@@ -379,12 +379,12 @@ int ut_refresh_data(struct unwind_tables *t, pid_t pid)
 	struct lf_range r[LF_MAX_DATA];
 	__u32 n = (__u32)data_ranges(&pm, r, LF_MAX_DATA);
 	proc_maps_free(&pm);
-	if (n != up->p->ndata || memcmp(r, up->p->data, n * sizeof(*r))) {
-		memcpy(up->p->data, r, n * sizeof(*r));
-		up->p->ndata = n;
-		up->dirty = 1;
-	}
-	return 0;
+	if (n == up->p->ndata && !memcmp(r, up->p->data, n * sizeof(*r)))
+		return 0;
+	memcpy(up->p->data, r, n * sizeof(*r));
+	up->p->ndata = n;
+	up->dirty = 1;
+	return 1;
 }
 
 void ut_say_if_slow(struct unwind_tables *t, double at) { t->say_slow_at = at; }

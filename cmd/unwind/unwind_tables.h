@@ -16,7 +16,7 @@ void ut_free(struct unwind_tables *t);
 /* Reads the maps of pid and builds tables for files not seen yet (in memory). */
 int ut_add_pid(struct unwind_tables *t, pid_t pid);
 /* Reads the maps of pid (added before) again for where it keeps data, which changes as it
- * allocates; marks its entry for upload if that changed. */
+ * allocates; marks its entry for upload if that changed. 1 changed, 0 not, -1 unreadable. */
 int ut_refresh_data(struct unwind_tables *t, pid_t pid);
 /* While tables are built for a start: says once, when a file is done after the moment at
  * (now_sec() time; 0 stops it), that they are still being read. */

@@ -57,20 +57,33 @@ static __always_inline __u64 mix(__u64 h, __u64 w)
 	return h ^ (h >> 29);
 }
 
-/* What a record tells the namer: its Lua part and LuaJIT's trace words. Stacks with the same
- * ones name the same functions, whatever their native frames and exact pcs. */
-static __always_inline int names_lua(__u32 i, __u32 lua_from, __u64 w)
-{
-	return i >= lua_from || lf_word_tag(w) == LF_TAG_LJTRACE;
-}
-
 struct hash_ctx {
 	const struct lf_stack *s;
-	__u64 h, lua;
-	__u32 lua_from, any;
+	__u64 h, lua, any;
+	__u32 lua_from;
 };
 
 #ifndef LF_NO_BPF_LOOP
+/* What a record tells the namer: its Lua part and LuaJIT's trace words. Stacks with the same
+ * ones name the same functions, whatever their native frames and exact pcs. All ones for such
+ * a word, else 0, without a branch (which the verifier would take both ways, word by word). */
+static __always_inline __u64 names_lua(__u32 i, __u32 lua_from, __u64 w)
+{
+	__u64 after = 1 ^ (((__u64)i - (__u64)lua_from) >> 63);
+	__u64 t = (w >> LF_TAG_SHIFT) ^ LF_TAG_LJTRACE;
+	__u64 m = -(after | (1 ^ ((t | -t) >> 63)));
+	barrier_var(m); /* an opaque mask: the compiler must not make it a branch again */
+	return m;
+}
+
+/* Mixes w into the Lua part's hash where names_lua says so. */
+static __always_inline void mix_lua(struct hash_ctx *c, __u32 i, __u64 w)
+{
+	__u64 m = names_lua(i, c->lua_from, w);
+	c->lua = (mix(c->lua, w) & m) | (c->lua & ~m);
+	c->any |= m;
+}
+
 /* One word of the record: the kernel's frames, then the user words. */
 static long hash_word(__u32 i, void *data)
 {
@@ -89,10 +102,7 @@ static long hash_word(__u32 i, void *data)
 	barrier_var(i);
 	__u64 w = s->user[i & (LF_MAX_USTACK - 1)];
 	c->h = mix(c->h, w);
-	if (names_lua(i, c->lua_from, w)) {
-		c->lua = mix(c->lua, w);
-		c->any = 1;
-	}
+	mix_lua(c, i, w);
 	return 0;
 }
 #endif
@@ -102,7 +112,7 @@ static long hash_word(__u32 i, void *data)
  * where an unrolled loop is verified at each of the several places a sample can end. */
 static __always_inline __u64 stack_hash(const struct lf_stack *s, __u32 lua_from, __u64 *lua)
 {
-	struct hash_ctx c = { s, mix(s->nkern, s->nuser), 0, lua_from, 0 };
+	struct hash_ctx c = { s, mix(s->nkern, s->nuser), 0, 0, lua_from };
 	if (s->flags & LF_FLAG_OFFCPU) /* the same frames on and off the CPU are two stacks */
 		c.h = mix(c.h, s->flags & (LF_FLAG_OFFCPU | LF_FLAG_RUNNABLE));
 #ifndef LF_NO_BPF_LOOP
@@ -120,14 +130,11 @@ static __always_inline __u64 stack_hash(const struct lf_stack *s, __u32 lua_from
 	for (int i = 0; i < LF_MAX_USTACK; i++) {
 		if (i >= s->nuser)
 			break;
-		__u64 w = s->user[i];
-		c.h = mix(c.h, w);
-		if (names_lua((__u32)i, lua_from, w)) {
-			c.lua = mix(c.lua, w);
-			c.any = 1;
-		}
+		c.h = mix(c.h, s->user[i]);
 	}
-	*lua = c.any ? c.lua | 1 : 0;
+	/* Its verifier takes every word of the unrolled loop one by one: hashing the Lua part
+	 * too makes the program too large for it. Each new stack is announced there. */
+	*lua = c.h | 1;
 	return c.h;
 }
 

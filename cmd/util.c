@@ -2,6 +2,7 @@
  * string buffer, bounded file reads and uniform error messages. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,4 +197,14 @@ int ends_with(const char *s, size_t len, const char *suffix)
 {
 	size_t m = strlen(suffix);
 	return len >= m && !memcmp(s + len - m, suffix, m);
+}
+
+int start_helper(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int ok = pthread_create(t, NULL, fn, arg) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ok;
 }

@@ -2,6 +2,7 @@
  * string buffer, bounded file reads and uniform error messages. */
 #ifndef LF_UTIL_H
 #define LF_UTIL_H
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,4 +38,7 @@ extern int lf_quiet;
 void info_lf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 double now_sec(void);
+/* Starts a helper thread that takes none of the process's signals (they stay with the main
+ * thread, whose sleeps they must interrupt); 1 if it runs. */
+int start_helper(pthread_t *t, void *(*fn)(void *), void *arg);
 #endif

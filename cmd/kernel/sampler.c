@@ -121,11 +121,7 @@ void sampler_on_fresh(struct sampler *s, sampler_cb cb, void *ctx)
 			 "before the next drain will show as " LF_LABEL_GONE, strerror(errno));
 		return;
 	}
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);  /* signals stay with the main thread */
-	s->namer_on = pthread_create(&s->namer, NULL, namer_main, s) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	s->namer_on = start_helper(&s->namer, namer_main, s);
 	if (!s->namer_on)
 		warnx_lf("cannot start the thread naming new stacks: Lua functions freed before the next "
 			 "drain will show as " LF_LABEL_GONE);

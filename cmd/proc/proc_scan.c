@@ -37,13 +37,26 @@ int proc_find_file(pid_t pid, int (*match)(pid_t pid, const struct mapping *m, v
 	return best ? 0 : -1;
 }
 
+static int is_heap(const struct mapping *m)
+{
+	return !strcmp(m->path, "[heap]");
+}
+
+static const struct mapping *heap_of(const struct proc_maps *pm)
+{
+	for (size_t i = 0; i < pm->n; i++)
+		if (is_heap(&pm->m[i]))
+			return &pm->m[i];
+	return NULL;
+}
+
 /* Writable private memory without a file: the heap and anonymous mappings. */
 static int scannable(const struct mapping *m)
 {
-	return m->writable && !m->exec && (m->path[0] == 0 || !strcmp(m->path, "[heap]"));
+	return m->writable && !m->exec && (m->path[0] == 0 || is_heap(m));
 }
 
-uint64_t proc_scan_memory(pid_t pid, size_t overlap, uint64_t max_bytes,
+uint64_t proc_scan_memory(pid_t pid, size_t overlap, uint64_t max_bytes, const int *found,
 			  int (*chunk)(uint64_t base, const unsigned char *buf, size_t len, void *ctx), void *ctx)
 {
 	struct proc_maps pm;
@@ -52,9 +65,12 @@ uint64_t proc_scan_memory(pid_t pid, size_t overlap, uint64_t max_bytes,
 	unsigned char *buf = xmalloc(SCAN_CHUNK + overlap);
 	uint64_t scanned = 0;
 	int done = 0;
-	for (size_t i = 0; i < pm.n && !done; i++) {
-		const struct mapping *m = &pm.m[i];
-		if (!scannable(m))
+	/* The oldest blocks first, where a VM's state is made at start-up: the brk heap from its
+	 * start, then the anonymous mappings from the top down (mmap hands out addresses
+	 * downwards, and LuaJIT's allocator takes its memory so). */
+	for (size_t k = 0; k <= pm.n && !done; k++) {
+		const struct mapping *m = k == 0 ? heap_of(&pm) : &pm.m[pm.n - k];
+		if (!m || !scannable(m) || (k > 0 && is_heap(m)))
 			continue;
 		for (uint64_t a = m->start; a < m->end && scanned < max_bytes && !done; a += SCAN_CHUNK) {
 			size_t want = m->end - a < SCAN_CHUNK + overlap ? (size_t)(m->end - a) : SCAN_CHUNK + overlap;
@@ -62,7 +78,7 @@ uint64_t proc_scan_memory(pid_t pid, size_t overlap, uint64_t max_bytes,
 			if (got <= 0)
 				continue;
 			scanned += (uint64_t)got;
-			done = chunk(a, buf, (size_t)got, ctx);
+			done = chunk(a, buf, (size_t)got, ctx) || (found && *found && scanned >= SCAN_QUICK);
 		}
 	}
 	free(buf);

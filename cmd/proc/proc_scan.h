@@ -15,9 +15,15 @@
 int proc_find_file(pid_t pid, int (*match)(pid_t pid, const struct mapping *m, void *ctx), void *ctx,
 		   struct mapping *found);
 
+/* A first look at a process (found not NULL) ends after SCAN_QUICK bytes if *found is nonzero
+ * by then: a VM's state is made early, low in the heap, and later VMs are for rescans to
+ * find. Then lua-flame starts sampling within a fraction of a second whatever the heap's size. */
+#define SCAN_QUICK (256ull << 20)
+
 /* Calls chunk for the heap and anonymous writable memory of pid, in chunks read with
  * `overlap` extra bytes so that a block straddling two chunks is seen whole, until chunk
- * returns nonzero or max_bytes were read. Returns the bytes read. */
-uint64_t proc_scan_memory(pid_t pid, size_t overlap, uint64_t max_bytes,
+ * returns nonzero, max_bytes were read, or (found not NULL) SCAN_QUICK bytes were read and
+ * *found is nonzero. Returns the bytes read. */
+uint64_t proc_scan_memory(pid_t pid, size_t overlap, uint64_t max_bytes, const int *found,
 			  int (*chunk)(uint64_t base, const unsigned char *buf, size_t len, void *ctx), void *ctx);
 #endif

@@ -5,8 +5,6 @@
  * process keeps its mapping list. */
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -59,11 +57,7 @@ void symbolizer_load_kernel(struct symbolizer *s)
 {
 	if (s->ksyms || s->ksyms_loading)
 		return;
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old); /* signals stay with the main thread */
-	s->ksyms_loading = pthread_create(&s->ksyms_loader, NULL, load_kernel, s) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	s->ksyms_loading = start_helper(&s->ksyms_loader, load_kernel, s);
 }
 
 /* Waits for the loading thread, if there is one. */

@@ -30,7 +30,7 @@ static int detect(pid_t pid, struct runtime *rt)
 static int scan(struct runtime *rt)
 {
 	struct luajit_runtime *vm = rt->vm;
-	rt->nvms = luajit_runtime_scan(vm);
+	rt->nvms = luajit_runtime_scan(vm, 1);
 	if (rt->nvms)
 		snprintf(rt->variant, sizeof(rt->variant), "%s", vm->lay->name);
 	luajit_runtime_vm_code(vm);
@@ -48,7 +48,7 @@ static int refresh(struct runtime *rt, struct sampler *smp, int full)
 	uint64_t before[LF_MAX_GS];
 	int n = vm->ngs;
 	memcpy(before, vm->gs, sizeof(before));
-	if (!luajit_runtime_scan(vm)) {
+	if (!luajit_runtime_scan(vm, 0)) {
 		vm->ngs = n;
 		memcpy(vm->gs, before, sizeof(before));
 		return 0;

@@ -77,7 +77,7 @@ static int scan_chunk(uint64_t base, const unsigned char *buf, size_t len, void 
 
 /* Finds global states; when the file did not tell GC64 from not, the layout whose
  * GG_State is found decides. */
-int luajit_runtime_scan(struct luajit_runtime *rt)
+int luajit_runtime_scan(struct luajit_runtime *rt, int first_look)
 {
 	rt->ngs = 0;
 	for (int gc64 = 1; gc64 >= 0 && !rt->ngs; gc64--) {
@@ -86,7 +86,7 @@ int luajit_runtime_scan(struct luajit_runtime *rt)
 		const struct luajit_layout *l = luajit_layout_get(luajit_variant_of(rt->facts.fork, gc64));
 		struct scan_ctx c = { rt, l };
 		if (l)
-			proc_scan_memory(rt->pid, (size_t)l->gg_size, SCAN_MAX, scan_chunk, &c);
+			proc_scan_memory(rt->pid, (size_t)l->gg_size, SCAN_MAX, first_look ? &rt->ngs : NULL, scan_chunk, &c);
 		if (rt->ngs)
 			rt->lay = l;
 	}

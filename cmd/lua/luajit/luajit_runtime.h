@@ -24,7 +24,7 @@ struct luajit_runtime {
 int luajit_runtime_detect(pid_t pid, struct luajit_runtime *rt);
 /* Finds global states; when the file did not tell GC64 from not, the layout whose
  * GG_State is found decides. Returns the number found. */
-int luajit_runtime_scan(struct luajit_runtime *rt);
+int luajit_runtime_scan(struct luajit_runtime *rt, int first_look);
 /* Once a VM is known: where the VM's own code lies in the core file, from the FDE holding
  * the first handler of its dispatch table. */
 void luajit_runtime_vm_code(struct luajit_runtime *rt);

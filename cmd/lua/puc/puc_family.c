@@ -33,7 +33,7 @@ static int detect(pid_t pid, struct runtime *rt)
 static int scan(struct runtime *rt)
 {
 	struct puc_runtime *vm = rt->vm;
-	return rt->nvms = puc_runtime_scan_states(vm);
+	return rt->nvms = puc_runtime_scan_states(vm, 1);
 }
 
 static size_t bpf_cfg(const struct runtime *rt, uint32_t core_file, void *out, size_t max)
@@ -72,7 +72,7 @@ static int refresh(struct runtime *rt, struct sampler *smp, int full)
 	int hint = reg_hint(smp), before = vm->ngs, changed = hint != vm->reg_hint;
 	vm->reg_hint = hint;
 	if (!vm->ngs || full)
-		changed |= scan(rt) != before;
+		changed |= (rt->nvms = puc_runtime_scan_states(vm, 0)) != before;
 	return changed;
 }
 

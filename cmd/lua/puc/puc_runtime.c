@@ -72,7 +72,7 @@ static int trust_newer(struct puc_runtime *rt)
 {
 	const struct puc_layout *l = rt->lay;
 	rt->trusted = 1;
-	if (puc_runtime_scan_states(rt) > 0) {
+	if (puc_runtime_scan_states(rt, 1) > 0) {
 		if (first_time(rt->pid, 1))
 			warnx_lf("PID %d: Lua %d.%d.%d in %s is newer than this build of lua-flame knows (up to "
 				 "%d.%d.%d); its VM matches the %d.%d.%d layout (global state, main thread, stack bounds, "
@@ -217,11 +217,12 @@ static int scan_chunk(uint64_t base, const unsigned char *buf, size_t len, void 
 	return 0;
 }
 
-int puc_runtime_scan_states(struct puc_runtime *rt)
+int puc_runtime_scan_states(struct puc_runtime *rt, int first_look)
 {
 	if (!rt->lay)
 		return 0;
-	rt->scanned_bytes = proc_scan_memory(rt->pid, (size_t)rt->lay->lg_sizeof + 64, SCAN_MAX, scan_chunk, rt);
+	rt->scanned_bytes = proc_scan_memory(rt->pid, (size_t)rt->lay->lg_sizeof + 64, SCAN_MAX,
+					     first_look ? &rt->ngs : NULL, scan_chunk, rt);
 	return rt->ngs;
 }
 

@@ -31,8 +31,9 @@ int puc_runtime_detect(pid_t pid, struct puc_runtime *rt);
 /* 1 when the global state at g is a live VM of rt->lay: its metamethod names, its main
  * thread's stack bounds and a CallInfo chain reaching the base all check out. */
 int puc_runtime_state_ok(const struct puc_runtime *rt, uint64_t g);
-/* Scans pid's writable memory for main lua_States; returns the number of VMs found. */
-int puc_runtime_scan_states(struct puc_runtime *rt);
+/* Scans pid's writable memory for main lua_States (first_look: see SCAN_QUICK); returns the
+ * number of VMs found. */
+int puc_runtime_scan_states(struct puc_runtime *rt, int first_look);
 /* The BPF side's view of rt. */
 void puc_runtime_cfg(const struct puc_runtime *rt, uint32_t core_file, struct lf_lua_cfg *out);
 #endif

@@ -3,7 +3,6 @@
  * generation so the map never fills on long runs. */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <poll.h>

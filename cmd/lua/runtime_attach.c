@@ -92,6 +92,8 @@ enum runtime_attach_result runtime_attach(struct stack_ctx *sc, struct sampler *
 void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_tables *ut, double now,
 		     uint64_t vm_misses)
 {
+	/* idle_every doubles after each fruitless regular rescan: from 1, the first one after the
+	 * rescan at start-up comes 2 s later */
 	static double last, last_full = -1e9, full_every = 2.0, idle_every = 1.0, full_cost, burst = 0.5;
 	static uint64_t misses;
 	static int fruitless; /* rescans for missed VMs in a row that found none */

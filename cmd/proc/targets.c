@@ -42,6 +42,13 @@ void targets_name(struct targets *s, pid_t pid)
 }
 
 /* now is when it joined, 0 for targets there at the start (their Lua is attached then). */
+/* Where a Lua target keeps its data changes as it allocates: read again every few seconds
+ * (2, and twice as long each time it had not changed, up to 16), and sooner (but not more
+ * than once a second) when a sample missed its VM's state. */
+#define DATA_EVERY 2.0
+#define DATA_EVERY_MAX 16.0
+#define DATA_SOONEST 1.0
+
 struct target *targets_new(struct targets *s, pid_t pid, enum target_kind kind, double now)
 {
 	s->t = xrealloc(s->t, (s->nt + 1) * sizeof(*s->t));
@@ -50,6 +57,7 @@ struct target *targets_new(struct targets *s, pid_t pid, enum target_kind kind, 
 	t->pid = pid;
 	t->kind = kind;
 	t->fresh_until = now > 0 ? now + 1.0 : 0;
+	t->data_every = DATA_EVERY;
 	targets_exe_identity(pid, &t->exe_dev, &t->exe_ino);
 	return t;
 }
@@ -180,17 +188,8 @@ int targets_alive(const struct targets *s)
 	return 0;
 }
 
-/* Where a Lua target keeps its data changes as it allocates: read again every few seconds
- * (2, and twice as long each time it had not changed, up to 16), and sooner (but not more
- * than once a second) when a sample missed its VM's state. */
-#define DATA_EVERY 2.0
-#define DATA_EVERY_MAX 16.0
-#define DATA_SOONEST 1.0
-
 static int refresh_data(struct targets *s, struct target *t, double now, int asked)
 {
-	if (t->data_every < DATA_EVERY)
-		t->data_every = DATA_EVERY;
 	if (now - t->data_at < (asked ? DATA_SOONEST : t->data_every) || !has_lua(s, t->pid))
 		return 0;
 	t->data_at = now;

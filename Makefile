@@ -26,8 +26,12 @@ LIBS      := $(DEPPREFIX)/lib/libbpf.a $(DEPPREFIX)/lib/libelf.a $(DEPPREFIX)/li
 # The C++ runtime's demangler (cp-demangle, which needs only the C library); found at link
 # time, once the build packages are in.
 SUPCXX     = $(shell gcc -print-file-name=libsupc++.a)
+# BPF_DEFS: extra definitions for the BPF programs (scripts/bench-stages.sh: -DLF_STAGES)
+BPF_DEFS  ?=
 BPFCFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wextra -Werror \
-             -I$(B) -I$(DEPPREFIX)/include -Ibpf
+             -I$(B) -I$(DEPPREFIX)/include -Ibpf $(BPF_DEFS)
+# the binary; a build with other BPF_DEFS goes to a B and BIN of its own
+BIN       ?= lua-flame
 
 CMD_SRCS    := $(filter-out cmd/main.c $(SKIP),$(wildcard $(addsuffix /*.c,$(CMD_DIRS:/=))))
 RENDER_SRCS := $(filter-out $(SKIP),$(wildcard render/*.c))
@@ -42,7 +46,7 @@ UNIT_BINS   := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 
 .PHONY: all packages deps test test-kernels demo install clean bench dist help FORCE
 .SECONDARY:
-all: lua-flame
+all: $(BIN)
 
 help:
 	@echo "make          build ./lua-flame (installs build packages, builds static libraries once)"
@@ -105,7 +109,7 @@ $(B)/%.o: %.S $(wildcard render/*.js render/*.css) | packages
 	@mkdir -p $(dir $@)
 	$(CC) -c $< -o $@
 
-lua-flame: $(B)/cmd/main.o $(LIB_OBJS) $(DEPSTAMP)
+$(BIN): $(B)/cmd/main.o $(LIB_OBJS) $(DEPSTAMP)
 	$(CC) $(LDFLAGS) -o $@ $(B)/cmd/main.o $(LIB_OBJS) $(LIBS) $(SUPCXX)
 
 $(B)/tests/%: tests/unit/%.c $(LIB_OBJS) $(DEPSTAMP) tests/unit/check.h

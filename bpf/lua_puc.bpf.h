@@ -37,7 +37,7 @@ static __always_inline int puc_state_shape(const struct lf_lua_cfg *c, __u64 g)
  * one into the sampled thread's own stack above sp (the C code spills the global state
  * there, so a stack slot can look like a lua_State but for its tag). The tag is read first:
  * most other objects stop there. */
-__noinline int lf_lua_is_state(__u32 pid, __u64 cand, __u64 sp)
+static __always_inline int puc_is_state(__u32 pid, __u64 cand, __u64 sp)
 {
 	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
 	if (!c || cand - sp < LF_STACK_NEAR || !lf_may_be_object(pid, cand))
@@ -51,6 +51,25 @@ __noinline int lf_lua_is_state(__u32 pid, __u64 cand, __u64 sp)
 		if (i < c->ngs && c->gs[i] == g)
 			return 1;
 	return puc_state_shape(c, g) ? 2 : 0;
+}
+
+/* The answer is remembered for the last few values of the sample: the core's frames pass the
+ * same few pointers (L, its stack, a CallInfo) on in their registers, and a check that reads
+ * costs far more than these compares. A global function: verified once, not at each call. */
+__noinline int lf_lua_is_state(__u32 pid, __u64 cand, __u64 sp)
+{
+	__u32 zero = 0;
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	if (!u)
+		return puc_is_state(pid, cand, sp);
+	for (int i = 0; i < LF_SEEN; i++)
+		if (u->seen_v[i] == cand) /* an empty slot holds 0, which is no state */
+			return u->seen_r[i];
+	int r = puc_is_state(pid, cand, sp);
+	__u32 k = u->seen_next++ & (LF_SEEN - 1);
+	u->seen_v[k] = cand;
+	u->seen_r[k] = (__u8)r;
+	return r;
 }
 
 struct {
@@ -75,6 +94,9 @@ static __always_inline void puc_begin(struct lf_ustate *u, const struct lf_lua_c
 		u->entry_lo[i] = c ? c->entry_lo[i] : 0;
 		u->entry_hi[i] = c ? c->entry_hi[i] : 0;
 	}
+	for (int i = 0; i < LF_SEEN; i++)
+		u->seen_v[i] = 0;
+	u->cl_key = 0;
 }
 
 /* A frame of the core at pc inside one of the API functions a host enters the VM by: the
@@ -220,9 +242,14 @@ static __always_inline void puc_emit_ci(struct puc_walk *w)
 		put_word(w->s, u, flags);
 		return;
 	}
-	__u64 proto = 0;
-	if (read_u64(val + c->lcl_p, &proto))
-		return;
+	/* A recursion runs the same closure frame after frame; its Proto never changes. */
+	__u64 proto = u->cl_proto;
+	if (val != u->cl_key || !val) {
+		if (read_u64(val + c->lcl_p, &proto))
+			return;
+		u->cl_key = val;
+		u->cl_proto = proto;
+	}
 	if (w->steps == 0 && !want_lines)
 		pc = 0;  /* the running function: its pc names nothing, only --lines uses it */
 	else if ((c->flags & LF_LUA_L_SAVEDPC) && !w->u->walk_emitted)

@@ -53,21 +53,25 @@ struct lj_walk {
 	__u32 nflush;         /* ring entries left to emit (u->ring_n, u->ring_at: the ring) */
 };
 
+/* The link below the frame at base: its function and its type and size. The frames lie in
+ * one array from the lua_State's stack up: a window of it serves many links. */
 static __always_inline int lj_read_link(const struct lj_walk *w, __u64 *func, __s64 *ftsz)
 {
+	struct lf_ustate *u = w->u;
+	__u64 v[2];
 	if (w->c->gc64) {
-		__u64 v[2]; /* one read: deep stacks follow thousands of links */
-		if (bpf_probe_read_user(v, sizeof(v), (const void *)(w->base - 16)))
+		array_window_down(u, w->stack, w->base);
+		if (window_read(u, w->base - 16, &v[0]) || window_read(u, w->base - 8, &v[1]))
 			return -1;
 		*func = v[0] & ((1ULL << 47) - 1);
 		*ftsz = (__s64)v[1];
 		return 0;
 	}
-	__u32 v[2];
-	if (bpf_probe_read_user(v, sizeof(v), (const void *)(w->base - 8)))
+	array_window_down(u, w->stack, w->base);
+	if (window_read(u, w->base - 8, &v[0]))
 		return -1;
-	*func = v[0];
-	*ftsz = (__s32)v[1];
+	*func = (__u32)v[0];
+	*ftsz = (__s32)(v[0] >> 32);
 	return 0;
 }
 

@@ -18,6 +18,15 @@ static __always_inline __u64 lj_ref(const struct lf_lj_cfg *c, __u64 addr)
 	return v;
 }
 
+/* lj_ref of a slot of the sampled thread's stack, through its window. */
+static __always_inline __u64 lj_stack_ref(struct lf_ustate *u, const struct lf_lj_cfg *c, __u64 addr)
+{
+	__u64 v = 0;
+	if (window_read(u, addr, &v))
+		return 0;
+	return c->gc64 ? v : v & 0xffffffffULL;
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
@@ -136,7 +145,7 @@ static __always_inline void lj_entered(struct lf_ustate *u, const struct lf_lj_c
 {
 	__u64 prev = 0;
 	u->entry_next = 1;
-	read_u64(cf + c->cframe_ofs_prev, &prev);
+	window_read(u, cf + c->cframe_ofs_prev, &prev);
 	u->lj_chain = prev & c->cframe_rawmask;
 }
 
@@ -153,7 +162,7 @@ static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_
 		lj_entered(u, c, cf);
 	if (u->nthreads >= LF_MAX_LTHREADS || u->nlpos >= LF_MAX_LPOS)
 		return;
-	L = lj_ref(c, cf + c->cframe_ofs_l);
+	L = lj_stack_ref(u, c, cf + c->cframe_ofs_l);
 	if (L == u->last_cand || !lf_may_be_object(pid, L))
 		return;
 	g = lj_ref(c, L + c->L_glref);
@@ -179,12 +188,13 @@ static __always_inline int step_lj_cframe_at(struct lf_ustate *u, const struct l
 	if (!cf || cf + 16 < u->sp)
 		return LF_MARK_FP_FAILED;
 	__u64 cfa = cf + c->cframe_size;
-	if (read_u64(cfa - 8, &ra))
+	stack_window(u, cf > u->sp ? cf : u->sp, cfa);
+	if (window_read(u, cfa - 8, &ra))
 		return LF_MARK_BAD_READ;
-	read_u64(cfa + c->saved_rbp, &u->bp);
-	read_u64(cfa + c->saved_rbx, &u->regs[0]);
-	read_u64(cfa + c->saved_r14, &u->regs[3]);
-	read_u64(cfa + c->saved_r15, &u->regs[4]);
+	window_read(u, cfa + c->saved_rbp, &u->bp);
+	window_read(u, cfa + c->saved_rbx, &u->regs[0]);
+	window_read(u, cfa + c->saved_r14, &u->regs[3]);
+	window_read(u, cfa + c->saved_r15, &u->regs[4]);
 	u->sp = cfa;
 	u->ip = ra;
 	u->exact = 0;

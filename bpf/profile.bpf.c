@@ -9,6 +9,7 @@
 #include "stats.h"
 #include "config.bpf.h"
 #include "unwind.bpf.h"
+#include "stage_time.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -76,33 +77,35 @@ static __always_inline __u64 names_lua(__u32 i, __u32 lua_from, __u64 w)
 	return m;
 }
 
-/* Mixes w into the Lua part's hash where names_lua says so. */
-static __always_inline void mix_lua(struct hash_ctx *c, __u32 i, __u64 w)
+#define LF_HASH_CHUNK 4 /* words a call: a call costs as much as hashing several words */
+
+/* Word k of the record, kernel frames first, mixed into the hashes unless k is past its end. */
+static __always_inline void hash_one(struct hash_ctx *c, __u32 k)
 {
+	const struct lf_stack *s = c->s;
+	__u32 nk = s->nkern;
+	if (k < nk) {
+		c->h = mix(c->h, s->kern[k & (LF_MAX_KSTACK - 1)]);
+		return;
+	}
+	__u32 i = k - nk;
+	if (i >= s->nuser)
+		return;
+	barrier_var(i); /* keeps the mask, which the verifier needs, from being folded away */
+	__u64 w = s->user[i & (LF_MAX_USTACK - 1)];
+	c->h = mix(c->h, w);
 	__u64 m = names_lua(i, c->lua_from, w);
 	c->lua = (mix(c->lua, w) & m) | (c->lua & ~m);
 	c->any |= m;
 }
 
-/* One word of the record: the kernel's frames, then the user words. */
-static long hash_word(__u32 i, void *data)
+/* Words LF_HASH_CHUNK * j onwards of the record: the kernel's frames, then the user words. */
+static long hash_words(__u32 j, void *data)
 {
 	struct hash_ctx *c = data;
-	const struct lf_stack *s = c->s;
-	if (i < LF_MAX_KSTACK) {
-		if (i < s->nkern) {
-			barrier_var(i); /* keeps the mask, which the verifier needs, from being folded away */
-			c->h = mix(c->h, s->kern[i & (LF_MAX_KSTACK - 1)]);
-		}
-		return 0;
-	}
-	i -= LF_MAX_KSTACK;
-	if (i >= s->nuser)
-		return 1;
-	barrier_var(i);
-	__u64 w = s->user[i & (LF_MAX_USTACK - 1)];
-	c->h = mix(c->h, w);
-	mix_lua(c, i, w);
+	__u32 k = j * LF_HASH_CHUNK;
+	for (__u32 d = 0; d < LF_HASH_CHUNK; d++)
+		hash_one(c, k + d);
 	return 0;
 }
 #endif
@@ -117,7 +120,8 @@ static __always_inline __u64 stack_hash(const struct lf_stack *s, __u32 lua_from
 		c.h = mix(c.h, s->flags & (LF_FLAG_OFFCPU | LF_FLAG_RUNNABLE));
 #ifndef LF_NO_BPF_LOOP
 	if (has_bpf_loop) {
-		bpf_loop(LF_MAX_KSTACK + LF_MAX_USTACK, hash_word, &c, 0);
+		__u32 n = (s->nkern & (2 * LF_MAX_KSTACK - 1)) + (s->nuser & (2 * LF_MAX_USTACK - 1));
+		bpf_loop((n + LF_HASH_CHUNK - 1) / LF_HASH_CHUNK, hash_words, &c, 0);
 		*lua = c.any ? c.lua | 1 : 0;
 		return c.h;
 	}
@@ -138,10 +142,20 @@ static __always_inline __u64 stack_hash(const struct lf_stack *s, __u32 lua_from
 	return c.h;
 }
 
+/* Whether the sample interrupted user code (it has no kernel frames then). */
+static __always_inline int in_user(struct bpf_perf_event_data *ctx)
+{
+	/* cs is a 16-bit field but context reads must be 8 bytes wide. */
+	__u64 cs = *(volatile __u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs));
+	return (cs & 3) == 3;
+}
+
 static __always_inline void collect_kernel(struct bpf_perf_event_data *ctx, struct lf_stack *s)
 {
 	s->nkern = 0;
 	if (!want_kernel && !(s->flags & LF_FLAG_OFFCPU)) /* off the CPU, it names the wait */
+		return;
+	if (in_user(ctx)) /* the kernel would walk nothing, at the price of a call */
 		return;
 	long n = bpf_get_stack(ctx, s->kern, sizeof(s->kern), 0);
 	if (n < 0) {
@@ -225,9 +239,7 @@ struct {
 
 static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_ustate *u)
 {
-	/* cs is a 16-bit field but context reads must be 8 bytes wide. */
-	__u64 cs = *(volatile __u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs));
-	if ((cs & 3) == 3) {
+	if (in_user(ctx)) {
 		u->ip = ctx->regs.ip;
 		u->sp = ctx->regs.sp;
 		u->bp = ctx->regs.bp;
@@ -300,11 +312,14 @@ static __always_inline void end_counts(struct lf_stack *s, struct lf_ustate *u)
 		stat_inc(LF_STAT_VM_UNKNOWN);
 	s->nuser = u->n < LF_MAX_USTACK ? u->n : LF_MAX_USTACK;
 	/* hashed once: the verifier walks each copy of its loop over the whole record */
+	stage(LF_STAGE_STATS);
 	__u64 lua, h = stack_hash(s, u->lua_from, &lua);
+	stage(LF_STAGE_HASH);
 	if (s->flags & LF_FLAG_OFFCPU)
 		wall_park(s, h, lua);
 	else
 		count_stack_n(s, h, 1, lua);
+	stage(LF_STAGE_COUNT);
 }
 
 /* Ends the user part of a sample. Only the walk's own end (with_lua) appends Lua frames:
@@ -313,8 +328,10 @@ static __always_inline void end_counts(struct lf_stack *s, struct lf_ustate *u)
 static __always_inline void end_user(struct bpf_perf_event_data *ctx, struct lf_stack *s, struct lf_ustate *u,
 				     int rc, int with_lua)
 {
+	stage(LF_STAGE_WALK_LAST);
 	end_walk(s, u, rc);
 	u->lua_from = u->n;
+	stage(LF_STAGE_END_WALK);
 	if (walk_lua && with_lua) {
 #ifdef LF_NO_BPF_LOOP
 		bpf_tail_call(ctx, &tails, LF_TAIL_LUA); /* on success, runtime_part ends the sample */
@@ -323,6 +340,7 @@ static __always_inline void end_user(struct bpf_perf_event_data *ctx, struct lf_
 		rt_append(s, u);
 #endif
 	}
+	stage(LF_STAGE_LUA);
 	end_counts(s, u);
 }
 
@@ -371,7 +389,13 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 		return 0;
 	__u32 pid = s->pid;
 	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
+	stage(LF_STAGE_ENTER_WALK);
+	if (p && !u->n) {
+		u->stack_hi = stack_range(p, u->sp, &u->stack_lo);
+		u->win_len = 0;
+	}
 	rt_begin(u, pid);
+	stage(LF_STAGE_RT_BEGIN);
 	if (!p) {
 		end_user(ctx, s, u, LF_MARK_NO_PROC, 0);
 		return 0;
@@ -425,7 +449,9 @@ static __always_inline int begin_sample(struct bpf_perf_event_data *ctx, __u32 f
 	s->pid = tgid;
 	s->tid = per_thread ? (__u32)id : 0;
 	s->flags = flags;
+	stage(LF_STAGE_START);
 	collect_kernel(ctx, s);
+	stage(LF_STAGE_KSTACK);
 	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
 	if (!u)
 		return 0;

@@ -6,6 +6,7 @@
 #define LF_UNWIND_BPF_H
 #include "ustate.bpf.h"
 #include "runtime.bpf.h"
+#include "stage_time.bpf.h"
 
 #define LF_STEPS_PER_CALL 2 /* without bpf_loop: frames per tail call */
 /* Tail calls of the native walk; the kernel allows 32 in a chain (33 from 5.12), and the
@@ -34,6 +35,7 @@ static __always_inline int step_signal(struct lf_ustate *u)
 	u->sp = sp;
 	u->ip = ip;
 	u->exact = 1;
+	u->stack_lo = u->stack_hi = 0; /* the interrupted code's stack may be another one (sigaltstack) */
 	/* mcontext: r8..r15 at 0..56, rbx at 88 */
 	read_u64(mc + 88, &u->regs[0]);
 	for (int i = 1; i < LF_NSAVED; i++)
@@ -73,20 +75,6 @@ static __always_inline int step_fp(struct lf_ustate *u)
 	return 0;
 }
 
-/* The 8 bytes at addr, from the frame's slots read at base when they hold them (have), else
- * read on their own. */
-static __always_inline int slot_at(struct lf_ustate *u, int have, __u64 base, __u64 addr, __u64 *v)
-{
-	__u64 off = addr - base;
-	if (have && off < sizeof(u->slots) && !(off & 7)) {
-		__u32 i = (__u32)(off / 8);
-		barrier_var(i); /* keeps the mask, which the verifier needs, from being folded away */
-		*v = u->slots[i & (LF_FRAME_SLOTS - 1)];
-		return 0;
-	}
-	return read_u64(addr, v);
-}
-
 static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *r)
 {
 	__u64 cfa;
@@ -112,19 +100,18 @@ static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *
 		return LF_MARK_INVALID;
 	}
 	/* The return address, a saved rbp and the callee-saved registers lie just under the
-	 * CFA: one read of the frame's slots fetches them all (user reads cost far more than
-	 * the bytes they copy). Only the stack from the frame's sp up is read, which is mapped. */
+	 * CFA: the frame's slots. Only the stack from the frame's sp up is read, which is mapped. */
 	__u64 base = cfa - 8 * LF_FRAME_SLOTS <= u->sp ? u->sp : cfa - 8 * LF_FRAME_SLOTS;
-	int have = cfa > u->sp && !((cfa - base) & 7) &&
-		   !bpf_probe_read_user(u->slots, sizeof(u->slots), (const void *)base);
+	if (cfa > u->sp)
+		stack_window(u, base, cfa);
 	__u64 ra, bp = u->bp;
-	if (slot_at(u, have, base, cfa - 8, &ra))
+	if (window_read(u, cfa - 8, &ra))
 		return LF_MARK_BAD_READ;
-	if ((r->flags & LF_RULE_RBP_SAVED) && slot_at(u, have, base, cfa + (__s64)r->rbp_off, &bp))
+	if ((r->flags & LF_RULE_RBP_SAVED) && window_read(u, cfa + (__s64)r->rbp_off, &bp))
 		return LF_MARK_BAD_READ;
 	for (int i = 0; i < LF_NSAVED; i++)
 		if (r->saved[i])
-			slot_at(u, have, base, cfa + 8 * (__s64)r->saved[i], &u->regs[i]);
+			window_read(u, cfa + 8 * (__s64)r->saved[i], &u->regs[i]);
 	u->sp = cfa;
 	u->bp = bp;
 	u->ip = ra;
@@ -170,6 +157,7 @@ static __always_inline int find_rule_cached(struct lf_ustate *u, __u32 file, __u
  * thread root was reached, or an lf_mark. */
 static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, const struct lf_proc *p)
 {
+	stage(LF_STAGE_STEP_ENTRY);
 	if (u->n >= LF_MAX_WALK)
 		return LF_MARK_TRUNCATED;
 	__u64 tag = u->exact ? LF_TAG_EXACT : LF_TAG_NATIVE;
@@ -195,15 +183,18 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	}
 	if (m->file == LF_FILE_NONE)
 		return LF_MARK_NO_TABLE;
+	stage(LF_STAGE_STEP_MAP);
 	__u32 pc = (__u32)(u->ip - m->bias - (u->exact ? 0 : 1));
 	if (m->file == u->core_file) {
 		int rc = rt_core_frame(u, s, pc);
 		if (rc >= 0)
 			return rc;
 	}
+	stage(LF_STAGE_STEP_CORE);
 	int ri = find_rule_cached(u, m->file, pc);
 	__u32 rid = (__u32)ri;
 	const struct lf_rule *r = ri < 0 ? 0 : bpf_map_lookup_elem(&rules, &rid);
+	stage(LF_STAGE_STEP_RULE);
 	/* A signal trampoline without CFI (musl's) is known by its bytes; glibc's has an 'S'
 	 * CIE. Reading code bytes costs a user read, so only frames without a usable rule pay. */
 	if ((!r || r->kind == LF_RULE_END) && !u->exact && is_sigreturn(u->ip)) {
@@ -227,6 +218,7 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	}
 	__u64 leaf_sp = u->exact && u->n == 1 ? u->sp : 0, bp_before = u->bp;
 	int rc = step_rule(u, r);
+	stage(LF_STAGE_STEP_READ);
 	/* A thread's outermost frame says so in its rules (STOP: glibc's _start and clone3,
 	 * a program's entry point); a zero return address anywhere else is a walk gone wrong
 	 * or a runtime's own convention, not a stack known to be whole. */

@@ -10,6 +10,7 @@
 
 #define LF_MAX_PROC_MAPS 256     /* executable mappings per process */
 #define LF_MAX_DATA      128     /* ranges where a process keeps data (a power of two) */
+#define LF_MAX_STACKS    128     /* threads' stack mappings per process (a power of two) */
 #define LF_MAX_RULES     65536
 
 enum lf_rule_kind {
@@ -65,9 +66,12 @@ struct lf_range {
 
 struct lf_proc {
 	__u32 n;
-	__u32 ndata; /* 0: not known, every address may hold data */
+	__u32 ndata;   /* 0: not known, every address may hold data */
+	__u32 nstacks; /* 0: none known, every stack is read frame by frame */
+	__u32 pad;
 	struct lf_map_ent m[LF_MAX_PROC_MAPS];
 	struct lf_range data[LF_MAX_DATA];
+	struct lf_range stacks[LF_MAX_STACKS]; /* exact mappings of threads' stacks (stack_ranges) */
 };
 
 /* Why the BPF side asks for a process's maps again (the value in the rescan map). */

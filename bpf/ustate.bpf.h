@@ -9,7 +9,9 @@
 struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
 
 #define LF_LJ_SEEN 4   /* VMs not found by user space that a CPU remembers (a power of two) */
-#define LF_FRAME_SLOTS 8 /* stack words under a CFA read at once (a power of two) */
+#define LF_SEEN 4 /* register values remembered per sample by the check for a lua_State */
+#define LF_FRAME_SLOTS 8 /* stack words under a CFA a frame needs at most (a power of two) */
+#define LF_WIN_WORDS 64  /* stack words read ahead at once (a power of two) */
 #define LF_CI_BUF 128 /* bytes of a CallInfo read at once (every version's is smaller) */
 
 struct lf_ustate {
@@ -56,7 +58,7 @@ struct lf_ustate {
 	 * ring, until the walk reaches the root (PUC: CallInfo addresses; LuaJIT: word pairs). */
 	__u64 ring[2 * LF_LUA_OUTER];
 	__u64 native_ring[LF_NATIVE_OUTER]; /* outermost native frames in order, while folding a deep stack */
-	__u64 slots[LF_FRAME_SLOTS]; /* the stack under the CFA of the frame being stepped */
+	__u64 win[LF_WIN_WORDS]; /* the stack from win_lo up, win_len bytes (unwind.bpf.h) */
 	/* Set by rt_begin (past the part cleared per sample, which the compiler can clear only up
 	 * to a size): where hosts enter the VM. PUC Lua's API functions, as pcs of the core file
 	 * (from lf_lua_cfg); LuaJIT's next C frame on the chain of one seen, whose caller entered
@@ -64,6 +66,15 @@ struct lf_ustate {
 	__u32 entry_lo[LF_LUA_ENTRIES], entry_hi[LF_LUA_ENTRIES];
 	__u64 lj_chain;
 	__u32 entry_next, entry_pad;
+	/* Set when the native walk starts: the sampled thread's stack mapping (0, 0: not known),
+	 * and the window of the stack read last (stack_window). */
+	__u64 stack_lo, stack_hi, win_lo;
+	__u32 win_len, win_pad;
+	__u64 window_val; /* lf_window_read's answer */
+	__u64 seen_v[LF_SEEN];   /* values lf_lua_is_state judged in this sample (puc_begin clears them) */
+	__u8 seen_r[LF_SEEN];
+	__u32 seen_next;
+	__u64 cl_key, cl_proto;  /* PUC Lua: the last closure whose Proto was read, and it (puc_begin clears it) */
 	/* Kept from sample to sample: LuaJIT VMs user space has not found that were lately found on
 	 * this CPU's stacks (lj_probe_g), and their processes; the next slot to take. */
 	__u64 lj_seen_g[LF_LJ_SEEN];
@@ -235,6 +246,99 @@ __noinline int lf_find_row(__u32 file, __u32 pc)
 static __always_inline int read_u64(__u64 addr, __u64 *v)
 {
 	return bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
+}
+
+/* The thread stack mapping that holds sp, from the process's list: its end, and in *lo its
+ * start (0: not listed). */
+static __always_inline __u64 stack_range(const struct lf_proc *p, __u64 sp, __u64 *lo_addr)
+{
+	__u32 lo = 0, hi = p->nstacks;
+	if (hi > LF_MAX_STACKS)
+		hi = LF_MAX_STACKS;
+	*lo_addr = 0;
+	for (int i = 0; i < 8 && lo < hi; i++) {
+		__u32 mid = (lo + hi) / 2;
+		const struct lf_range *r = &p->stacks[mid & (LF_MAX_STACKS - 1)];
+		if (sp < r->lo) {
+			hi = mid;
+		} else if (sp >= r->hi) {
+			lo = mid + 1;
+		} else {
+			*lo_addr = r->lo;
+			return r->hi;
+		}
+	}
+	return 0;
+}
+
+/* Makes the window hold [base, end) of the sampled thread's stack, which must be mapped (a
+ * frame's slots, from its sp up). User reads cost far more than the bytes they copy, and the
+ * callers' frames lie right above: the window reads ahead up to LF_WIN_WORDS words within
+ * the thread's stack mapping, where it is known, else just [base, end). Returns 0, or -1
+ * when the read failed (window_read then reads on its own). */
+static __always_inline int stack_window(struct lf_ustate *u, __u64 base, __u64 end)
+{
+	if (base - u->win_lo < u->win_len && end - u->win_lo <= u->win_len)
+		return 0;
+	__u64 top = base >= u->stack_lo && u->stack_hi > end ? u->stack_hi : end;
+	__u64 len = top - base;
+	if (len > 8 * LF_WIN_WORDS)
+		len = 8 * LF_WIN_WORDS;
+	u->win_lo = base;
+	u->win_len = 0;
+	if (bpf_probe_read_user(u->win, len, (const void *)base))
+		return -1;
+	u->win_len = (__u32)len;
+	return 0;
+}
+
+/* Makes the window hold [end - 16, end) of an array that starts at floor and is used up to
+ * end, such as a Lua stack walked from its top down: it reads down to floor, up to
+ * LF_WIN_WORDS words. Returns 0, or -1 when the read failed. */
+static __always_inline int array_window_down(struct lf_ustate *u, __u64 floor, __u64 end)
+{
+	if (end - 16 - u->win_lo < u->win_len && end - u->win_lo <= u->win_len)
+		return 0;
+	__u64 len = end - floor;
+	if (end < floor + 16)
+		return -1;
+	if (len > 8 * LF_WIN_WORDS)
+		len = 8 * LF_WIN_WORDS;
+	u->win_lo = end - len;
+	u->win_len = 0;
+	if (bpf_probe_read_user(u->win, len, (const void *)(end - len)))
+		return -1;
+	u->win_len = (__u32)len;
+	return 0;
+}
+
+/* The 8 bytes at addr, from the window when it holds them, else read on their own, into
+ * the ustate's window_val. Returns 0, or -1 when they cannot be read. A global function: the
+ * verifier checks it once, not at each of the many places that read a stack slot. */
+__noinline int lf_window_read(__u64 addr)
+{
+	__u32 zero = 0;
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	if (!u)
+		return -1;
+	__u64 off = addr - u->win_lo;
+	if (off < u->win_len && u->win_len - off >= 8 && off <= 8 * LF_WIN_WORDS - 8) {
+		__u32 o = (__u32)off;
+		barrier_var(o); /* keeps the bound, which the verifier needs, from being folded away */
+		if (o <= 8 * LF_WIN_WORDS - 8) {
+			__builtin_memcpy(&u->window_val, (const __u8 *)u->win + o, 8);
+			return 0;
+		}
+	}
+	return read_u64(addr, &u->window_val) ? -1 : 0;
+}
+
+static __always_inline int window_read(struct lf_ustate *u, __u64 addr, __u64 *v)
+{
+	if (lf_window_read(addr))
+		return -1;
+	*v = u->window_val;
+	return 0;
 }
 
 #endif

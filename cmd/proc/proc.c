@@ -80,6 +80,7 @@ int proc_parse_maps_line(const char *line, struct mapping *m)
 	m->inode = ino;
 	m->exec = perms[2] == 'x';
 	m->writable = perms[1] == 'w';
+	m->readable = perms[0] == 'r';
 	const char *path = pos ? line + pos : "";
 	size_t len = strcspn(path, "\n");
 	m->path = xstrndup(path, len);

@@ -8,7 +8,7 @@
 struct mapping {
 	uint64_t start, end, pgoff;
 	uint64_t dev, inode;
-	int exec, writable;
+	int exec, writable, readable;
 	char *path; /* as the target sees it; "[vdso]" etc. for special mappings */
 };
 

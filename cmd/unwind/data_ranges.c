@@ -61,3 +61,32 @@ size_t data_ranges(const struct proc_maps *pm, struct lf_range *out, size_t max)
 	}
 	return n;
 }
+
+static int is_thread_stack(const struct proc_maps *pm, size_t i)
+{
+	const struct mapping *m = &pm->m[i], *below = i ? &pm->m[i - 1] : NULL;
+	if (!strcmp(m->path, "[stack]"))
+		return 1;
+	return !m->path[0] && m->writable && !m->exec && below && below->end == m->start &&
+	       !below->readable && !below->writable && !below->exec;
+}
+
+size_t stack_ranges(const struct proc_maps *pm, struct lf_range *out, size_t max)
+{
+	size_t n = 0;
+	if (!max)
+		return 0;
+	for (size_t i = 0; i < pm->n; i++) {
+		if (!is_thread_stack(pm, i))
+			continue;
+		/* past max, only the main thread's stack (the last of them) takes the last place */
+		if (n == max && strcmp(pm->m[i].path, "[stack]"))
+			continue;
+		if (n == max)
+			n--;
+		out[n].lo = pm->m[i].start;
+		out[n].hi = pm->m[i].end;
+		n++;
+	}
+	return n;
+}

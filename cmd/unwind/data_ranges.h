@@ -15,4 +15,10 @@
  * data: writable ones and anonymous reservations (an allocator's arena grows into them).
  * Over max, the closest ranges are joined, so the answer only ever widens. Returns the count. */
 size_t data_ranges(const struct proc_maps *pm, struct lf_range *out, size_t max);
+
+/* Fills out (max entries, sorted, exact) with the mappings that hold a thread's stack: the
+ * main thread's [stack], and anonymous writable mappings right above a guard (no access),
+ * which is how threads' stacks are made. The BPF unwinder reads a stack ahead up to the end
+ * of its mapping, where it knows it; a stack not listed is read frame by frame. */
+size_t stack_ranges(const struct proc_maps *pm, struct lf_range *out, size_t max);
 #endif

@@ -342,6 +342,7 @@ static void ut_build_proc(struct unwind_tables *t, pid_t pid, const struct proc_
 		if (pm->m[i].exec)
 			map_entry(t, pid, &pm->m[i], at_base, &out->m[out->n++]);
 	out->ndata = (__u32)data_ranges(pm, out->data, LF_MAX_DATA);
+	out->nstacks = (__u32)stack_ranges(pm, out->stacks, LF_MAX_STACKS);
 }
 
 static struct ut_proc *find_proc(struct unwind_tables *t, pid_t pid)
@@ -376,13 +377,17 @@ int ut_refresh_data(struct unwind_tables *t, pid_t pid)
 	struct proc_maps pm;
 	if (!up || proc_read_maps(pid, &pm))
 		return -1;
-	struct lf_range r[LF_MAX_DATA];
+	struct lf_range r[LF_MAX_DATA], st[LF_MAX_STACKS];
 	__u32 n = (__u32)data_ranges(&pm, r, LF_MAX_DATA);
+	__u32 ns = (__u32)stack_ranges(&pm, st, LF_MAX_STACKS);
 	proc_maps_free(&pm);
-	if (n == up->p->ndata && !memcmp(r, up->p->data, n * sizeof(*r)))
+	if (n == up->p->ndata && !memcmp(r, up->p->data, n * sizeof(*r)) && ns == up->p->nstacks &&
+	    !memcmp(st, up->p->stacks, ns * sizeof(*st)))
 		return 0;
 	memcpy(up->p->data, r, n * sizeof(*r));
 	up->p->ndata = n;
+	memcpy(up->p->stacks, st, ns * sizeof(*st));
+	up->p->nstacks = ns;
 	up->dirty = 1;
 	return 1;
 }

@@ -1,6 +1,8 @@
 /* Unit tests for cmd/unwind/data_ranges.c: which mappings may hold data, the slack for their
  * growth, and the joining of ranges that do not fit (the answer only ever widens); and the
- * same on our own live maps, where a malloc'd object is inside and a number is not. */
+ * same on our own live maps, where a malloc'd object is inside and a number is not. Which
+ * mappings are threads' stacks, exactly, and our own threads' stacks among them. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -91,8 +93,71 @@ static void our_own_heap_is_data(void)
 	proc_maps_free(&pm);
 }
 
+static int same_range(const struct lf_range *r, const struct mapping *m)
+{
+	return r->lo == m->start && r->hi == m->end;
+}
+
+static void stacks_exactly(void)
+{
+	struct mapping m[] = {
+		map(0x555501000000ULL, 0x555501021000ULL, "rw-p", "[heap]"),
+		map(0x7f0000000000ULL, 0x7f0000001000ULL, "---p", ""),          /* a thread's guard */
+		map(0x7f0000001000ULL, 0x7f0000801000ULL, "rw-p", ""),          /* ... and its stack */
+		map(0x7f0010000000ULL, 0x7f0010100000ULL, "rw-p", ""),          /* an arena */
+		map(0x7f0010100000ULL, 0x7f0014000000ULL, "---p", ""),          /* ... and its reserve */
+		map(0x7f0020000000ULL, 0x7f0020001000ULL, "---p", ""),          /* a guard with a gap */
+		map(0x7f0020002000ULL, 0x7f0020004000ULL, "rw-p", ""),
+		map(0x7f0030000000ULL, 0x7f0030001000ULL, "---p", ""),
+		map(0x7f0030001000ULL, 0x7f0030002000ULL, "rw-s", "/dev/shm/x"), /* shared file data */
+		map(0x7ffffffde000ULL, 0x7ffffffff000ULL, "rw-p", "[stack]"),
+	};
+	struct proc_maps pm = { m, sizeof(m) / sizeof(m[0]) };
+	struct lf_range r[8], one[1];
+	CHECK_INT(stack_ranges(&pm, r, 8), 2);
+	CHECK(same_range(&r[0], &m[2]));
+	CHECK(same_range(&r[1], &m[9]));
+	/* full: the main thread's stack keeps the last place */
+	CHECK_INT(stack_ranges(&pm, one, 1), 1);
+	CHECK(same_range(&one[0], &m[9]));
+	CHECK_INT(stack_ranges(&pm, one, 0), 0);
+	for (size_t i = 0; i < pm.n; i++)
+		free(m[i].path);
+}
+
+static void *thread_sp(void *arg)
+{
+	volatile uint64_t here = 0;
+	*(uint64_t *)arg = (uint64_t)(uintptr_t)&here;
+	return NULL;
+}
+
+static void our_own_stacks(void)
+{
+	volatile uint64_t here = 0, there = 0;
+	pthread_t t;
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setguardsize(&a, 4096);
+	CHECK_INT(pthread_create(&t, &a, thread_sp, (void *)&there), 0);
+	struct proc_maps pm;
+	CHECK_INT(proc_read_maps(getpid(), &pm), 0); /* while the thread's stack is mapped */
+	pthread_join(t, NULL);
+	struct lf_range r[LF_MAX_STACKS];
+	size_t n = stack_ranges(&pm, r, LF_MAX_STACKS);
+	CHECK(covers(r, n, (uint64_t)(uintptr_t)&here));
+	CHECK(covers(r, n, there));
+	void *heap = malloc(64);
+	CHECK(!covers(r, n, (uint64_t)(uintptr_t)heap));
+	free(heap);
+	pthread_attr_destroy(&a);
+	proc_maps_free(&pm);
+}
+
 int main(void)
 {
+	RUN(stacks_exactly);
+	RUN(our_own_stacks);
 	RUN(keeps_data_not_code);
 	RUN(joins_closest_when_full);
 	RUN(our_own_heap_is_data);

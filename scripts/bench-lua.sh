@@ -75,18 +75,8 @@ frames() {
 }
 
 # --- BPF run time per sample -----------------------------------------------------------
-# The Lua workload: r(D) keeps D frames of r on the stack (plus the main chunk) while the
-# innermost one computes in a loop that never returns; with the JIT on that loop is a trace.
-cat >"$W/rec.lua" <<'LUA'
-local function r(n)
-  if n <= 1 then
-    local x = 0
-    while true do x = (x * 7 + 1) % 1000003 end
-  end
-  return r(n - 1) + 1
-end
-r(tonumber(arg[1]))
-LUA
+# The Lua workload: bench/rec.lua D keeps D frames of Lua recursion on the stack.
+REC=$ROOT/bench/rec.lua
 
 # proc_cpu_ms PID: user + system time of every thread of PID, in milliseconds.
 proc_cpu_ms() { sed 's/.*) //' /proc/"$1"/stat 2>/dev/null | awk -v t="$(getconf CLK_TCK)" '{ print ($12 + $13) * 1000 / t }'; }
@@ -169,9 +159,9 @@ if want bpf; then
 		case $c in
 		native-*) bpf_case "$c" "$W/unwind" deep "${c#*-}" ;;
 		nativefp-*) bpf_case "$c" "$W/fp/unwind" deep "${c#*-}" ;;
-		lua54-*) bpf_case "$c" lua5.4 "$W/rec.lua" "${c#*-}" ;;
-		joff-*) bpf_case "$c" luajit -joff "$W/rec.lua" "${c#*-}" ;;
-		jit-*) bpf_case "$c" luajit -jon "$W/rec.lua" "${c#*-}" ;;
+		lua54-*) bpf_case "$c" lua5.4 "$REC" "${c#*-}" ;;
+		joff-*) bpf_case "$c" luajit -joff "$REC" "${c#*-}" ;;
+		jit-*) bpf_case "$c" luajit -jon "$REC" "${c#*-}" ;;
 		esac
 	done
 	sysctl -q -w kernel.bpf_stats_enabled="$OLD_STATS" >/dev/null

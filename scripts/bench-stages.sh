@@ -23,16 +23,7 @@ make -s -C "$ROOT" B=build/stages BIN=build/stages/lua-flame BPF_DEFS=-DLF_STAGE
 P=$ROOT/tests/progs
 gcc -O2 -fomit-frame-pointer -g0 -shared -fPIC -o "$W/libunwtest.so" "$P/unwind_lib.c"
 gcc -O2 -fomit-frame-pointer -g0 -o "$W/unwind" "$P/unwind.c" -L"$W" -lunwtest -Wl,-rpath,"$W" -ldl -lpthread
-cat >"$W/rec.lua" <<'LUA'
-local function r(n)
-  if n <= 1 then
-    local x = 0
-    while true do x = (x * 7 + 1) % 1000003 end
-  end
-  return r(n - 1) + 1
-end
-r(tonumber(arg[1]))
-LUA
+REC=$ROOT/bench/rec.lua
 # the stages' names in the order of their numbers
 NAMES=$(sed -n '/^enum lf_stage {/,/^};/p' "$ROOT/bpf/stage_time.bpf.h" | grep -o 'LF_STAGE_[A-Z_]*' |
 	sed 's/LF_STAGE_//' | tr 'A-Z_' 'a-z ' | tr ' ' '-' | tr '\n' ' ')
@@ -41,9 +32,9 @@ for c in "$@"; do
 	n=${c#*-}
 	case $c in
 	native-*) "$W/unwind" deep "$n" >/dev/null 2>&1 & ;;
-	lua54-*) lua5.4 "$W/rec.lua" "$n" >/dev/null 2>&1 & ;;
-	joff-*) luajit -joff "$W/rec.lua" "$n" >/dev/null 2>&1 & ;;
-	jit-*) luajit "$W/rec.lua" "$n" >/dev/null 2>&1 & ;;
+	lua54-*) lua5.4 "$REC" "$n" >/dev/null 2>&1 & ;;
+	joff-*) luajit -joff "$REC" "$n" >/dev/null 2>&1 & ;;
+	jit-*) luajit "$REC" "$n" >/dev/null 2>&1 & ;;
 	*) echo "bench-stages: unknown case $c" >&2; exit 2 ;;
 	esac
 	TP=$!

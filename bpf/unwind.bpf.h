@@ -131,26 +131,61 @@ static __always_inline int find_map_cached(struct lf_ustate *u, __u32 pid, __u64
 	return mi;
 }
 
+#define LF_RULE_MEMO 256 /* rows remembered per CPU (a power of two) */
+
+/* Rows found lately on this CPU, by a hash of file and pc: the return addresses of a
+ * workload's hot paths repeat from sample to sample, and a file's rows never change once
+ * loaded (they are only ever appended). An empty slot has hi 0, which no pc is below. */
+struct lf_rule_memo {
+	__u32 file, lo, hi, rule;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LF_RULE_MEMO);
+	__type(key, __u32);
+	__type(value, struct lf_rule_memo);
+} rule_memo SEC(".maps");
+
+/* Rule for pc in file, from this CPU's memo or the file's rows, also left as the sample's
+ * last row in the ustate. Returns the rule index or -1. A global function: the verifier
+ * checks it once. */
+__noinline int lf_find_rule(__u32 file, __u32 pc)
+{
+	__u32 zero = 0, slot = ((pc ^ (file * 0x9e3779b1u)) * 0x85ebca6bu) >> 24;
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	struct lf_rule_memo *m = bpf_map_lookup_elem(&rule_memo, &slot);
+	if (!u || !m)
+		return -1;
+	if (m->file != file || pc < m->lo || pc >= m->hi) {
+		int ri = lf_find_row(file, pc);
+		if (ri < 0)
+			return -1;
+		__u32 idx = (__u32)ri, next = idx + 1;
+		const struct lf_row *r = bpf_map_lookup_elem(&rows, &idx);
+		if (!r)
+			return -1;
+		const struct lf_row *n = bpf_map_lookup_elem(&rows, &next);
+		m->file = file;
+		m->lo = r->pc;
+		m->hi = n && n->pc > r->pc ? n->pc : r->pc + 1;
+		m->rule = r->rule;
+	}
+	u->r_valid = 1;
+	u->r_file = file;
+	u->r_lo = m->lo;
+	u->r_hi = m->hi;
+	u->r_rule = m->rule;
+	return (int)m->rule;
+}
+
 /* Rule for pc in file: recursion and loops repeat the same rows, so the last row's range
  * is tried first. Returns the rule index or -1. */
 static __always_inline int find_rule_cached(struct lf_ustate *u, __u32 file, __u32 pc)
 {
 	if (u->r_valid && file == u->r_file && pc >= u->r_lo && pc < u->r_hi)
 		return (int)u->r_rule;
-	int ri = lf_find_row(file, pc);
-	if (ri < 0)
-		return -1;
-	__u32 idx = (__u32)ri, next = idx + 1;
-	const struct lf_row *r = bpf_map_lookup_elem(&rows, &idx);
-	if (!r)
-		return -1;
-	const struct lf_row *n = bpf_map_lookup_elem(&rows, &next);
-	u->r_valid = 1;
-	u->r_file = file;
-	u->r_lo = r->pc;
-	u->r_hi = n && n->pc > r->pc ? n->pc : r->pc + 1;
-	u->r_rule = r->rule;
-	return (int)r->rule;
+	return lf_find_rule(file, pc);
 }
 
 /* Records the current frame and moves to its caller. Returns 0 to go on, -1 when the

@@ -147,15 +147,15 @@ struct {
 	__type(value, struct lf_rule_memo);
 } rule_memo SEC(".maps");
 
-/* Rule for pc in file, from this CPU's memo or the file's rows, also left as the sample's
- * last row in the ustate. Returns the rule index or -1. A global function: the verifier
- * checks it once. */
-__noinline int lf_find_rule(__u32 file, __u32 pc)
+/* Rule for pc in file: recursion and loops repeat the same rows, so the last row's range
+ * is tried first, then this CPU's memo, then the file's rows. Returns the rule index or -1. */
+static __always_inline int find_rule_cached(struct lf_ustate *u, __u32 file, __u32 pc)
 {
-	__u32 zero = 0, slot = ((pc ^ (file * 0x9e3779b1u)) * 0x85ebca6bu) >> 24;
-	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	if (u->r_valid && file == u->r_file && pc >= u->r_lo && pc < u->r_hi)
+		return (int)u->r_rule;
+	__u32 slot = ((pc ^ (file * 0x9e3779b1u)) * 0x85ebca6bu) >> 24;
 	struct lf_rule_memo *m = bpf_map_lookup_elem(&rule_memo, &slot);
-	if (!u || !m)
+	if (!m)
 		return -1;
 	if (m->file != file || pc < m->lo || pc >= m->hi) {
 		int ri = lf_find_row(file, pc);
@@ -177,15 +177,6 @@ __noinline int lf_find_rule(__u32 file, __u32 pc)
 	u->r_hi = m->hi;
 	u->r_rule = m->rule;
 	return (int)m->rule;
-}
-
-/* Rule for pc in file: recursion and loops repeat the same rows, so the last row's range
- * is tried first. Returns the rule index or -1. */
-static __always_inline int find_rule_cached(struct lf_ustate *u, __u32 file, __u32 pc)
-{
-	if (u->r_valid && file == u->r_file && pc >= u->r_lo && pc < u->r_hi)
-		return (int)u->r_rule;
-	return lf_find_rule(file, pc);
 }
 
 /* Records the current frame and moves to its caller. Returns 0 to go on, -1 when the

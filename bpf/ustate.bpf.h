@@ -58,7 +58,7 @@ struct lf_ustate {
 	 * ring, until the walk reaches the root (PUC: CallInfo addresses; LuaJIT: word pairs). */
 	__u64 ring[2 * LF_LUA_OUTER];
 	__u64 native_ring[LF_NATIVE_OUTER]; /* outermost native frames in order, while folding a deep stack */
-	__u64 win[LF_WIN_WORDS]; /* the stack from win_lo up, win_len bytes (unwind.bpf.h) */
+	__u64 win[LF_WIN_WORDS]; /* memory from win_lo up, win_len bytes (stack_window, array_window_down) */
 	/* Set by rt_begin (past the part cleared per sample, which the compiler can clear only up
 	 * to a size): where hosts enter the VM. PUC Lua's API functions, as pcs of the core file
 	 * (from lf_lua_cfg); LuaJIT's next C frame on the chain of one seen, whose caller entered
@@ -67,7 +67,7 @@ struct lf_ustate {
 	__u64 lj_chain;
 	__u32 entry_next, entry_pad;
 	/* Set when the native walk starts: the sampled thread's stack mapping (0, 0: not known),
-	 * and the window of the stack read last (stack_window). */
+	 * and what the window holds (win, read last by stack_window or array_window_down). */
 	__u64 stack_lo, stack_hi, win_lo;
 	__u32 win_len, win_pad;
 	__u64 window_val; /* lf_window_read's answer */

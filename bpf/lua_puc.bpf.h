@@ -60,10 +60,12 @@ __noinline int lf_lua_is_state(__u32 pid, __u64 cand, __u64 sp)
 {
 	__u32 zero = 0;
 	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	if (!cand)
+		return 0; /* before the memo: its empty slots hold 0, with a stale answer */
 	if (!u)
 		return puc_is_state(pid, cand, sp);
 	for (int i = 0; i < LF_SEEN; i++)
-		if (u->seen_v[i] == cand) /* an empty slot holds 0, which is no state */
+		if (u->seen_v[i] == cand)
 			return u->seen_r[i];
 	int r = puc_is_state(pid, cand, sp);
 	__u32 k = u->seen_next++ & (LF_SEEN - 1);

@@ -1,18 +1,46 @@
 # lua-flame: one static binary with its BPF programs and flame-graph assets inside.
 # `make` installs the Debian packages it needs, builds the static libraries from Debian's
 # sources and links ./lua-flame; `make test` runs every test; `make demo` profiles a bundled
-# Lua workload; `make dist` writes the release tarball.
+# Lua workload; `make dist` writes the release tarballs. `make ARCH=arm64` cross-builds
+# ./lua-flame-aarch64 (objects in build/arm64, libraries in .cache/deps-arm64).
 
+# ARCH: the architecture the binary is for. Kernel-style names are accepted too, as ARCH may
+# come from the environment.
+ARCH      ?= x86_64
+ifneq ($(filter $(ARCH),x86_64 x86 amd64),)
 DEPS      ?= .cache/deps
-DEPPREFIX := $(DEPS)/prefix
-DEPSTAMP  := $(DEPPREFIX)/.complete
 B         := build
 CC        := musl-gcc
+ARCHNAME  := x86_64
+BPF_ARCH  := x86
+BIN       ?= lua-flame
+PKG_FLAGS :=
+# The C++ runtime's demangler (cp-demangle, which needs only the C library); found at link
+# time, once the build packages are in.
+SUPCXX     = $(shell gcc -print-file-name=libsupc++.a)
+else ifneq ($(filter $(ARCH),arm64 aarch64),)
+# Cross build: Debian's aarch64 musl (musl-dev:arm64) drives the aarch64 cross gcc; the
+# libraries are built from the same Debian sources as x86-64's (scripts/build-deps.sh).
+DEPS      ?= .cache/deps-arm64
+B         := build/arm64
+CC        := aarch64-linux-musl-gcc
+ARCHNAME  := aarch64
+BPF_ARCH  := arm64
+BIN       ?= lua-flame-aarch64
+PKG_FLAGS := --arm64
+SUPCXX     = $(shell aarch64-linux-gnu-gcc -print-file-name=libsupc++.a)
+# Debian release whose arm64 cloud kernel gives vmlinux.h its types (CO-RE relocates them
+# on whichever kernel the binary runs on).
+VMLINUX_SUITE ?= bookworm
+else
+$(error ARCH=$(ARCH): lua-flame builds for x86_64 (the default) or arm64)
+endif
+DEPPREFIX := $(DEPS)/prefix
+DEPSTAMP  := $(DEPPREFIX)/.complete
 CLANG     ?= clang
 BPFTOOL   ?= bpftool
 PREFIX    ?= /usr/local
 VERSION   := 0.1.0
-ARCHNAME  := x86_64
 DISTNAME  := lua-flame-$(VERSION)-$(ARCHNAME)-linux
 
 # cmd/ is grouped in folders by concern; each folder's headers are included by bare name
@@ -23,15 +51,11 @@ CFLAGS    := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
              -DLUA_FLAME_VERSION='"$(VERSION)"'
 LDFLAGS   := -static
 LIBS      := $(DEPPREFIX)/lib/libbpf.a $(DEPPREFIX)/lib/libelf.a $(DEPPREFIX)/lib/libz.a
-# The C++ runtime's demangler (cp-demangle, which needs only the C library); found at link
-# time, once the build packages are in.
-SUPCXX     = $(shell gcc -print-file-name=libsupc++.a)
 # BPF_DEFS: extra definitions for the BPF programs (scripts/bench-stages.sh: -DLF_STAGES)
 BPF_DEFS  ?=
-BPFCFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wextra -Werror \
+BPFCFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Wextra -Werror \
              -I$(B) -I$(DEPPREFIX)/include -Ibpf $(BPF_DEFS)
-# the binary; a build with other BPF_DEFS goes to a B and BIN of its own
-BIN       ?= lua-flame
+# BIN (above): the binary; a build with other BPF_DEFS goes to a B and BIN of its own
 
 CMD_SRCS    := $(filter-out cmd/main.c $(SKIP),$(wildcard $(addsuffix /*.c,$(CMD_DIRS:/=))))
 RENDER_SRCS := $(filter-out $(SKIP),$(wildcard render/*.c))
@@ -44,7 +68,7 @@ LIB_OBJS    := $(patsubst %.c,$(B)/%.o,$(CMD_SRCS) $(RENDER_SRCS)) \
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all packages deps test test-kernels demo install clean bench dist help FORCE
+.PHONY: all packages deps test test-kernels test-arm64 demo install clean bench dist dist-one help FORCE
 .SECONDARY:
 all: $(BIN)
 
@@ -54,23 +78,40 @@ help:
 	@echo "make test     build and run every test (root); ends 'N passed, N failed'"
 	@echo "make test-kernels  boot Debian's 5.10, 6.1 and 6.12 kernels under qemu and check the same stacks on each"
 	@echo "make bench    run the benchmarks under scripts/ and print their figures"
-	@echo "make dist     write dist/$(DISTNAME).tar.gz (stripped binary, man page, licences, SHA256SUMS)"
+	@echo "make ARCH=arm64  cross-build ./lua-flame-aarch64, a static aarch64 binary (objects in build/arm64)"
+	@echo "make test-arm64  build ./lua-flame-aarch64 and test it on Debian's arm64 kernel under qemu"
+	@echo "make dist     write dist/lua-flame-$(VERSION)-{x86_64,aarch64}-linux.tar.gz (stripped binary,"
+	@echo "              man page, licences, SHA256SUMS); builds both binaries"
 	@echo "make install  install the binary and man page under PREFIX (default /usr/local), DESTDIR honoured"
 	@echo "make clean    remove build outputs (the static library cache in .cache stays)"
 
 # Every tool used below (clang, bpftool, musl-gcc) comes from these packages, so every
 # rule that runs one waits for them; the script is idempotent and quick when all is there.
 packages:
-	scripts/install-packages.sh
+	scripts/install-packages.sh $(PKG_FLAGS)
 
 deps: $(DEPSTAMP)
 $(DEPSTAMP): | packages
+ifeq ($(BPF_ARCH),x86)
 	+DEPS=$(abspath $(DEPS)) scripts/build-deps.sh
+else
+	+ARCH=$(BPF_ARCH) DEPS=$(abspath $(DEPS)) SRC=$(abspath .cache/deps/src) scripts/build-deps.sh
+endif
 	touch $@
 
+ifeq ($(BPF_ARCH),x86)
 $(B)/vmlinux.h: | packages
 	@mkdir -p $(B)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+else
+# This machine's kernel is x86-64: the arm64 types come from the BTF inside Debian's arm64
+# kernel image (scripts/debian-kernel.sh downloads it once into .cache/kernels).
+$(B)/vmlinux.h: | packages
+	@mkdir -p $(B)
+	ROOT=$(CURDIR) && . scripts/debian-kernel.sh && img=$$(fetch_kernel $(VMLINUX_SUITE) arm64) \
+		&& scripts/btf-from-image.sh "$$img" $(B)/vmlinux.btf
+	$(BPFTOOL) btf dump file $(B)/vmlinux.btf format c > $@.tmp && mv $@.tmp $@
+endif
 
 # The commit the binary is built from, rewritten only when it changes.
 $(B)/build_id.h: FORCE
@@ -123,6 +164,11 @@ test: lua-flame $(UNIT_BINS)
 		|| scripts/gen-luajit-layouts.sh --build-vms
 	tests/run.sh
 
+test-arm64:
+	+$(MAKE) ARCH=arm64 lua-flame-aarch64
+	scripts/install-packages.sh --test
+	scripts/test-arm64.sh
+
 test-kernels: lua-flame
 	scripts/install-packages.sh --test
 	scripts/test-kernels.sh
@@ -135,8 +181,13 @@ bench: lua-flame $(B)/bench-floor
 	scripts/install-packages.sh --test
 	scripts/bench.sh
 
-dist: lua-flame
-	DEPS=$(abspath $(DEPS)) scripts/dist.sh $(DISTNAME)
+# Both architectures' tarballs, each from a make of its own (ARCH decides every path).
+dist:
+	+$(MAKE) ARCH=x86_64 dist-one
+	+$(MAKE) ARCH=arm64 dist-one
+
+dist-one: $(BIN)
+	DEPS=$(abspath $(DEPS)) scripts/dist.sh $(DISTNAME) $(BIN) $(ARCHNAME)
 
 install: lua-flame
 	install -D -m 0755 lua-flame $(DESTDIR)$(PREFIX)/bin/lua-flame

@@ -136,7 +136,7 @@ static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid)
 		__u32 hint = u->l_reg_hint;
 		int found = 0;
 		if (hint <= LF_NSAVED) {
-			__u64 v = hint < LF_NSAVED ? u->regs[hint & 7] : u->bp;
+			__u64 v = hint < LF_NSAVED ? u->regs[hint & LF_SAVED_MASK] : u->bp;
 			found = lf_lua_is_state(pid, v, u->leaf_sp);
 			cand = found ? v : 0;
 		}

@@ -225,8 +225,8 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 		 * its own code: C called by a built-in finds BASE stored in L->base. */
 		__u64 cf = lj_cframe(c, g);
 		if (cf && (u->leaf_sp == cf || u->leaf_sp + 8 == cf)) {
-			base = u->leaf_rdx;
-			pc = u->leaf_rbx;
+			base = u->vm_base;
+			pc = u->vm_pc;
 		}
 	}
 	if (!base)

@@ -142,20 +142,12 @@ static __always_inline __u64 stack_hash(const struct lf_stack *s, __u32 lua_from
 	return c.h;
 }
 
-/* Whether the sample interrupted user code (it has no kernel frames then). */
-static __always_inline int in_user(struct bpf_perf_event_data *ctx)
-{
-	/* cs is a 16-bit field but context reads must be 8 bytes wide. */
-	__u64 cs = *(volatile __u64 *)((char *)&ctx->regs + __builtin_offsetof(struct pt_regs, cs));
-	return (cs & 3) == 3;
-}
-
 static __always_inline void collect_kernel(struct bpf_perf_event_data *ctx, struct lf_stack *s)
 {
 	s->nkern = 0;
 	if (!want_kernel && !(s->flags & LF_FLAG_OFFCPU)) /* off the CPU, it names the wait */
 		return;
-	if (in_user(ctx)) /* the kernel would walk nothing, at the price of a call */
+	if (arch_in_user(ctx)) /* the kernel would walk nothing, at the price of a call */
 		return;
 	long n = bpf_get_stack(ctx, s->kern, sizeof(s->kern), 0);
 	if (n < 0) {
@@ -235,22 +227,11 @@ struct {
 
 /* User registers of the sampled thread: from the sample itself when it interrupted user
  * code, else from the task's saved user registers (sample taken in the kernel). */
-#define LF_THREAD_SIZE 16384 /* x86-64 kernel stacks (without KASAN) */
-
 static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_ustate *u)
 {
-	if (in_user(ctx)) {
-		u->ip = ctx->regs.ip;
-		u->sp = ctx->regs.sp;
-		u->bp = ctx->regs.bp;
-		u->regs[0] = ctx->regs.bx;
-		u->regs[1] = ctx->regs.r12;
-		u->regs[2] = ctx->regs.r13;
-		u->regs[3] = ctx->regs.r14;
-		u->regs[4] = ctx->regs.r15;
-		u->leaf_rdx = ctx->regs.dx;
-		u->leaf_rbx = ctx->regs.bx;
-		u->leaf_sp = ctx->regs.sp;
+	if (arch_in_user(ctx)) {
+		arch_regs_from_sample(ctx, u);
+		u->leaf_sp = u->sp;
 		return 0;
 	}
 	struct pt_regs *r;
@@ -264,16 +245,7 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_
 	}
 	if (!r)
 		return -1;
-	u->ip = BPF_CORE_READ(r, ip);
-	u->sp = BPF_CORE_READ(r, sp);
-	u->bp = BPF_CORE_READ(r, bp);
-	u->regs[0] = BPF_CORE_READ(r, bx);
-	u->regs[1] = BPF_CORE_READ(r, r12);
-	u->regs[2] = BPF_CORE_READ(r, r13);
-	u->regs[3] = BPF_CORE_READ(r, r14);
-	u->regs[4] = BPF_CORE_READ(r, r15);
-	u->leaf_rdx = BPF_CORE_READ(r, dx);
-	u->leaf_rbx = BPF_CORE_READ(r, bx);
+	arch_regs_from_task(r, u);
 	u->leaf_sp = u->sp;
 	return u->ip ? 0 : -1;
 }

@@ -7,42 +7,12 @@
 #include "ustate.bpf.h"
 #include "runtime.bpf.h"
 #include "stage_time.bpf.h"
+#include "arch.bpf.h"
 
 #define LF_STEPS_PER_CALL 2 /* without bpf_loop: frames per tail call */
 /* Tail calls of the native walk; the kernel allows 32 in a chain (33 from 5.12), and the
  * program built without bpf_loop keeps one for its Lua walk and one for on_sample's. */
 #define LF_MAX_TAILS      30
-
-
-/* x86-64 rt_sigreturn trampoline: mov $15,%rax; syscall. */
-static __always_inline int is_sigreturn(__u64 ip)
-{
-	unsigned char b[9];
-	if (bpf_probe_read_user(b, sizeof(b), (const void *)ip))
-		return 0;
-	return b[0] == 0x48 && b[1] == 0xc7 && b[2] == 0xc0 && b[3] == 0x0f && b[4] == 0 && b[5] == 0 &&
-	       b[6] == 0 && b[7] == 0x0f && b[8] == 0x05;
-}
-
-/* In the trampoline, sp points at the ucontext; its mcontext starts 40 bytes in and holds
- * rbp, rsp and rip at 80, 120 and 128. */
-static __always_inline int step_signal(struct lf_ustate *u)
-{
-	__u64 mc = u->sp + 40, bp, sp, ip;
-	if (read_u64(mc + 80, &bp) || read_u64(mc + 120, &sp) || read_u64(mc + 128, &ip))
-		return LF_MARK_BAD_READ;
-	u->bp = bp;
-	u->sp = sp;
-	u->ip = ip;
-	u->exact = 1;
-	u->stack_lo = u->stack_hi = 0; /* the interrupted code's stack may be another one (sigaltstack) */
-	/* mcontext: r8..r15 at 0..56, rbx at 88 */
-	read_u64(mc + 88, &u->regs[0]);
-	for (int i = 1; i < LF_NSAVED; i++)
-		read_u64(mc + 24 + 8 * i, &u->regs[i]);
-	return 0;
-}
-
 
 
 /* The sampled leaf in code without unwind information, such as glibc's clone3 wrapper past
@@ -51,10 +21,10 @@ static __always_inline int step_signal(struct lf_ustate *u)
  * code. Returns 0, or -1 when it is not that. */
 static __always_inline int step_bare_leaf(struct lf_ustate *u, __u32 pid)
 {
-	__u64 ra;
-	if (!u->exact || u->n != 1 || read_u64(u->sp, &ra) || lf_find_map(pid, ra) < 0)
+	__u64 ra, sp;
+	if (!u->exact || u->n != 1 || arch_frameless_ra(u, u->sp, &ra, &sp) || lf_find_map(pid, ra) < 0)
 		return -1;
-	u->sp += 8;
+	u->sp = sp;
 	u->ip = ra;
 	u->exact = 0;
 	return 0;
@@ -80,7 +50,7 @@ static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *
 	__u64 cfa;
 	switch (r->kind) {
 	case LF_RULE_NORMAL:
-		cfa = r->flags & LF_RULE_CFA_RBP ? u->bp : u->sp;
+		cfa = r->flags & LF_RULE_CFA_FP ? u->bp : u->sp;
 		if (r->cfa_saved) {
 			__u32 k = r->cfa_saved - 1u;
 			if (k >= LF_NSAVED)
@@ -99,15 +69,17 @@ static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *
 	default:
 		return LF_MARK_INVALID;
 	}
-	/* The return address, a saved rbp and the callee-saved registers lie just under the
-	 * CFA: the frame's slots. Only the stack from the frame's sp up is read, which is mapped. */
+	/* The return address, a saved frame pointer and the callee-saved registers lie just
+	 * under the CFA: the frame's slots. Only the stack from the frame's sp up is read, which
+	 * is mapped. */
 	__u64 base = cfa - 8 * LF_FRAME_SLOTS <= u->sp ? u->sp : cfa - 8 * LF_FRAME_SLOTS;
 	if (cfa > u->sp)
 		stack_window(u, base, cfa);
 	__u64 ra, bp = u->bp;
-	if (window_read(u, cfa - 8, &ra))
-		return LF_MARK_BAD_READ;
-	if ((r->flags & LF_RULE_RBP_SAVED) && window_read(u, cfa + (__s64)r->rbp_off, &bp))
+	int rc = arch_frame_ra(u, r, cfa, &ra);
+	if (rc)
+		return rc;
+	if ((r->flags & LF_RULE_FP_SAVED) && window_read(u, cfa + (__s64)r->fp_off, &bp))
 		return LF_MARK_BAD_READ;
 	for (int i = 0; i < LF_NSAVED; i++)
 		if (r->saved[i])
@@ -256,10 +228,10 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	 * although it is entered by a call: a sampled leaf whose rule leads nowhere is
 	 * retried as a frameless function, accepted only if its caller is mapped code. */
 	if (rc == 0 && leaf_sp && lf_find_map(s->pid, u->ip) < 0) {
-		__u64 ra;
-		if (read_u64(leaf_sp, &ra) || lf_find_map(s->pid, ra) < 0)
+		__u64 ra, sp;
+		if (arch_frameless_ra(u, leaf_sp, &ra, &sp) || lf_find_map(s->pid, ra) < 0)
 			return 0; /* the next step reports the unmapped pc */
-		u->sp = leaf_sp + 8;
+		u->sp = sp;
 		u->bp = bp_before;
 		u->ip = ra;
 	}

@@ -7,6 +7,7 @@
 #ifndef __bpf__
 #include <linux/types.h>
 #endif
+#include "arch.h"
 
 #define LF_MAX_PROC_MAPS 256     /* executable mappings per process */
 #define LF_MAX_DATA      128     /* ranges where a process keeps data (a power of two) */
@@ -14,27 +15,28 @@
 #define LF_MAX_RULES     65536
 
 enum lf_rule_kind {
-	LF_RULE_NORMAL,  /* CFA = (rsp|rbp|saved reg) + cfa_off; RA at CFA-8; rbp unchanged or at CFA+rbp_off */
+	LF_RULE_NORMAL,  /* CFA = (sp|fp|saved reg) + cfa_off; RA at CFA + ra_off (x86-64: -8; arm64: 0 =
+			  * in x30); the frame pointer (rbp, x29) unchanged or at CFA + fp_off */
 	LF_RULE_PLT,     /* PLT stub: CFA = rsp + 8 + ((rip & 15) >= cfa_off ? 8 : 0) */
 	LF_RULE_END,     /* no unwind information for this pc */
 	LF_RULE_STOP,    /* outermost frame of a thread */
 	LF_RULE_INVALID, /* rule the unwinder cannot follow */
 };
 
-#define LF_RULE_CFA_RBP   0x1  /* CFA based on rbp instead of rsp */
-#define LF_RULE_RBP_SAVED 0x2  /* caller's rbp saved at CFA + rbp_off */
-#define LF_RULE_SIGNAL    0x4  /* signal trampoline: registers from the ucontext */
+#define LF_RULE_CFA_FP   0x1  /* CFA based on the frame pointer instead of sp */
+#define LF_RULE_FP_SAVED 0x2  /* caller's frame pointer saved at CFA + fp_off */
+#define LF_RULE_SIGNAL   0x4  /* signal trampoline: registers from the ucontext */
 
-#define LF_NSAVED 5 /* rbx, r12, r13, r14, r15 */
-
+/* User space deduplicates rules by their bytes: the struct has no padding (LF_SAVED_ROOM is
+ * LF_NSAVED rounded up to fill it). */
 struct lf_rule {
 	__s32 cfa_off;
-	__s16 rbp_off;
+	__s16 fp_off;
+	__s16 ra_off;
 	__u8 kind;
 	__u8 flags;
-	__s8 saved[LF_NSAVED]; /* slot at CFA + 8 * saved[i], 0 = unchanged */
-	__u8 cfa_saved;        /* 1 + i: CFA based on saved register i (rbx, r12..r15), 0: rsp/rbp */
-	__u8 pad[2];
+	__u8 cfa_saved;        /* 1 + i: CFA based on saved register i (arch.h), 0: sp/fp */
+	__s8 saved[LF_SAVED_ROOM]; /* register i at CFA + 8 * saved[i], 0 = unchanged */
 };
 
 /* One row: rule for [pc, next row's pc) of a file, pc as an ELF virtual address. */

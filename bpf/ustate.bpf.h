@@ -16,7 +16,6 @@ struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
 
 struct lf_ustate {
 	__u64 ip, sp, bp;
-	__u64 regs[LF_NSAVED]; /* rbx, r12..r15 as recovered for the current frame */
 	__u32 n;      /* frames walked; words in the stack record once the walk is done */
 	__u32 cur;    /* word of the current frame (nat_slot of n - 1) */
 	__u8 exact;   /* ip is exact, not a return address */
@@ -25,11 +24,11 @@ struct lf_ustate {
 	__u32 mark;   /* lf_mark that ended the walk, 0 if none */
 	__u32 core_file;  /* file of the Lua core, LF_FILE_NONE without Lua */
 	__u32 runtime;    /* LF_RT_*: which family's walker the process needs */
-	__u64 leaf_rdx, leaf_rbx, leaf_sp; /* LuaJIT interpreter's BASE and PC at the sample */
+	__u64 vm_base, vm_pc, leaf_sp; /* LuaJIT interpreter's BASE and PC registers at the sample */
 	__u64 lj_g;       /* LuaJIT: the global_State of the VM this thread was seen running, 0: none */
 	__u32 vm_unknown; /* the thread runs a VM not among those user space found */
 	__u32 lua_from;   /* first word of the Lua part in the record */
-	__u64 last_regs[LF_NSAVED + 1], last_cand; /* puc_note_state's last answer */
+	__u64 last_cand; /* puc_note_state's last answer */
 	__u32 cand_frame, cand_noted; /* last frame that held last_cand; its position's frame */
 	__u64 m_start, m_end;  /* last mapping found, index m_idx (m_end 0: none) */
 	__u32 m_idx, r_file;   /* last row found: rule r_rule for [r_lo, r_hi) of r_file */
@@ -69,6 +68,12 @@ struct lf_ustate {
 	/* Set when the native walk starts: the sampled thread's stack mapping (0, 0: not known),
 	 * and what the window holds (win, read last by stack_window or array_window_down). */
 	__u64 stack_lo, stack_hi, win_lo;
+	__u64 lr; /* arm64: x30 of the frame whose registers are exact (set with them) */
+	/* Also past the part cleared per sample: the callee-saved registers (arch.h) as recovered
+	 * for the current frame, set whole when the walk starts; and those puc_note_state last
+	 * judged, read only once it has (checked). */
+	__u64 regs[LF_NSAVED];
+	__u64 last_regs[LF_NSAVED + 1];
 	__u32 win_len, win_pad;
 	__u64 window_val; /* lf_window_read's answer */
 	__u64 seen_v[LF_SEEN];   /* values lf_lua_is_state judged in this sample (puc_begin clears them) */

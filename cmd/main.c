@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "aggregate.h"
+#include "arch.h"
 #include "build_id.h"
 #include "diff.h"
 #include "dump.h"
@@ -208,7 +209,7 @@ static void print_version(void)
 	printf("lua-flame %s\n", LUA_FLAME_VERSION);
 	printf("libbpf %u.%u, libelf (elfutils), zlib %s, musl libc: all statically linked\n",
 	       libbpf_major_version(), libbpf_minor_version(), zlibVersion());
-	printf("built from commit %s with %s for x86-64; BPF programs built in (CO-RE: needs a kernel with BTF)\n",
+	printf("built from commit %s with %s for " LF_ARCH_NAME "; BPF programs built in (CO-RE: needs a kernel with BTF)\n",
 	       LUA_FLAME_BUILD, "gcc " __VERSION__);
 	char k[256];
 	kf_describe(k, sizeof(k));

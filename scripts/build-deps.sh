@@ -1,21 +1,57 @@
 #!/bin/sh
 # Builds the static musl libraries lua-flame links against (zlib, libelf from elfutils,
-# libbpf) from Debian's source packages into DEPS (default .cache/deps). Each library is
-# rebuilt only when its installed archive is missing.
+# libbpf) from Debian's source packages into DEPS (default .cache/deps; with ARCH=arm64, the
+# aarch64 ones, default .cache/deps-arm64). Each library is rebuilt only when its installed
+# archive is missing.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-DEPS=${DEPS:-$ROOT/.cache/deps}
-PREFIX=$DEPS/prefix
-SRC=$DEPS/src
-CC=musl-gcc
+ARCH=${ARCH:-x86_64}
 JOBS=$(nproc)
+case $ARCH in
+x86_64 | x86 | amd64)
+	DEPS=${DEPS:-$ROOT/.cache/deps}
+	SRC=${SRC:-$DEPS/src}
+	CC=musl-gcc
+	AR=ar
+	CROSS=
+	;;
+arm64 | aarch64)
+	DEPS=${DEPS:-$ROOT/.cache/deps-arm64}
+	# Sources do not depend on the target: the x86-64 build's unpacked trees are shared
+	# (read only: everything arm64 builds goes under DEPS).
+	SRC=${SRC:-$ROOT/.cache/deps/src}
+	CC=aarch64-linux-musl-gcc
+	AR=aarch64-linux-gnu-ar
+	CROSS=aarch64-linux-gnu
+	command -v "$CC" >/dev/null && command -v "$AR" >/dev/null || {
+		echo "build-deps: $CC or $AR is missing; run 'scripts/install-packages.sh --arm64' (as root) and retry" >&2
+		exit 1
+	}
+	;;
+*)
+	echo "build-deps: ARCH=$ARCH is not one this script builds for (x86_64 or arm64)" >&2
+	exit 1
+	;;
+esac
+PREFIX=$DEPS/prefix
 mkdir -p "$PREFIX/lib" "$PREFIX/include" "$SRC"
 
 log() { echo "build-deps: $*" >&2; }
 
-# musl-gcc does not search /usr/include; libbpf needs the kernel UAPI headers.
+# musl-gcc does not search /usr/include; libbpf needs the kernel UAPI headers. For arm64
+# they are the cross ones (linux-libc-dev-arm64-cross): asm/ differs between architectures.
 uapi_headers() {
+	if [ -n "$CROSS" ]; then
+		for d in linux asm asm-generic; do
+			[ -d "/usr/$CROSS/include/$d" ] || {
+				echo "build-deps: /usr/$CROSS/include/$d is missing; run 'scripts/install-packages.sh --arm64' (it installs linux-libc-dev-arm64-cross)" >&2
+				exit 1
+			}
+			[ -e "$PREFIX/include/$d" ] || ln -s "/usr/$CROSS/include/$d" "$PREFIX/include/$d"
+		done
+		return 0
+	fi
 	for d in linux asm-generic; do
 		[ -e "$PREFIX/include/$d" ] || ln -s "/usr/include/$d" "$PREFIX/include/$d"
 	done
@@ -39,6 +75,20 @@ fetch() {
 build_zlib() {
 	[ -f "$PREFIX/lib/libz.a" ] && return 0
 	fetch zlib
+	if [ -n "$CROSS" ]; then
+		# The shared source tree may hold the x86-64 build's objects (zlib builds in its
+		# tree), so the cross build runs zlib's configure from a directory of its own.
+		log "building zlib ($ARCH)"
+		o=$DEPS/obj-zlib
+		rm -rf "$o" && mkdir -p "$o"
+		(cd "$o" && CC=$CC AR=$AR RANLIB=$CROSS-ranlib CFLAGS="-O2 -fPIC" \
+			"$SRC/zlib/configure" --static --prefix="$PREFIX" >/dev/null \
+			&& make -s -j"$JOBS" libz.a >/dev/null && make -s install >/dev/null) || {
+			echo "build-deps: zlib ($ARCH) failed; see $o/configure.log" >&2
+			exit 1
+		}
+		return 0
+	fi
 	log "building zlib"
 	(cd "$SRC/zlib" && CC=$CC CFLAGS="-O2 -fPIC" ./configure --static --prefix="$PREFIX" >/dev/null \
 		&& make -s -j"$JOBS" libz.a >/dev/null && make -s install >/dev/null)
@@ -72,7 +122,7 @@ CFG
 			-I"$o" -I"$s/libelf" -I"$s/lib" -I"$s" -I"$PREFIX/include" \
 			-w -c "$f" -o "$o/$(basename "$f" .c).o"
 	done
-	ar rcs "$PREFIX/lib/libelf.a" "$o"/*.o
+	$AR rcs "$PREFIX/lib/libelf.a" "$o"/*.o
 	cp "$s/libelf/libelf.h" "$s/libelf/gelf.h" "$s/libelf/nlist.h" "$PREFIX/include/"
 	mkdir -p "$PREFIX/include/elfutils"
 	cp "$s/libelf/elf-knowledge.h" "$PREFIX/include/elfutils/" 2>/dev/null || true
@@ -83,7 +133,7 @@ build_libbpf() {
 	fetch libbpf
 	log "building libbpf"
 	mkdir -p "$DEPS/obj-libbpf"
-	make -s -C "$SRC/libbpf/src" -j"$JOBS" CC=$CC BUILD_STATIC_ONLY=1 \
+	make -s -C "$SRC/libbpf/src" -j"$JOBS" CC=$CC AR=$AR BUILD_STATIC_ONLY=1 \
 		OBJDIR="$DEPS/obj-libbpf" DESTDIR="$PREFIX" PREFIX= LIBDIR=/lib INCLUDEDIR=/include \
 		EXTRA_CFLAGS="-O2 -fPIC -Wno-error -I$PREFIX/include" PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" install \
 		>"$DEPS/libbpf-build.log" 2>&1 || { echo "build-deps: libbpf failed, see $DEPS/libbpf-build.log" >&2; exit 1; }
@@ -93,4 +143,4 @@ uapi_headers
 build_zlib
 build_libelf
 build_libbpf
-log "static libraries ready in $PREFIX/lib"
+log "static libraries ($ARCH) ready in $PREFIX/lib"

@@ -6,14 +6,12 @@
 #include <elf.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/ptrace.h>
-#include <sys/syscall.h>
-#include <sys/user.h>
 #include <sys/wait.h>
 
 #include "children.h"
 #include "proc.h"
+#include "ptrace_arch.h"
 
 #define MAX_STOPS 100000 /* a loader makes a few hundred system calls */
 
@@ -39,7 +37,7 @@ static void let_go(struct hold *h, int sig)
 	ptrace(PTRACE_DETACH, h->pid, 0, (void *)(long)sig);
 }
 
-/* An int3 on the program's entry point: the loader is done once it gets there. Without a
+/* A breakpoint on the program's entry point: the loader is done once it gets there. Without a
  * loader (a static program) everything is mapped already: returns -1. */
 static int break_at_entry(struct hold *h)
 {
@@ -50,7 +48,7 @@ static int break_at_entry(struct hold *h)
 	long w = ptrace(PTRACE_PEEKTEXT, h->pid, (void *)entry, 0);
 	if (errno)
 		return -1;
-	long patched = (long)(((unsigned long)w & ~0xffUL) | 0xcc);
+	long patched = ptrace_arch_breakpoint(w);
 	if (ptrace(PTRACE_POKETEXT, h->pid, (void *)entry, (void *)patched))
 		return -1;
 	h->entry = entry;
@@ -58,28 +56,12 @@ static int break_at_entry(struct hold *h)
 	return 0;
 }
 
-/* At a system-call stop: whether a call that made memory executable just returned. */
-static int mapped_code(pid_t pid)
-{
-	struct user_regs_struct r;
-	if (ptrace(PTRACE_GETREGS, pid, 0, &r))
-		return 0;
-	if (r.rax == (unsigned long long)-ENOSYS)
-		return 0; /* entry to the call, not its return */
-	if (r.orig_rax != SYS_mmap && r.orig_rax != SYS_mprotect)
-		return 0;
-	return (r.rdx & PROT_EXEC) && r.rax < (unsigned long long)-4095;
-}
-
 /* At a SIGTRAP: whether it is the breakpoint; then the process is put back on the entry. */
 static int at_entry(struct hold *h)
 {
-	struct user_regs_struct r;
-	if (!h->entry || ptrace(PTRACE_GETREGS, h->pid, 0, &r) || r.rip != h->entry + 1)
+	if (!h->entry || !ptrace_arch_at_breakpoint(h->pid, h->entry))
 		return 0;
 	ptrace(PTRACE_POKETEXT, h->pid, (void *)h->entry, (void *)h->word);
-	r.rip = h->entry;
-	ptrace(PTRACE_SETREGS, h->pid, 0, &r);
 	h->entry = 0;
 	return 1;
 }
@@ -119,7 +101,7 @@ void command_follow_loader(struct command *c, void (*mapped)(void *, int), void 
 			go = PTRACE_SYSCALL;
 			sig = 0;
 		} else if (sig == (SIGTRAP | 0x80)) {
-			if (mapped_code(c->pid))
+			if (ptrace_arch_mapped_code(c->pid))
 				mapped(ctx, 0);
 			sig = 0;
 		} else if (sig == SIGTRAP && at_entry(&h)) {

@@ -97,7 +97,7 @@ static struct elf_file *finish_open(struct elf_file *ef, const char **why)
 {
 	GElf_Ehdr eh;
 	if (!ef->elf || elf_kind(ef->elf) != ELF_K_ELF || !gelf_getehdr(ef->elf, &eh)
-	    || gelf_getclass(ef->elf) != ELFCLASS64 || eh.e_machine != EM_X86_64) {
+	    || gelf_getclass(ef->elf) != ELFCLASS64 || eh.e_machine != LF_ARCH_EM) {
 		elf_file_close(ef);
 		return NULL;
 	}

@@ -34,9 +34,9 @@ struct elf_file {
 	size_t nspans;
 };
 
-/* Takes ownership of fd. Returns NULL (and closes fd) when it is not a usable ELF64 x86-64. */
+/* Takes ownership of fd. Returns NULL (and closes fd) when it is not a usable ELF64 file of the architecture lua-flame is built for (arch.h). */
 struct elf_file *elf_file_open_fd(int fd);
-/* The same; when the file is an x86-64 ELF file refused as malformed, *why (may be NULL)
+/* The same; when the file is such an ELF file refused as malformed, *why (may be NULL)
  * says why, for a message naming it. */
 struct elf_file *elf_file_open_checked(int fd, const char **why);
 /* Copies the image; for the vdso read from process memory. */

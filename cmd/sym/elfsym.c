@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "demangle.h"
 #include "elfsym.h"
 #include "root_open.h"
@@ -45,6 +46,15 @@ static void add_sym(struct elf_syms *s, uint64_t addr, uint64_t size, const char
 	s->names_len += len + 1;
 }
 
+/* Whether section idx holds code: an untyped symbol there is a label of hand-written
+ * assembly (arm64's vdso has __kernel_rt_sigreturn so). */
+static int in_code(struct elf_file *ef, size_t idx)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_getscn(ef->elf, idx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
 static void add_table(struct elf_syms *s, struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *d = elf_file_symbols(ef, scn);
@@ -56,7 +66,10 @@ static void add_table(struct elf_syms *s, struct elf_file *ef, Elf_Scn *scn, con
 		if (!gelf_getsym(d, (int)i, &sym))
 			break;
 		int t = GELF_ST_TYPE(sym.st_info);
-		if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_value == 0 || sym.st_shndx == SHN_UNDEF)
+		if (sym.st_value == 0 || sym.st_shndx == SHN_UNDEF)
+			continue;
+		if (t != STT_FUNC && t != STT_GNU_IFUNC &&
+		    (t != STT_NOTYPE || !sym.st_size || sym.st_shndx >= SHN_LORESERVE || !in_code(ef, sym.st_shndx)))
 			continue;
 		const char *name = elf_strptr(ef->elf, sh->sh_link, sym.st_name);
 		if (name)
@@ -70,7 +83,7 @@ void elfsyms_add_file(struct elf_syms *s, struct elf_file *ef)
 	 * symbol at the same address wins in elfsyms_finish (it has a size). */
 	GElf_Ehdr eh;
 	if (gelf_getehdr(ef->elf, &eh) && eh.e_entry && elf_file_section(ef, ".interp", NULL, NULL))
-		add_sym(s, eh.e_entry, 48, "_start"); /* glibc's x86-64 _start is 38 bytes */
+		add_sym(s, eh.e_entry, LF_START_SIZE, "_start");
 	Elf_Scn *scn = NULL;
 	for (int guard = 0; (scn = elf_nextscn(ef->elf, scn)) && guard < 65536; guard++) {
 		GElf_Shdr sh;

@@ -575,27 +575,10 @@ int cfi_mark_entry(struct cfi_table *t, uint64_t entry)
 	return cfi_fill_gap(t, &stop, 1, end) < 0 ? -1 : 0;
 }
 
-/* Length of the x86-64 NOP at p (0x90, or 0f 1f /0 with any operand, after 66/2e prefixes),
- * 0 when it is something else. */
-static size_t nop_len(const uint8_t *p, size_t n)
-{
-	size_t i = 0;
-	while (i < n && i < 14 && (p[i] == 0x66 || p[i] == 0x2e))
-		i++;
-	if (i < n && p[i] == 0x90)
-		return i + 1;
-	if (i + 2 >= n || p[i] != 0x0f || p[i + 1] != 0x1f || ((p[i + 2] >> 3) & 7) != 0)
-		return 0;
-	uint8_t mod = p[i + 2] >> 6, rm = p[i + 2] & 7;
-	size_t len = i + 3 + (mod != 3 && rm == 4);                     /* SIB byte */
-	len += mod == 1 ? 1 : mod == 2 || (mod == 0 && rm == 5) ? 4 : 0; /* displacement */
-	return len <= n ? len : 0;
-}
-
 static bool all_nops(const uint8_t *p, size_t n)
 {
 	for (size_t k; n; p += k, n -= k)
-		if (!(k = nop_len(p, n)))
+		if (!(k = cfi_nop_len(p, n)))
 			return false;
 	return true;
 }
@@ -647,7 +630,7 @@ const char *cfi_reason_name(int reason)
 	static const char *const names[CFI_R_COUNT] = {
 		[CFI_R_NONE] = "none", [CFI_R_CFA_REG] = "cfa-register",
 		[CFI_R_CFA_EXPR] = "cfa-expression", [CFI_R_RA_RULE] = "ra-rule",
-		[CFI_R_RBP_RULE] = "rbp-rule", [CFI_R_RANGE] = "offset-range",
+		[CFI_R_FP_RULE] = "fp-rule", [CFI_R_RANGE] = "offset-range",
 		[CFI_R_TRUNCATED] = "truncated", [CFI_R_BAD_CIE] = "bad-cie",
 		[CFI_R_CIE_VERSION] = "cie-version", [CFI_R_AUGMENTATION] = "augmentation",
 		[CFI_R_ENCODING] = "pointer-encoding", [CFI_R_OPCODE] = "unknown-opcode",

@@ -1,16 +1,19 @@
 /* DWARF call frame information (.eh_frame, .debug_frame) turned into per-PC unwind rows for
- * the in-kernel x86-64 unwinder. Works on raw section bytes (no libelf) so it can be fuzzed;
+ * the in-kernel unwinder. Works on raw section bytes (no libelf) so it can be fuzzed;
  * every length and offset in the input is treated as hostile. */
 #ifndef LF_CFI_H
 #define LF_CFI_H
 #include <stddef.h>
 #include <stdint.h>
+#include "cfi_arch.h"
 
 /* What the unwinder does for a PC in [row.pc, next row.pc).
- * NORMAL: CFA = (cfa_reg) + cfa_off; return address at CFA-8; caller's rsp = CFA; rbp per rbp_rule
- *         (an rbp declared undefined counts as unchanged: there is nothing to restore). cfa_reg
- *         is rsp, rbp, or a callee-saved register the unwinder recovers in every frame (rbx,
- *         r12..r15): ld.so's lazy-binding trampolines realign the stack and keep the CFA in rbx.
+ * NORMAL: CFA = (cfa_reg) + cfa_off; return address at CFA + ra_off (x86-64: always CFA-8;
+ *         arm64: 0 while it is still in x30); caller's sp = CFA; the frame pointer (rbp, x29)
+ *         per fp_rule (one declared undefined counts as unchanged: there is nothing to
+ *         restore). cfa_reg is sp, the frame pointer, or a callee-saved register the unwinder
+ *         recovers in every frame: ld.so's lazy-binding trampolines on x86-64 realign the stack
+ *         and keep the CFA in rbx.
  * PLT1..PLT4: a GNU ld .plt stub, described by the CFA expression
  *           CFA = rsp + 8 + ((rip & 15) >= plt_at ? 8 : 0)
  *         i.e. one more word on the stack once the entry's `push $index` has run. The kinds
@@ -31,9 +34,10 @@ enum cfi_kind {
 	CFI_ROW_PLT3, CFI_ROW_PLT4,
 };
 
-/* cfa_reg; RBX..R15 are in the order of CFI_SAVED_* (CFI_REG_RBX + CFI_SAVED_x) */
-enum { CFI_REG_RSP, CFI_REG_RBP, CFI_REG_RBX, CFI_REG_R12, CFI_REG_R13, CFI_REG_R14, CFI_REG_R15 };
-enum { CFI_RBP_SAME, CFI_RBP_OFFSET };       /* rbp_rule: unchanged, or saved at CFA + rbp_off */
+/* cfa_reg: the stack pointer, the frame pointer (rbp, x29), or CFI_REG_SAVED + i for the i-th
+ * callee-saved register rows record (CFI_SAVED_* in cfi_arch.h). */
+enum { CFI_REG_SP, CFI_REG_FP, CFI_REG_SAVED };
+enum { CFI_FP_SAME, CFI_FP_OFFSET };       /* fp_rule: unchanged, or saved at CFA + fp_off */
 
 /* Why a row is INVALID (row reasons) or why an entry was skipped (entry reasons).
  * counts_by_reason counts rows for the first group and entries (CIE/FDE) for the second. */
@@ -43,7 +47,7 @@ enum cfi_reason {
 	CFI_R_CFA_REG,        /* CFA based on a register other than rsp, rbp, rbx, r12..r15 */
 	CFI_R_CFA_EXPR,       /* DW_CFA_def_cfa_expression other than the PLT ones */
 	CFI_R_RA_RULE,        /* return address not at CFA-8 */
-	CFI_R_RBP_RULE,       /* rbp in a register, or given by an expression / val_* rule */
+	CFI_R_FP_RULE,       /* rbp in a register, or given by an expression / val_* rule */
 	CFI_R_RANGE,          /* offset does not fit the row */
 	/* entry reasons */
 	CFI_R_TRUNCATED,      /* entry or instruction runs past its end */
@@ -60,23 +64,24 @@ enum cfi_reason {
 	CFI_R_COUNT
 };
 
-/* Callee-saved registers besides rbp whose save slots rows also record, so that a value a
- * caller keeps in one of them (a Lua VM's lua_State pointer) can be recovered in any frame.
- * saved[i] is the slot's offset from the CFA in 8-byte units (negative), 0 when the register
- * is unchanged or its rule is anything else. */
-enum { CFI_SAVED_RBX, CFI_SAVED_R12, CFI_SAVED_R13, CFI_SAVED_R14, CFI_SAVED_R15, CFI_NSAVED };
+/* Callee-saved registers besides the frame pointer whose save slots rows also record, so
+ * that a value a caller keeps in one of them (a Lua VM's lua_State pointer) can be recovered in
+ * any frame: CFI_SAVED_* in cfi_arch.h. saved[i] is the slot's offset from the CFA in 8-byte
+ * units (negative), 0 when the register is unchanged or its rule is anything else. */
 
-/* 24 bytes. pc is a link-time virtual address (the section's sh_addr space). */
+/* 24 bytes on x86-64. pc is a link-time virtual address (the section's sh_addr space). */
 struct cfi_row {
 	uint64_t pc;
 	int32_t cfa_off;
 	union {
-		int16_t rbp_off;  /* rbp_rule OFFSET: rbp saved at CFA + rbp_off (negative) */
+		int16_t fp_off;  /* fp_rule OFFSET: rbp saved at CFA + fp_off (negative) */
 		int16_t plt_at;   /* kinds PLT1..PLT4: see above */
 	};
-	uint8_t kind : 3, cfa_reg : 3, rbp_rule : 1, signal : 1;
+	uint8_t kind : 3, fp_rule : 1, signal : 1;
 	uint8_t reason;       /* enum cfi_reason, for INVALID rows */
+	uint8_t cfa_reg;
 	int8_t saved[CFI_NSAVED];
+	int16_t ra_off;       /* return address at CFA + ra_off; 0: still in the link register (arm64) */
 };
 
 /* Address range of one FDE and its rows in cfi_table.rows, while parsing. */

@@ -12,8 +12,8 @@ static const uint8_t add8_ret[] = { 0x48, 0x83, 0xc4, 0x08, 0xc3 }; /* add $8,%r
 
 static struct cfi_row rsp_row(uint64_t pc, int32_t cfa_off)
 {
-	return (struct cfi_row){ .pc = pc, .kind = CFI_ROW_NORMAL, .cfa_reg = CFI_REG_RSP,
-				 .cfa_off = cfa_off, .rbp_rule = CFI_RBP_SAME };
+	return (struct cfi_row){ .pc = pc, .kind = CFI_ROW_NORMAL, .cfa_reg = CFI_REG_SP,
+				 .cfa_off = cfa_off, .fp_rule = CFI_FP_SAME, .ra_off = -8 };
 }
 
 int cfi_describe_crt(struct cfi_table *t, uint64_t addr, const uint8_t *code, size_t n)

@@ -1,6 +1,6 @@
-/* The DW_CFA_* instruction interpreter: tracks the CFA, rbp and return-address rules of one
- * CIE+FDE and emits a row each time the location advances. Registers the unwinder never reads
- * (rbx, r12..r15, ...) are skipped over, whatever their rules. */
+/* The DW_CFA_* instruction interpreter: tracks the CFA, frame-pointer, return-address and
+ * callee-saved register rules of one CIE+FDE and emits a row each time the location advances.
+ * Registers the unwinder never reads are skipped over, whatever their rules. */
 #include <string.h>
 #include "cfi_internal.h"
 
@@ -46,11 +46,11 @@ void cfi_state_init(struct cfi_state *s)
 	memset(s, 0, sizeof(*s));
 	s->cfa_how = CFA_BAD;
 	s->cfa_reason = CFI_R_CFA_REG;      /* no CFA rule at all */
-	s->rbp.how = RULE_SAME;             /* callee-saved: unchanged unless said otherwise */
+	s->fp.how = RULE_SAME;             /* callee-saved: unchanged unless said otherwise */
 	for (int i = 0; i < CFI_NSAVED; i++)
 		s->cs[i].how = RULE_SAME;
-	s->ra.how = RULE_BAD;
-	s->ra.reason = CFI_R_RA_RULE;
+	s->ra.how = CFI_RA_IN_REG ? RULE_SAME : RULE_BAD;
+	s->ra.reason = CFI_RA_IN_REG ? 0 : CFI_R_RA_RULE;
 }
 
 /* -------- rows -------- */
@@ -71,14 +71,12 @@ static bool invalid(struct cfi_row *row, uint8_t reason)
 /* CFI_REG_* of a DWARF register the CFA may be based on, or -1. */
 static int cfa_reg_of(uint64_t reg)
 {
-	switch (reg) {
-	case DW_RSP: return CFI_REG_RSP;
-	case DW_RBP: return CFI_REG_RBP;
-	case DW_RBX: return CFI_REG_RBX;
-	case DW_R12: case DW_R12 + 1: case DW_R12 + 2: case DW_R15:
-		return CFI_REG_R12 + (int)(reg - DW_R12);
-	default: return -1;
-	}
+	if (reg == DW_SP)
+		return CFI_REG_SP;
+	if (reg == DW_FP)
+		return CFI_REG_FP;
+	int i = cfi_saved_index(reg);
+	return i < 0 ? -1 : CFI_REG_SAVED + i;
 }
 
 /* The fill functions return false once the row is INVALID. */
@@ -87,7 +85,7 @@ static bool fill_cfa(struct cfi_row *row, const struct cfi_state *s)
 	switch (s->cfa_how) {
 	case CFA_PLT:
 		row->kind = plt_kind(s->plt_at);
-		row->cfa_reg = CFI_REG_RSP;
+		row->cfa_reg = CFI_REG_SP;
 		row->cfa_off = 8;
 		row->plt_at = s->plt_at;
 		return true;
@@ -109,24 +107,29 @@ static bool fill_regs(struct cfi_row *row, const struct cfi_state *s)
 {
 	if (s->ra.how == RULE_BAD)
 		return invalid(row, s->ra.reason);
-	if (s->ra.how != RULE_OFFSET || s->ra.off != -8)
+	if (CFI_RA_IN_REG && s->ra.how == RULE_SAME)
+		row->ra_off = 0;
+	else if (s->ra.how == RULE_OFFSET && (CFI_RA_IN_REG ? s->ra.off % 8 == 0 && fits(s->ra.off, INT16_MIN, -8)
+							: s->ra.off == -8))
+		row->ra_off = (int16_t)s->ra.off;
+	else
 		return invalid(row, CFI_R_RA_RULE);
-	if (is_plt(row)) {                 /* plt_at shares rbp_off's bytes: rbp must be unchanged */
-		if (s->rbp.how == RULE_OFFSET || s->rbp.how == RULE_BAD)
-			return invalid(row, CFI_R_RBP_RULE);
+	if (is_plt(row)) {                 /* plt_at shares fp_off's bytes: rbp must be unchanged */
+		if (s->fp.how == RULE_OFFSET || s->fp.how == RULE_BAD)
+			return invalid(row, CFI_R_FP_RULE);
 		return true;
 	}
-	switch (s->rbp.how) {
+	switch (s->fp.how) {
 	case RULE_OFFSET:
-		if (!fits(s->rbp.off, INT16_MIN, INT16_MAX))
+		if (!fits(s->fp.off, INT16_MIN, INT16_MAX))
 			return invalid(row, CFI_R_RANGE);
-		row->rbp_rule = CFI_RBP_OFFSET;
-		row->rbp_off = (int16_t)s->rbp.off;
+		row->fp_rule = CFI_FP_OFFSET;
+		row->fp_off = (int16_t)s->fp.off;
 		return true;
 	case RULE_BAD:
-		return invalid(row, s->rbp.reason);
+		return invalid(row, s->fp.reason);
 	default:        /* same value, or undefined: nothing to restore */
-		row->rbp_rule = CFI_RBP_SAME;
+		row->fp_rule = CFI_FP_SAME;
 		return true;
 	}
 }
@@ -161,7 +164,7 @@ static void build_row(struct cfi_row *row, const struct cfi_state *s, bool signa
 bool cfi_same_rules(const struct cfi_row *a, const struct cfi_row *b)
 {
 	return a->kind == b->kind && a->cfa_reg == b->cfa_reg && a->cfa_off == b->cfa_off &&
-	       a->rbp_rule == b->rbp_rule && a->rbp_off == b->rbp_off &&
+	       a->fp_rule == b->fp_rule && a->fp_off == b->fp_off && a->ra_off == b->ra_off &&
 	       a->signal == b->signal && a->reason == b->reason &&
 	       !memcmp(a->saved, b->saved, sizeof(a->saved));
 }
@@ -214,13 +217,10 @@ static struct cfi_rule *tracked(struct cfi_run *r, uint64_t reg)
 {
 	if (reg == r->cie->ra_reg)
 		return &r->st.ra;
-	if (reg == DW_RBP)
-		return &r->st.rbp;
-	if (reg == DW_RBX)
-		return &r->st.cs[CFI_SAVED_RBX];
-	if (reg >= DW_R12 && reg <= DW_R15)
-		return &r->st.cs[CFI_SAVED_R12 + (reg - DW_R12)];
-	return NULL;
+	if (reg == DW_FP)
+		return &r->st.fp;
+	int i = cfi_saved_index(reg);
+	return i < 0 ? NULL : &r->st.cs[i];
 }
 
 static void set_bad(struct cfi_run *r, uint64_t reg, uint8_t reason)
@@ -230,8 +230,8 @@ static void set_bad(struct cfi_run *r, uint64_t reg, uint8_t reason)
 		return;
 	rule->how = RULE_BAD;
 	if (!reason)
-		reason = rule == &r->st.ra ? CFI_R_RA_RULE : CFI_R_RBP_RULE;
-	if (rule != &r->st.ra && rule != &r->st.rbp)
+		reason = rule == &r->st.ra ? CFI_R_RA_RULE : CFI_R_FP_RULE;
+	if (rule != &r->st.ra && rule != &r->st.fp)
 		reason = 0; /* other callee-saved registers never invalidate a row */
 	rule->reason = reason;
 }
@@ -501,7 +501,7 @@ static bool run_one(struct cfi_run *r, struct cfi_cur *c)
 	case 0x0a: return remember(r);
 	case 0x0b: return restore_state(r);
 	case 0x2e: return cur_uleb(c, &u64) || stop(r, CFI_R_TRUNCATED); /* GNU_args_size */
-	default: return stop(r, CFI_R_OPCODE);
+	default: return cfi_op_is_noop(op) || stop(r, CFI_R_OPCODE);
 	}
 }
 

@@ -26,14 +26,6 @@ bool cur_ptr(struct cfi_cur *c, uint8_t enc, uint8_t addr_size, uint64_t *v, boo
 
 #define DW_EH_PE_omit 0xff
 
-/* DWARF register numbers on x86-64. */
-#define DW_RBP 6
-#define DW_RSP 7
-#define DW_RBX 3
-#define DW_R12 12
-#define DW_R15 15
-
-
 enum { RULE_SAME, RULE_OFFSET, RULE_UNDEF, RULE_BAD };
 enum { CFA_REGOFF, CFA_PLT, CFA_BAD };
 
@@ -47,8 +39,8 @@ struct cfi_state {
 	uint8_t plt_at;           /* CFA_PLT: see CFI_ROW_PLT */
 	uint64_t cfa_reg;
 	int64_t cfa_off;
-	struct cfi_rule rbp, ra;
-	struct cfi_rule cs[CFI_NSAVED]; /* rbx, r12..r15, for CFI_SAVED_* in rows */
+	struct cfi_rule fp, ra;
+	struct cfi_rule cs[CFI_NSAVED]; /* CFI_SAVED_* (cfi_arch.h), for saved[] in rows */
 };
 
 struct cfi_cie {

@@ -99,7 +99,7 @@ static uint32_t intern_rule(struct unwind_tables *t, const struct lf_rule *r)
 
 static struct lf_rule rule_of(const struct cfi_row *c)
 {
-	struct lf_rule r = { .cfa_off = c->cfa_off, .rbp_off = c->rbp_off };
+	struct lf_rule r = { .cfa_off = c->cfa_off, .fp_off = c->fp_off, .ra_off = c->ra_off };
 	switch (c->kind) {
 	case CFI_ROW_NORMAL: r.kind = LF_RULE_NORMAL; break;
 	case CFI_ROW_PLT1: case CFI_ROW_PLT2: case CFI_ROW_PLT3: case CFI_ROW_PLT4:
@@ -109,20 +109,21 @@ static struct lf_rule rule_of(const struct cfi_row *c)
 	case CFI_ROW_STOP: r.kind = LF_RULE_STOP; break;
 	default: r.kind = LF_RULE_INVALID; break;
 	}
-	if (c->cfa_reg == CFI_REG_RBP)
-		r.flags |= LF_RULE_CFA_RBP;
-	else if (c->cfa_reg >= CFI_REG_RBX)
-		r.cfa_saved = (__u8)(1 + c->cfa_reg - CFI_REG_RBX);
-	if (c->rbp_rule == CFI_RBP_OFFSET)
-		r.flags |= LF_RULE_RBP_SAVED;
+	if (c->cfa_reg == CFI_REG_FP)
+		r.flags |= LF_RULE_CFA_FP;
+	else if (c->cfa_reg >= CFI_REG_SAVED)
+		r.cfa_saved = (__u8)(1 + c->cfa_reg - CFI_REG_SAVED);
+	if (c->fp_rule == CFI_FP_OFFSET)
+		r.flags |= LF_RULE_FP_SAVED;
 	if (c->signal)
 		r.flags |= LF_RULE_SIGNAL;
 	if (r.kind != LF_RULE_NORMAL)
-		r.cfa_off = r.rbp_off = 0, r.cfa_saved = 0, r.flags &= LF_RULE_SIGNAL;
+		r.cfa_off = r.fp_off = r.ra_off = 0, r.cfa_saved = 0, r.flags &= LF_RULE_SIGNAL;
 	if (r.kind == LF_RULE_PLT)
 		r.cfa_off = c->plt_at; /* the threshold of the stub's CFA expression */
+	_Static_assert(CFI_NSAVED == LF_NSAVED, "rows and rules record the same registers");
 	if (r.kind == LF_RULE_NORMAL)
-		memcpy(r.saved, c->saved, sizeof(r.saved));
+		memcpy(r.saved, c->saved, sizeof(c->saved));
 	return r;
 }
 

@@ -18,12 +18,12 @@ static void check_table(const struct cfi_table *t)
 			abort();
 		if ((r->kind == CFI_ROW_INVALID) != (r->reason != CFI_R_NONE))
 			abort();
-		if (r->rbp_rule == CFI_RBP_OFFSET && r->kind != CFI_ROW_NORMAL)
+		if (r->fp_rule == CFI_FP_OFFSET && r->kind != CFI_ROW_NORMAL)
 			abort();
 		int plt = r->kind == CFI_ROW_PLT1 ? 11 : r->kind == CFI_ROW_PLT2 ? 10 :
 			  r->kind == CFI_ROW_PLT3 ? 5 : r->kind == CFI_ROW_PLT4 ? 9 : -1;
-		if (plt >= 0 && (r->plt_at != plt || r->cfa_off != 8 || r->cfa_reg != CFI_REG_RSP ||
-				 r->rbp_rule != CFI_RBP_SAME))
+		if (plt >= 0 && (r->plt_at != plt || r->cfa_off != 8 || r->cfa_reg != CFI_REG_SP ||
+				 r->fp_rule != CFI_FP_SAME))
 			abort();
 		if (cfi_lookup(t, r->pc) != r)
 			abort();

@@ -107,7 +107,7 @@ static struct cfi_table parse(const struct buf *b, uint64_t vaddr, int debug)
 
 /* Checks the row covering pc. kind, cfa reg/off, rbp rule/off. */
 static void expect_row(const struct cfi_table *t, uint64_t pc, int kind, int reg, int off,
-		       int rbp_rule, int rbp_off, int line)
+		       int fp_rule, int fp_off, int line)
 {
 	const struct cfi_row *r = cfi_lookup(t, pc);
 	if (!r) {
@@ -116,18 +116,18 @@ static void expect_row(const struct cfi_table *t, uint64_t pc, int kind, int reg
 		return;
 	}
 	if (r->kind != kind || (kind == CFI_ROW_NORMAL &&
-	    (r->cfa_reg != reg || r->cfa_off != off || r->rbp_rule != rbp_rule ||
-	     (rbp_rule == CFI_RBP_OFFSET && r->rbp_off != rbp_off)))) {
+	    (r->cfa_reg != reg || r->cfa_off != off || r->fp_rule != fp_rule ||
+	     (fp_rule == CFI_FP_OFFSET && r->fp_off != fp_off)))) {
 		printf("  line %d: at 0x%" PRIx64 ": got %s reg=%d off=%d rbp=%d/%d, want %s reg=%d "
 		       "off=%d rbp=%d/%d\n", line, pc, cfi_kind_name(r->kind), r->cfa_reg, r->cfa_off,
-		       r->rbp_rule, r->rbp_off, cfi_kind_name(kind), reg, off, rbp_rule, rbp_off);
+		       r->fp_rule, r->fp_off, cfi_kind_name(kind), reg, off, fp_rule, fp_off);
 		check_failed++;
 	}
 }
 #define ROW(t, pc, kind, reg, off, rr, ro) expect_row(t, pc, kind, reg, off, rr, ro, __LINE__)
-#define NORMAL(t, pc, reg, off) ROW(t, pc, CFI_ROW_NORMAL, reg, off, CFI_RBP_SAME, 0)
-#define RSP CFI_REG_RSP
-#define RBP CFI_REG_RBP
+#define NORMAL(t, pc, reg, off) ROW(t, pc, CFI_ROW_NORMAL, reg, off, CFI_FP_SAME, 0)
+#define RSP CFI_REG_SP
+#define RBP CFI_REG_FP
 
 static void expect_kind(const struct cfi_table *t, uint64_t pc, int kind, int reason, int line)
 {
@@ -173,10 +173,10 @@ static void test_prologue(void)
 	struct cfi_table t = parse(&b, 0, 0);
 	CHECK(well_formed(&t));
 	NORMAL(&t, 0x1000, RSP, 8);
-	ROW(&t, 0x1001, CFI_ROW_NORMAL, RSP, 16, CFI_RBP_OFFSET, -16);
-	ROW(&t, 0x1003, CFI_ROW_NORMAL, RSP, 16, CFI_RBP_OFFSET, -16);
-	ROW(&t, 0x1004, CFI_ROW_NORMAL, RBP, 16, CFI_RBP_OFFSET, -16);
-	ROW(&t, 0x1023, CFI_ROW_NORMAL, RBP, 16, CFI_RBP_OFFSET, -16);
+	ROW(&t, 0x1001, CFI_ROW_NORMAL, RSP, 16, CFI_FP_OFFSET, -16);
+	ROW(&t, 0x1003, CFI_ROW_NORMAL, RSP, 16, CFI_FP_OFFSET, -16);
+	ROW(&t, 0x1004, CFI_ROW_NORMAL, RBP, 16, CFI_FP_OFFSET, -16);
+	ROW(&t, 0x1023, CFI_ROW_NORMAL, RBP, 16, CFI_FP_OFFSET, -16);
 	NORMAL(&t, 0x1024, RSP, 8);
 	NORMAL(&t, 0x102f, RSP, 8);
 	KIND(&t, 0x1030, CFI_ROW_END, -1);
@@ -231,10 +231,10 @@ static void test_remember_restore(void)
 	};
 	eh_fde(&b, cie, 0x2000, 0x10, in, sizeof(in));
 	struct cfi_table t = parse(&b, 0, 0);
-	ROW(&t, 0x2002, CFI_ROW_NORMAL, RSP, 32, CFI_RBP_OFFSET, -16);
+	ROW(&t, 0x2002, CFI_ROW_NORMAL, RSP, 32, CFI_FP_OFFSET, -16);
 	NORMAL(&t, 0x2006, RSP, 8);
-	ROW(&t, 0x2007, CFI_ROW_NORMAL, RSP, 32, CFI_RBP_OFFSET, -16);
-	ROW(&t, 0x200f, CFI_ROW_NORMAL, RSP, 32, CFI_RBP_OFFSET, -16);
+	ROW(&t, 0x2007, CFI_ROW_NORMAL, RSP, 32, CFI_FP_OFFSET, -16);
+	ROW(&t, 0x200f, CFI_ROW_NORMAL, RSP, 32, CFI_FP_OFFSET, -16);
 	KIND(&t, 0x2010, CFI_ROW_END, -1);
 	CHECK_INT(t.counts_by_reason[CFI_R_STATE_STACK], 0);
 	cfi_free(&t);
@@ -309,15 +309,15 @@ static void test_rbp_rules(void)
 	eh_fde(&b, cie, 0x1000, 0x20, in, sizeof(in));
 	struct cfi_table t = parse(&b, 0, 0);
 	NORMAL(&t, 0x1001, RSP, 8);
-	KIND(&t, 0x1002, CFI_ROW_INVALID, CFI_R_RBP_RULE);
+	KIND(&t, 0x1002, CFI_ROW_INVALID, CFI_R_FP_RULE);
 	NORMAL(&t, 0x1003, RSP, 8);
-	KIND(&t, 0x1004, CFI_ROW_INVALID, CFI_R_RBP_RULE);
+	KIND(&t, 0x1004, CFI_ROW_INVALID, CFI_R_FP_RULE);
 	NORMAL(&t, 0x1005, RSP, 8);
-	KIND(&t, 0x1006, CFI_ROW_INVALID, CFI_R_RBP_RULE);
-	KIND(&t, 0x1007, CFI_ROW_INVALID, CFI_R_RBP_RULE);
-	ROW(&t, 0x1008, CFI_ROW_NORMAL, RSP, 8, CFI_RBP_OFFSET, -24);
-	ROW(&t, 0x1009, CFI_ROW_NORMAL, RSP, 8, CFI_RBP_OFFSET, 24);
-	ROW(&t, 0x100a, CFI_ROW_NORMAL, RSP, 8, CFI_RBP_OFFSET, 16);
+	KIND(&t, 0x1006, CFI_ROW_INVALID, CFI_R_FP_RULE);
+	KIND(&t, 0x1007, CFI_ROW_INVALID, CFI_R_FP_RULE);
+	ROW(&t, 0x1008, CFI_ROW_NORMAL, RSP, 8, CFI_FP_OFFSET, -24);
+	ROW(&t, 0x1009, CFI_ROW_NORMAL, RSP, 8, CFI_FP_OFFSET, 24);
+	ROW(&t, 0x100a, CFI_ROW_NORMAL, RSP, 8, CFI_FP_OFFSET, 16);
 	NORMAL(&t, 0x100b, RSP, 8);
 	NORMAL(&t, 0x100c, RSP, 8);
 	CHECK(well_formed(&t));
@@ -376,10 +376,10 @@ static void test_cfa_in_callee_saved(void)
 	eh_fde(&b, cie, 0x1000, 0x20, in, sizeof(in));
 	struct cfi_table t = parse(&b, 0, 0);
 	NORMAL(&t, 0x1001, RSP, 16);
-	NORMAL(&t, 0x1004, CFI_REG_RBX, 16);
+	NORMAL(&t, 0x1004, CFI_REG_SAVED + CFI_SAVED_RBX, 16);
 	CHECK_INT(cfi_lookup(&t, 0x1004)->saved[CFI_SAVED_RBX], -2);
-	NORMAL(&t, 0x100c, CFI_REG_R12, 24);
-	NORMAL(&t, 0x100d, CFI_REG_R15, 8);
+	NORMAL(&t, 0x100c, CFI_REG_SAVED + CFI_SAVED_R12, 24);
+	NORMAL(&t, 0x100d, CFI_REG_SAVED + CFI_SAVED_R15, 8);
 	KIND(&t, 0x100e, CFI_ROW_INVALID, CFI_R_CFA_REG);
 	NORMAL(&t, 0x100f, RSP, 16);
 	CHECK(well_formed(&t));
@@ -537,11 +537,11 @@ static void test_plt_expressions(void)
 		KIND(&t, base + 16, kinds[i], CFI_R_NONE);
 		const struct cfi_row *r = cfi_lookup(&t, base + 0x3f);
 		CHECK(r && r->kind == kinds[i] && r->plt_at == lits[i] && r->cfa_off == 8 &&
-		      r->cfa_reg == CFI_REG_RSP && r->rbp_rule == CFI_RBP_SAME);
+		      r->cfa_reg == CFI_REG_SP && r->fp_rule == CFI_FP_SAME);
 	}
 	for (int i = 0; i < 6; i++)
 		KIND(&t, 0x2000 + 0x100 * i, CFI_ROW_INVALID, CFI_R_CFA_EXPR);
-	KIND(&t, 0x3000, CFI_ROW_INVALID, CFI_R_RBP_RULE);
+	KIND(&t, 0x3000, CFI_ROW_INVALID, CFI_R_FP_RULE);
 	cfi_free(&t);
 }
 
@@ -1055,7 +1055,7 @@ static const uint8_t *elf_section(const struct elf_file *f, const char *name, si
 /* What readelf says about one row, reduced to what the unwinder can use. */
 struct want {
 	int kind;            /* CFI_ROW_NORMAL, STOP, INVALID, or -1 for "a PLT or cfa-expression" */
-	int reg, off, rbp_rule, rbp_off, reason, signal;
+	int reg, off, fp_rule, fp_off, reason, signal;
 };
 
 static int parse_reg_off(const char *s, int *reg, int *off)
@@ -1064,7 +1064,7 @@ static int parse_reg_off(const char *s, int *reg, int *off)
 	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++) {
 		if (strncmp(s, names[i], 3) || (s[3] != '+' && s[3] != '-'))
 			continue;
-		*reg = CFI_REG_RSP + i; /* same order as the CFI_REG_* values */
+		*reg = CFI_REG_SP + i; /* same order as the CFI_REG_* values */
 		*off = (int)strtol(s + 3, NULL, 10);
 		return 1;
 	}
@@ -1097,11 +1097,11 @@ static struct want want_from(const char *cfa, const char *rbp, const char *ra, i
 		return w;
 	}
 	if (rbp && rbp[0] == 'c' && (rbp[1] == '-' || rbp[1] == '+')) {
-		w.rbp_rule = CFI_RBP_OFFSET;
-		w.rbp_off = (int)strtol(rbp + 1, NULL, 10);
+		w.fp_rule = CFI_FP_OFFSET;
+		w.fp_off = (int)strtol(rbp + 1, NULL, 10);
 	} else if (rbp && strcmp(rbp, "u") && strcmp(rbp, "s")) {
 		w.kind = CFI_ROW_INVALID;
-		w.reason = CFI_R_RBP_RULE;
+		w.reason = CFI_R_FP_RULE;
 	}
 	return w;
 }
@@ -1123,8 +1123,8 @@ static int row_matches(const struct cfi_row *r, const struct want *w)
 		return r->reason == w->reason;
 	if (w->kind != CFI_ROW_NORMAL)
 		return 1;
-	return r->cfa_reg == w->reg && r->cfa_off == w->off && r->rbp_rule == w->rbp_rule &&
-	       (w->rbp_rule == CFI_RBP_SAME || r->rbp_off == w->rbp_off);
+	return r->cfa_reg == w->reg && r->cfa_off == w->off && r->fp_rule == w->fp_rule &&
+	       (w->fp_rule == CFI_FP_SAME || r->fp_off == w->fp_off);
 }
 
 #define MAX_CIES 256
@@ -1153,9 +1153,9 @@ static void report(struct cmp *c, uint64_t pc, const struct want *w, const struc
 		return;
 	printf("  %s: 0x%" PRIx64 ": readelf kind=%d reg=%d off=%d rbp=%d/%d sig=%d; "
 	       "we have %s/%s reg=%d off=%d rbp=%d/%d sig=%d\n", c->what, pc, w->kind, w->reg,
-	       w->off, w->rbp_rule, w->rbp_off, w->signal, r ? cfi_kind_name(r->kind) : "none",
+	       w->off, w->fp_rule, w->fp_off, w->signal, r ? cfi_kind_name(r->kind) : "none",
 	       r ? cfi_reason_name(r->reason) : "-", r ? r->cfa_reg : 0, r ? r->cfa_off : 0,
-	       r ? r->rbp_rule : 0, r ? r->rbp_off : 0, r ? r->signal : 0);
+	       r ? r->fp_rule : 0, r ? r->fp_off : 0, r ? r->signal : 0);
 }
 
 static void check_pc(struct cmp *c, uint64_t pc, const struct want *w)

@@ -44,8 +44,9 @@ static size_t bpf_cfg(const struct runtime *rt, uint32_t core_file, void *out, s
 	return sizeof(struct lf_lua_cfg);
 }
 
-/* The register (rbx, r12-r15, rbp = 5) where the BPF side found lua_State most often over
- * the recording (at least 20 times), or 0xff. */
+/* The register (i for the i-th callee-saved one of arch.h, LF_NSAVED for the frame pointer)
+ * where the BPF side found lua_State most often over the recording (at least 20 times), or
+ * 0xff. */
 static int reg_hint(struct sampler *smp)
 {
 	int fd = sampler_map_fd(smp, "lua_reg_hits"), ncpu = libbpf_num_possible_cpus(), best = 0xff;

@@ -1,0 +1,28 @@
+/* The architecture lua-flame is built for, as both the BPF programs and user space see it:
+ * which callee-saved registers the unwinder recovers in every frame (a Lua VM keeps its
+ * state in them), and the ELF files it reads. Everything else that differs by architecture
+ * is in bpf/arch_*.bpf.h, cmd/unwind/cfi_arch.h and cmd/proc/ptrace_arch.c. */
+#ifndef LF_ARCH_H
+#define LF_ARCH_H
+
+#if defined(__TARGET_ARCH_arm64) || (!defined(__bpf__) && defined(__aarch64__))
+#define LF_ARCH_ARM64 1
+#define LF_ARCH_NAME "aarch64"
+#define LF_NSAVED 10 /* x19..x28 */
+#define LF_SAVED_ROOM 13
+#define LF_SAVED_MASK 15     /* a power of two minus one, at least LF_NSAVED - 1 */
+#define LF_ARCH_EM 183       /* EM_AARCH64 */
+#define LF_START_SIZE 64     /* a stripped program's _start, as glibc's is (52 bytes) */
+#elif defined(__TARGET_ARCH_x86) || (!defined(__bpf__) && defined(__x86_64__))
+#define LF_ARCH_X86_64 1
+#define LF_ARCH_NAME "x86-64"
+#define LF_NSAVED 5 /* rbx, r12, r13, r14, r15 */
+#define LF_SAVED_ROOM 5
+#define LF_SAVED_MASK 7      /* a power of two minus one, at least LF_NSAVED - 1 */
+#define LF_ARCH_EM 62        /* EM_X86_64 */
+#define LF_START_SIZE 48     /* a stripped program's _start, as glibc's is (38 bytes) */
+#else
+#error "lua-flame is built for x86-64 (__TARGET_ARCH_x86) or arm64 (__TARGET_ARCH_arm64)"
+#endif
+
+#endif

@@ -1,0 +1,111 @@
+#!/bin/sh
+# `make test-arm64`: boots Debian bookworm's arm64 cloud kernel under qemu-system-aarch64 (TCG)
+# with an initramfs holding the aarch64 lua-flame ($LF_ARM64), Debian's arm64 busybox, lua5.4 and
+# luajit and tests/progs/unwind.c cross-built, runs tests/arm64/guest.sh there and checks the
+# console on the host (tests/arm64/check.sh). ARM64_SMOKE=1 boots without lua-flame: only the
+# guest's environment (kernel, BTF, perf events, BPF, the arm64 programs) is checked.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SUITE=bookworm
+AC=$ROOT/.cache/arm64            # arm64 userland: .debs, their unpacked tree, the initramfs
+OUT=$ROOT/tests/out/arm64
+LF_ARM64=${LF_ARM64:-$ROOT/lua-flame-aarch64}
+SMOKE=${ARM64_SMOKE:-0}
+ACCEL=${QEMU_ACCEL:-tcg,thread=multi} # an x86 host has no arm64 KVM: always TCG in practice
+# Debian's arm64 userland the guest needs. lua5.4 and luajit carry their VMs linked in; the VMs'
+# shared libraries come along for programs that load them. libc6-dbg gives glibc's own symbols
+# (start_thread, __libc_start_call_main...: libc.so.6 is stripped), as libc6-dbg does on the host
+# for tests/integ/native_dwarf.sh; only the files of libc.so.6 and the loader go in. The ELF
+# check below catches a library missing from this list.
+PKGS="busybox-static lua5.4 liblua5.4-0 luajit libluajit-5.1-2 libc6 libc6-dbg libgcc-s1 libreadline8 libtinfo6"
+. "$ROOT/scripts/debian-kernel.sh" # fetch_kernel, debian_apt: bookworm arm64 in .cache/kernels/bookworm-arm64
+log() { echo "test-arm64: $*" >&2; }
+t0=$(date +%s)
+
+[ "$(id -u)" = 0 ] || { log "needs root (apt with a private configuration, dpkg-deb)"; exit 2; }
+for t in qemu-system-aarch64 aarch64-linux-gnu-gcc cpio gzip dpkg-deb timeout; do
+	command -v $t >/dev/null || { log "$t is missing: run scripts/install-packages.sh --test (or apt-get install qemu-system-arm gcc-aarch64-linux-gnu)"; exit 2; }
+done
+if [ "$SMOKE" = 1 ]; then
+	log "ARM64_SMOKE=1: booting without lua-flame, checking the guest environment only"
+elif [ ! -f "$LF_ARM64" ]; then
+	log "$LF_ARM64 is missing: build it with 'make ARCH=arm64' (or set LF_ARM64; ARM64_SMOKE=1 boots without it)"
+	exit 2
+elif ! od -An -tx1 -j18 -N2 "$LF_ARM64" | grep -q 'b7 00'; then # e_machine 183: EM_AARCH64
+	log "$LF_ARM64 is not an aarch64 ELF binary: build it with 'make ARCH=arm64'"
+	exit 2
+fi
+mkdir -p "$AC/deb" "$OUT"
+
+KERNEL=$(fetch_kernel "$SUITE" arm64) || { log "could not get $SUITE's arm64 kernel (see above)"; exit 1; }
+
+# The userland .debs, downloaded once; a changed PKGS downloads again.
+if [ "$(cat "$AC/deb/pkgs" 2>/dev/null)" != "$PKGS" ]; then
+	log "downloading arm64 $PKGS"
+	rm -rf "$AC/deb" "$AC/root" && mkdir -p "$AC/deb"
+	(cd "$AC/deb" && debian_apt "$SUITE" arm64 apt-get download -qq $PKGS >"$AC/apt.log" 2>&1) ||
+		{ log "apt-get download of arm64 packages failed: $(tail -1 "$AC/apt.log") (see $AC/apt.log)"; exit 1; }
+	for d in "$AC"/deb/*.deb; do dpkg-deb -x "$d" "$AC/root"; done
+	echo "$PKGS" >"$AC/deb/pkgs"
+fi
+
+TREE=$AC/initramfs
+rm -rf "$TREE" && mkdir -p "$TREE/bin" "$TREE/usr/bin" "$TREE/etc"
+cp "$AC/root/bin/busybox" "$TREE/bin/busybox"
+ln -s busybox "$TREE/bin/sh"
+# The loader, libc and the rest as Debian lays them out (the interpreter path in the
+# programs is /lib/ld-linux-aarch64.so.1); gconv and the docs stay out, nothing loads them.
+(cd "$AC/root" && find lib usr/lib -path '*/gconv' -prune -o -path usr/lib/debug -prune -o \( -type f -o -type l \) -print |
+	cpio -pdm --quiet "$TREE") || { log "copying the arm64 libraries failed"; exit 1; }
+for f in "$AC"/root/lib/aarch64-linux-gnu/libc.so.6 "$AC"/root/lib/aarch64-linux-gnu/ld-linux-aarch64.so.1; do
+	id=$(readelf -n "$f" | sed -n 's/.*Build ID: //p')
+	dbg=usr/lib/debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug
+	[ -f "$AC/root/$dbg" ] || { log "no libc6-dbg symbols for $f ($dbg): remove $AC/deb/pkgs and retry"; exit 1; }
+	mkdir -p "$TREE/$(dirname "$dbg")" && cp "$AC/root/$dbg" "$TREE/$dbg"
+done
+for p in lua5.4 luajit; do
+	f=$(readlink -f "$AC/root/usr/bin/$p")
+	[ -f "$f" ] || { log "$p is not in the arm64 packages ($AC/root/usr/bin): remove $AC/deb/pkgs and retry"; exit 1; }
+	cp "$f" "$TREE/usr/bin/$(basename "$f")"
+	[ -e "$TREE/usr/bin/$p" ] || ln -s "$(basename "$f")" "$TREE/usr/bin/$p"
+done
+
+# The native unwinding target, as tests/integ/native_dwarf.sh builds it: no frame pointers, no
+# debug info, glibc-linked and dynamic; its libraries sit at the root (rpath /).
+P=$ROOT/tests/progs CF="-O2 -fomit-frame-pointer -g0" CC=aarch64-linux-gnu-gcc
+{ $CC $CF -shared -fPIC -o "$TREE/libunwtest.so" "$P/unwind_lib.c" &&
+	$CC $CF -shared -fPIC -o "$TREE/libunwdl.so" "$P/unwind_dl.c" &&
+	$CC $CF -o "$TREE/unwind" "$P/unwind.c" -L"$TREE" -lunwtest -Wl,-rpath,/ -ldl -lpthread &&
+	$CC -O2 -o "$TREE/probe" "$ROOT/tests/arm64/probe.c"; } >"$OUT/build.log" 2>&1 ||
+	{ log "cross-compiling the test programs failed: $(head -3 "$OUT/build.log")"; exit 1; }
+
+# Every shared library a guest program needs must be in the tree: a missing one would only
+# show as a cryptic loader error on the console.
+missing=""
+for f in "$TREE"/unwind "$TREE"/probe "$TREE"/usr/bin/lua5.4 "$TREE"/usr/bin/luajit; do
+	f=$(readlink -f "$f")
+	for n in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+		[ -e "$TREE/$n" ] || [ -e "$TREE/lib/aarch64-linux-gnu/$n" ] || [ -e "$TREE/usr/lib/aarch64-linux-gnu/$n" ] ||
+			missing="$missing $(basename "$f"):$n"
+	done
+done
+[ -z "$missing" ] || { log "libraries missing from the arm64 tree:$missing; add their packages to PKGS"; exit 1; }
+
+[ "$SMOKE" = 1 ] || cp "$LF_ARM64" "$TREE/lua-flame"
+cp "$ROOT/tests/kernel/split.lua" "$TREE/split.lua"
+cp "$ROOT/tests/arm64/guest.sh" "$TREE/init" && chmod +x "$TREE/init"
+(cd "$TREE" && find . | cpio -o -H newc --quiet | gzip -1) >"$AC/initramfs.gz"
+t1=$(date +%s)
+log "initramfs ready ($(($(wc -c <"$AC/initramfs.gz") / 1024)) KiB, $((t1 - t0)) s); booting $(basename "$KERNEL") under qemu ($ACCEL)"
+
+# Debian's arm64 vmlinuz is a plain Image (not gzip'd): qemu takes it as it is. pauth-impdef
+# keeps -cpu max's pointer authentication cheap to emulate; the kernel and glibc still use it.
+timeout 600 qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -m 2048 -smp 2 -accel "$ACCEL" \
+	-kernel "$KERNEL" -initrd "$AC/initramfs.gz" -append 'console=ttyAMA0 quiet panic=-1' \
+	-nographic -no-reboot </dev/null >"$OUT/console" 2>&1 || log "qemu exited with status $? (124: the 600 s limit)"
+t2=$(date +%s)
+log "guest finished in $((t2 - t1)) s (console: $OUT/console)"
+rc=0
+ARM64_SMOKE=$SMOKE sh "$ROOT/tests/arm64/check.sh" "$OUT/console" || rc=1
+log "total $(($(date +%s) - t0)) s"
+exit $rc

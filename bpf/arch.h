@@ -13,6 +13,7 @@
 #define LF_SAVED_MASK 15     /* a power of two minus one, at least LF_NSAVED - 1 */
 #define LF_ARCH_EM 183       /* EM_AARCH64 */
 #define LF_START_SIZE 64     /* a stripped program's _start, as glibc's is (52 bytes) */
+#define LF_USER_BITS 48      /* user addresses (48-bit virtual addresses) */
 #elif defined(__TARGET_ARCH_x86) || (!defined(__bpf__) && defined(__x86_64__))
 #define LF_ARCH_X86_64 1
 #define LF_ARCH_NAME "x86-64"
@@ -21,8 +22,10 @@
 #define LF_SAVED_MASK 7      /* a power of two minus one, at least LF_NSAVED - 1 */
 #define LF_ARCH_EM 62        /* EM_X86_64 */
 #define LF_START_SIZE 48     /* a stripped program's _start, as glibc's is (38 bytes) */
+#define LF_USER_BITS 47      /* user addresses (4-level page tables) */
 #else
 #error "lua-flame is built for x86-64 (__TARGET_ARCH_x86) or arm64 (__TARGET_ARCH_arm64)"
 #endif
+#define LF_USER_TOP (1ULL << LF_USER_BITS)
 
 #endif

@@ -7,6 +7,7 @@
 #ifndef __bpf__
 #include <linux/types.h>
 #endif
+#include "arch.h"
 
 /* Which function a Lua frame ran: the Proto's address alone cannot say, as a freed Proto's
  * memory may hold another one by the time user space reads it. So the walker also reads, at
@@ -15,10 +16,10 @@
  * Its high bits ride in the function word above the address, its low bits in the pc word
  * between the pc and the flags; user space names a frame only from a Proto whose current
  * fingerprint is the sampled one. */
-#define LF_ADDR_BITS   47
+#define LF_ADDR_BITS   LF_USER_BITS /* 47 on x86-64, 48 on arm64 */
 #define LF_ADDR_MASK   ((1ULL << LF_ADDR_BITS) - 1)
-#define LF_FP_BITS     23
-#define LF_FP_LO_BITS  14 /* bits 47..60 of the pc word; the rest in bits 47..55 of the function word */
+#define LF_FP_LO_BITS  (61 - LF_ADDR_BITS) /* bits LF_ADDR_BITS..60 of the pc word */
+#define LF_FP_BITS     (LF_FP_LO_BITS + 56 - LF_ADDR_BITS) /* the rest up to bit 55 of the function word */
 #define LF_FP_BUF      128 /* bytes of a Proto (span holding the fingerprinted fields) read at once */
 
 /* Where the fingerprinted fields are, for PUC Lua and LuaJIT alike: a span of the Proto

@@ -42,8 +42,11 @@
  *   0x14  LuaJIT function           GCfunc, or GCproto + fingerprint bits; a pc word follows
  *   0x16  LuaJIT VM state           trace number, or ~state for states < 0 (after its lua_State)
  *
- *   pc word (untagged): bits 0..46 pc (0: not known), 47..60 fingerprint low bits, 61 entered
- *   from C (LuaJIT), 62 reached by a tail call, 63 started a new VM activation.
+ *   Addresses take the low LF_ADDR_BITS bits (fingerprint.h: 47 on x86-64, 48 on arm64), a
+ *   fingerprint's high bits the rest of a function word's value.
+ *   pc word (untagged): the pc (0: not known) in its low LF_ADDR_BITS, the fingerprint's low
+ *   bits above it up to bit 60, 61 entered from C (LuaJIT), 62 reached by a tail call, 63
+ *   started a new VM activation.
  *   A function word with address 0 is a marker: its pc word is the number of frames left
  *   out there (0: the walk stopped and the root side is lost). */
 #define LF_TAG_SHIFT   56

@@ -214,7 +214,7 @@ __noinline int lf_may_point(__u32 pid, __u64 addr)
  * above the first page, and where pid keeps data (lf_may_point). Nothing is read. */
 static __always_inline int lf_may_be_object(__u32 pid, __u64 v)
 {
-	return v >= 4096 && v < (1ULL << 47) && !(v & 7) && lf_may_point(pid, v);
+	return v >= 4096 && v < LF_USER_TOP && !(v & 7) && lf_may_point(pid, v);
 }
 
 /* Asks user space to read pid's maps again for where it keeps data: a sample in its VM

@@ -44,7 +44,8 @@ struct lf_lua_cfg {
 	__u16 tvtag_lcl, tvtag_ccl, tvtag_lcf, tvtag_func51;
 	__u16 cist_fresh, cist_tail, cist_c;
 	__u16 ci_tailcalls; /* 5.1: tail calls count in CallInfo, 0xffff if none */
-	__u8 l_reg_hint;    /* register (rbx, r12-r15, rbp = 5) that held lua_State most, 0xff unknown */
+	__u8 l_reg_hint;    /* register (i: the i-th saved one of arch.h, LF_NSAVED: the frame pointer)
+			     * that held lua_State most, 0xff unknown */
 	__u8 gctag_thread;  /* a lua_State's header tag, at gch_tt */
 	__u16 gch_tt, g_mainthread; /* g_mainthread 0xffff: the global state has no such pointer */
 	__u8 pad2[2];
@@ -65,7 +66,10 @@ struct lf_lj_cfg {
 	__u16 cframe_size, vmst_interp, vmst_c;
 	__u16 frame_typep, frame_lua, frame_c, frame_cp, frame_varg;
 	__u64 cframe_rawmask;
-	__s16 saved_rbp, saved_rbx, saved_r15, saved_r14; /* VM C frame slots, from its CFA */
+	/* The VM's C frame as slots from its CFA (cframe + cframe_size): the caller's return
+	 * address and frame pointer, and the callee-saved registers of arch.h the VM saved
+	 * (0: not saved); luajit_cframe_arch.c. */
+	__s16 cf_ra, cf_fp, cf_saved[LF_NSAVED];
 	__u16 cframe_ofs_prev, cframe_ofs_l; /* C frame chain: previous C frame, its lua_State */
 	__u16 L_glref;
 	/* GCfunc: a Lua function's proto is fn->pc - pt_size (GCfuncL's pc points past it) */

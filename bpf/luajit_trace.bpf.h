@@ -189,12 +189,12 @@ static __always_inline int step_lj_cframe_at(struct lf_ustate *u, const struct l
 		return LF_MARK_FP_FAILED;
 	__u64 cfa = cf + c->cframe_size;
 	stack_window(u, cf > u->sp ? cf : u->sp, cfa);
-	if (window_read(u, cfa - 8, &ra))
+	if (window_read(u, cfa + c->cf_ra, &ra))
 		return LF_MARK_BAD_READ;
-	window_read(u, cfa + c->saved_rbp, &u->bp);
-	window_read(u, cfa + c->saved_rbx, &u->regs[0]);
-	window_read(u, cfa + c->saved_r14, &u->regs[3]);
-	window_read(u, cfa + c->saved_r15, &u->regs[4]);
+	window_read(u, cfa + c->cf_fp, &u->bp);
+	for (int i = 0; i < LF_NSAVED; i++)
+		if (c->cf_saved[i])
+			window_read(u, cfa + c->cf_saved[i], &u->regs[i]);
 	u->sp = cfa;
 	u->ip = ra;
 	u->exact = 0;
@@ -265,7 +265,8 @@ static __always_inline int step_lj_trace(struct lf_ustate *u, struct lf_stack *s
 	__u64 g = lj_g_at(u, pid);
 	if (g)
 		bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate));
-	__u32 traceno = vmstate >= 0 ? (__u32)vmstate : LF_TRACE_UNKNOWN;
+	/* Trace numbers start at 1: arm64's traces leave vmstate 0, whichever runs. */
+	__u32 traceno = vmstate > 0 ? (__u32)vmstate : vmstate == 0 ? LF_TRACE_UNNUMBERED : LF_TRACE_UNKNOWN;
 	s->user[u->cur & (LF_MAX_USTACK - 1)] = lf_word(LF_TAG_LJTRACE, traceno);
 	return step_lj_cframe(u, c, pid);
 }

@@ -71,7 +71,8 @@
 #define LF_LFLAG_CENTRY (1ULL << 61)
 #define LF_LFLAG_TAIL   (1ULL << 62)
 #define LF_LFLAG_FRESH  (1ULL << 63)
-#define LF_TRACE_UNKNOWN 0xffffff
+#define LF_TRACE_UNKNOWN 0xffffff    /* machine code whose trace is not known */
+#define LF_TRACE_UNNUMBERED 0xfffffe /* a trace whose number the VM does not keep (arm64's) */
 
 static inline __u64 lf_word(__u64 tag, __u64 value)
 {

@@ -134,6 +134,8 @@ static void native_label(struct stack_ctx *c, pid_t pid, const struct lm_native 
 	if (n->tag == LF_TAG_LJTRACE) {
 		if (n->addr == LF_TRACE_UNKNOWN)
 			sb_puts(out, LF_LABEL_JIT);
+		else if (n->addr == LF_TRACE_UNNUMBERED)
+			sb_puts(out, "[trace]");
 		else
 			sb_printf(out, "[trace %llu]", (unsigned long long)n->addr);
 		return;

@@ -93,6 +93,7 @@ done
 
 [ "$SMOKE" = 1 ] || cp "$LF_ARM64" "$TREE/lua-flame"
 cp "$ROOT/tests/kernel/split.lua" "$TREE/split.lua"
+cp "$ROOT/tests/arm64/jit.lua" "$TREE/jit.lua"
 cp "$ROOT/tests/arm64/guest.sh" "$TREE/init" && chmod +x "$TREE/init"
 (cd "$TREE" && find . | cpio -o -H newc --quiet | gzip -1) >"$AC/initramfs.gz"
 t1=$(date +%s)

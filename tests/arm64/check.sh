@@ -115,6 +115,24 @@ check_lua() { # RUN: split.lua's profile
 	check "$r: at most 1% of samples end in an unwinding marker ($marks of $n)" [ $((marks * 100)) -le "$n" ]
 }
 
+# LuaJIT's traces: arm64's leave no trace number in vmstate, so a trace is [trace] there.
+check_jit() {
+	r=luajit-jit f=$OUT/luajit-jit.folded
+	complete "$r"
+	n=$(total "$f" 2>/dev/null || echo 0)
+	[ "$n" -gt 0 ] || return 0
+	J='\[trace( [0-9]+)?\]'
+	jit=$(share "$f" "$J")
+	check "$r: samples in compiled traces ($jit%)" [ "$jit" -ge 30 ]
+	traced=$(count "$f" ";$J")
+	owned=$(count "$f" "work \(/jit\.lua:3\)(_\[j\])?;$J")
+	check "$r: every trace sample is in work() ($owned of $traced)" [ "$owned" = "$traced" ]
+	a=$(pct "$(count "$f" ';burn_a \(/jit\.lua:8\)(_\[j\])?;work ')" "$n")
+	b=$(pct "$(count "$f" ';burn_b \(/jit\.lua:9\)(_\[j\])?;work ')" "$n")
+	check "$r: burn_a() 60% +-8 ($a%)" near "$a" 60 8
+	check "$r: burn_b() 40% +-8 ($b%)" near "$b" 40 8
+}
+
 if [ ! -s "$CONSOLE" ]; then
 	fail console "$CONSOLE is empty or missing (qemu did not start? see scripts/test-arm64.sh's messages)"
 	echo "arm64: $PASSED passed, $FAILED failed"
@@ -128,6 +146,7 @@ else
 	check "the guest had lua-flame" [ ! -e "$OUT/no-lua-flame" ]
 	check_native
 	for r in lua5.4-p luajit-p lua5.4-cmd; do check_lua "$r"; done
+	check_jit
 	grep -h -E 'error|fail|refused|warning' "$OUT"/*.log 2>/dev/null | sort | uniq -c | head -5 | sed 's/^/  /'
 fi
 echo "arm64: $PASSED passed, $FAILED failed"

@@ -72,6 +72,7 @@ else
 	profile native-threads /unwind threads
 	profile lua5.4-p lua5.4 /split.lua
 	profile luajit-p luajit /split.lua
+	profile luajit-jit luajit /jit.lua
 	timeout -s KILL $LIMIT /lua-flame --stats -F 499 -o /tmp/lua5.4-cmd.folded -- lua5.4 /split.lua "$SECS" >/tmp/lua5.4-cmd.log 2>&1
 	emit lua5.4-cmd $?
 	/lua-flame --version

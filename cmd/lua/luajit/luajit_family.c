@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch.h"
 #include "luajit_label.h"
 #include "luajit_runtime.h"
 #include "runtime.h"
@@ -16,12 +15,6 @@ static int detect(pid_t pid, struct runtime *rt)
 	rt->vm = vm;
 	if (luajit_runtime_detect(pid, vm))
 		return -1;
-#ifdef LF_ARCH_ARM64
-	/* The walker knows the x86-64 interpreter's C frame and registers only. */
-	fprintf(stderr, "lua-flame: PID %d runs LuaJIT, whose frames this build cannot read on arm64 yet; "
-		"its native frames are profiled, its Lua frames are not\n", (int)pid);
-	return -2;
-#endif
 	snprintf(rt->name, sizeof(rt->name), "%s", vm->facts.version[0] ? vm->facts.version : "LuaJIT");
 	snprintf(rt->variant, sizeof(rt->variant), "%s", luajit_fork_name(vm->facts.fork));
 	snprintf(rt->core_path, sizeof(rt->core_path), "%s", vm->core_path);

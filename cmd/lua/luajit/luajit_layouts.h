@@ -46,25 +46,6 @@ enum luajit_variant {
 #define LUAJIT_LINEINFO_SIZE(numline) ((uint32_t)(numline) < 256u ? 1 : \
 	(uint32_t)(numline) < 65536u ? 2 : 4)
 
-/* Registers of the x86-64 interpreter (vm_x64.dasc for GC64, vm_x86.dasc for non-GC64
- * use the same ones on System V x86-64). Numbers are DWARF register numbers. In GC64
- * traces DISPATCH stays in r14 (the JIT never allocates it); non-GC64 traces may use r14. */
-#define LUAJIT_X64_DWARF_BASE 1      /* rdx: Lua BASE */
-#define LUAJIT_X64_DWARF_PC 3        /* rbx: PC (next instruction) */
-#define LUAJIT_X64_DWARF_DISPATCH 14 /* r14: &GG_State.dispatch[0] */
-#define LUAJIT_X64_DWARF_KBASE 15    /* r15: constants of the running proto */
-
-/* The VM's native frame on x86-64 System V (saveregs in both .dasc files, builds without
- * LUAJIT_NO_UNWIND): rsp inside the VM is the cframe; the caller's return address is at
- * cframe + cframe_size - 8 (CFA = cframe + cframe_size) and the callee-saved registers
- * the VM pushed sit below it. A trace runs with rsp = cframe - 16 - spadjust (BC_JLOOP
- * saves r12/r13 in those 16 bytes; CFRAME_SIZE_JIT = CFRAME_SIZE + 16). */
-#define LUAJIT_X64_CFRAME_SAVED_RBP (-16) /* offsets from the CFA */
-#define LUAJIT_X64_CFRAME_SAVED_RBX (-24)
-#define LUAJIT_X64_CFRAME_SAVED_R15 (-32)
-#define LUAJIT_X64_CFRAME_SAVED_R14 (-40)
-#define LUAJIT_X64_TRACE_ENTRY_SPACE 16
-
 /* All offsets are in bytes from the start of the named structure. A field that does not
  * exist in a variant is -1. GCRef/MRef are gcref_size/mref_size bytes; in GC64 a TValue
  * holding a GC object keeps the pointer in its low gcv_bits bits. */

@@ -147,7 +147,6 @@ void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, str
 	c->L_base = (__u16)l->L_base;
 	c->L_stack = (__u16)l->L_stack;
 	c->L_cframe = (__u16)l->L_cframe;
-	c->cframe_size = (__u16)l->cframe_size;
 	c->vmst_interp = (__u16)l->vmst_interp;
 	c->vmst_c = (__u16)l->vmst_c;
 	c->frame_typep = (__u16)l->frame_typep;
@@ -156,12 +155,7 @@ void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, str
 	c->frame_cp = (__u16)l->frame_cp;
 	c->frame_varg = (__u16)l->frame_varg;
 	c->cframe_rawmask = (__u64)l->cframe_rawmask;
-	c->saved_rbp = LUAJIT_X64_CFRAME_SAVED_RBP;
-	c->saved_rbx = LUAJIT_X64_CFRAME_SAVED_RBX;
-	c->saved_r15 = LUAJIT_X64_CFRAME_SAVED_R15;
-	c->saved_r14 = LUAJIT_X64_CFRAME_SAVED_R14;
-	c->cframe_ofs_prev = (__u16)l->cframe_ofs_prev;
-	c->cframe_ofs_l = (__u16)l->cframe_ofs_l;
+	luajit_cframe_arch(l, c);
 	c->L_glref = (__u16)l->L_glref;
 	c->fn_gct = (__u16)l->fn_gct;
 	c->fn_ffid = (__u16)l->fn_ffid;

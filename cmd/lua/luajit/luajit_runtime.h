@@ -29,4 +29,7 @@ int luajit_runtime_scan(struct luajit_runtime *rt, int first_look);
  * the first handler of its dispatch table. */
 void luajit_runtime_vm_code(struct luajit_runtime *rt);
 void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, struct lf_lj_cfg *out);
+/* The C frame's part of the configuration, for the architecture built for
+ * (luajit_cframe_arch.c). */
+void luajit_cframe_arch(const struct luajit_layout *l, struct lf_lj_cfg *c);
 #endif

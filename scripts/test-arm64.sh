@@ -1,7 +1,8 @@
 #!/bin/sh
 # `make test-arm64`: boots Debian bookworm's arm64 cloud kernel under qemu-system-aarch64 (TCG)
-# with an initramfs holding the aarch64 lua-flame ($LF_ARM64), Debian's arm64 busybox, lua5.4 and
-# luajit and tests/progs/unwind.c cross-built, runs tests/arm64/guest.sh there and checks the
+# with an initramfs holding the aarch64 lua-flame ($LF_ARM64), Debian's arm64 busybox, lua5.1,
+# lua5.3, lua5.4, luajit (upstream) and luajit2 (OpenResty's fork) and tests/progs/unwind.c
+# cross-built (also with pointer authentication), runs tests/arm64/guest.sh there and checks the
 # console on the host (tests/arm64/check.sh). ARM64_SMOKE=1 boots without lua-flame: only the
 # guest's environment (kernel, BTF, perf events, BPF, the arm64 programs) is checked.
 set -eu
@@ -17,7 +18,9 @@ ACCEL=${QEMU_ACCEL:-tcg,thread=multi} # an x86 host has no arm64 KVM: always TCG
 # (start_thread, __libc_start_call_main...: libc.so.6 is stripped), as libc6-dbg does on the host
 # for tests/integ/native_dwarf.sh; only the files of libc.so.6 and the loader go in. The ELF
 # check below catches a library missing from this list.
-PKGS="busybox-static lua5.4 liblua5.4-0 luajit libluajit-5.1-2 libc6 libc6-dbg libgcc-s1 libreadline8 libtinfo6"
+# luajit2 installs /usr/bin/luajit too: it is unpacked apart and goes in as /usr/bin/luajit2.
+PKGS="busybox-static lua5.1 lua5.3 lua5.4 liblua5.4-0 luajit libluajit-5.1-2 luajit2 libc6 libc6-dbg libgcc-s1 \
+  libreadline8 libtinfo6"
 . "$ROOT/scripts/debian-kernel.sh" # fetch_kernel, debian_apt: bookworm arm64 in .cache/kernels/bookworm-arm64
 log() { echo "test-arm64: $*" >&2; }
 t0=$(date +%s)
@@ -42,10 +45,12 @@ KERNEL=$(fetch_kernel "$SUITE" arm64) || { log "could not get $SUITE's arm64 ker
 # The userland .debs, downloaded once; a changed PKGS downloads again.
 if [ "$(cat "$AC/deb/pkgs" 2>/dev/null)" != "$PKGS" ]; then
 	log "downloading arm64 $PKGS"
-	rm -rf "$AC/deb" "$AC/root" && mkdir -p "$AC/deb"
+	rm -rf "$AC/deb" "$AC/root" "$AC/luajit2" && mkdir -p "$AC/deb"
 	(cd "$AC/deb" && debian_apt "$SUITE" arm64 apt-get download -qq $PKGS >"$AC/apt.log" 2>&1) ||
 		{ log "apt-get download of arm64 packages failed: $(tail -1 "$AC/apt.log") (see $AC/apt.log)"; exit 1; }
-	for d in "$AC"/deb/*.deb; do dpkg-deb -x "$d" "$AC/root"; done
+	for d in "$AC"/deb/*.deb; do
+		case $(basename "$d") in luajit2_*) dpkg-deb -x "$d" "$AC/luajit2" ;; *) dpkg-deb -x "$d" "$AC/root" ;; esac
+	done
 	echo "$PKGS" >"$AC/deb/pkgs"
 fi
 
@@ -63,12 +68,15 @@ for f in "$AC"/root/lib/aarch64-linux-gnu/libc.so.6 "$AC"/root/lib/aarch64-linux
 	[ -f "$AC/root/$dbg" ] || { log "no libc6-dbg symbols for $f ($dbg): remove $AC/deb/pkgs and retry"; exit 1; }
 	mkdir -p "$TREE/$(dirname "$dbg")" && cp "$AC/root/$dbg" "$TREE/$dbg"
 done
-for p in lua5.4 luajit; do
+for p in lua5.1 lua5.3 lua5.4 luajit; do
 	f=$(readlink -f "$AC/root/usr/bin/$p")
 	[ -f "$f" ] || { log "$p is not in the arm64 packages ($AC/root/usr/bin): remove $AC/deb/pkgs and retry"; exit 1; }
 	cp "$f" "$TREE/usr/bin/$(basename "$f")"
 	[ -e "$TREE/usr/bin/$p" ] || ln -s "$(basename "$f")" "$TREE/usr/bin/$p"
 done
+f=$(readlink -f "$AC/luajit2/usr/bin/luajit")
+[ -f "$f" ] || { log "luajit2's luajit is not in $AC/luajit2: remove $AC/deb/pkgs and retry"; exit 1; }
+cp "$f" "$TREE/usr/bin/luajit2"
 
 # The native unwinding target, as tests/integ/native_dwarf.sh builds it: no frame pointers, no
 # debug info, glibc-linked and dynamic; its libraries sit at the root (rpath /).
@@ -76,13 +84,15 @@ P=$ROOT/tests/progs CF="-O2 -fomit-frame-pointer -g0" CC=aarch64-linux-gnu-gcc
 { $CC $CF -shared -fPIC -o "$TREE/libunwtest.so" "$P/unwind_lib.c" &&
 	$CC $CF -shared -fPIC -o "$TREE/libunwdl.so" "$P/unwind_dl.c" &&
 	$CC $CF -o "$TREE/unwind" "$P/unwind.c" -L"$TREE" -lunwtest -Wl,-rpath,/ -ldl -lpthread &&
+	$CC $CF -mbranch-protection=standard -o "$TREE/unwind-pac" "$P/unwind.c" -L"$TREE" -lunwtest -Wl,-rpath,/ -ldl -lpthread &&
 	$CC -O2 -o "$TREE/probe" "$ROOT/tests/arm64/probe.c"; } >"$OUT/build.log" 2>&1 ||
 	{ log "cross-compiling the test programs failed: $(head -3 "$OUT/build.log")"; exit 1; }
 
 # Every shared library a guest program needs must be in the tree: a missing one would only
 # show as a cryptic loader error on the console.
 missing=""
-for f in "$TREE"/unwind "$TREE"/probe "$TREE"/usr/bin/lua5.4 "$TREE"/usr/bin/luajit; do
+for f in "$TREE"/unwind "$TREE"/probe "$TREE"/usr/bin/lua5.1 "$TREE"/usr/bin/lua5.3 "$TREE"/usr/bin/lua5.4 \
+	"$TREE"/usr/bin/luajit "$TREE"/usr/bin/luajit2; do
 	f=$(readlink -f "$f")
 	for n in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 		[ -e "$TREE/$n" ] || [ -e "$TREE/lib/aarch64-linux-gnu/$n" ] || [ -e "$TREE/usr/lib/aarch64-linux-gnu/$n" ] ||

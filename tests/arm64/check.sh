@@ -67,9 +67,13 @@ check_environment() {
 # and a pthread in clone.S's thread_start -> start_thread (no clone3 on aarch64 before 2.37).
 ROOTS='^unwind;_start;__libc_start_main;__libc_start_call_main;main;'
 check_native() {
-	for r in native-deep native-plt native-signal native-threads; do complete "$r"; done
+	for r in native-deep native-pac native-plt native-signal native-threads; do complete "$r"; done
 	recs=$(printf 'recurse;%.0s' $(seq 151))
 	share_of native-deep "${ROOTS}deep_main;${recs}spin\$" 95 "${ROOTS}deep_main;recurse x151;spin\$"
+	# the same program built with pointer authentication: signed return addresses on the stack,
+	# DW_CFA_AARCH64_negate_ra_state in its CFI
+	share_of native-pac "^unwind-pac;_start;__libc_start_main;__libc_start_call_main;main;deep_main;${recs}spin\$" 95 \
+		"^unwind-pac;...;deep_main;recurse x151;spin\$"
 	check "native-deep: more than 150 frames in one stack" \
 		awk -F';' '{ if (NF > 155) found = 1 } END { exit !found }' "$OUT/native-deep.folded"
 	share_of native-plt "${ROOTS}plt_main;lib_work;lib_leaf\$" 95
@@ -116,8 +120,8 @@ check_lua() { # RUN: split.lua's profile
 }
 
 # LuaJIT's traces: arm64's leave no trace number in vmstate, so a trace is [trace] there.
-check_jit() {
-	r=luajit-jit f=$OUT/luajit-jit.folded
+check_jit() { # RUN: jit.lua's profile
+	r=$1 f=$OUT/$1.folded
 	complete "$r"
 	n=$(total "$f" 2>/dev/null || echo 0)
 	[ "$n" -gt 0 ] || return 0
@@ -145,8 +149,8 @@ if [ "$SMOKE" = 1 ]; then
 else
 	check "the guest had lua-flame" [ ! -e "$OUT/no-lua-flame" ]
 	check_native
-	for r in lua5.4-p luajit-p lua5.4-cmd; do check_lua "$r"; done
-	check_jit
+	for r in lua5.4-p lua5.3-p lua5.1-p luajit-p luajit2-p lua5.4-cmd; do check_lua "$r"; done
+	for r in luajit-jit luajit2-jit; do check_jit "$r"; done
 	grep -h -E 'error|fail|refused|warning' "$OUT"/*.log 2>/dev/null | sort | uniq -c | head -5 | sed 's/^/  /'
 fi
 echo "arm64: $PASSED passed, $FAILED failed"

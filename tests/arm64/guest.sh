@@ -70,9 +70,14 @@ else
 	profile native-plt /unwind plt
 	profile native-signal /unwind signal
 	profile native-threads /unwind threads
+	profile native-pac /unwind-pac deep 150
 	profile lua5.4-p lua5.4 /split.lua
+	profile lua5.3-p lua5.3 /split.lua
+	profile lua5.1-p lua5.1 /split.lua
 	profile luajit-p luajit /split.lua
 	profile luajit-jit luajit /jit.lua
+	profile luajit2-p luajit2 /split.lua
+	profile luajit2-jit luajit2 /jit.lua
 	timeout -s KILL $LIMIT /lua-flame --stats -F 499 -o /tmp/lua5.4-cmd.folded -- lua5.4 /split.lua "$SECS" >/tmp/lua5.4-cmd.log 2>&1
 	emit lua5.4-cmd $?
 	/lua-flame --version

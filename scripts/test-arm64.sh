@@ -105,6 +105,7 @@ done
 cp "$ROOT/tests/kernel/split.lua" "$TREE/split.lua"
 cp "$ROOT/tests/arm64/jit.lua" "$TREE/jit.lua"
 cp "$ROOT/tests/arm64/guest.sh" "$TREE/init" && chmod +x "$TREE/init"
+cp "$ROOT/tests/kernel/guest_lib.sh" "$TREE/guest_lib.sh"
 (cd "$TREE" && find . | cpio -o -H newc --quiet | gzip -1) >"$AC/initramfs.gz"
 t1=$(date +%s)
 log "initramfs ready ($(($(wc -c <"$AC/initramfs.gz") / 1024)) KiB, $((t1 - t0)) s); booting $(basename "$KERNEL") under qemu ($ACCEL)"

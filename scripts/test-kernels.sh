@@ -41,6 +41,7 @@ build_initramfs() {
 	cp "$ROOT/tests/kernel/split.lua" "$TREE/split.lua"
 	cp "$ROOT/tests/lua/wall_split.lua" "$TREE/wall_split.lua"
 	cp "$ROOT/tests/kernel/guest.sh" "$TREE/init" && chmod +x "$TREE/init"
+	cp "$ROOT/tests/kernel/guest_lib.sh" "$TREE/guest_lib.sh"
 	(cd "$TREE" && find . | cpio -o -H newc --quiet | gzip -1) >"$KC/initramfs.gz"
 }
 

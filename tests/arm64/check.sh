@@ -86,38 +86,7 @@ check_native() {
 	share_of native-threads '^unwind;thread_start;start_thread;thread_b;chain_b1;chain_b2;spin$' 40
 }
 
-# As tests/kernel/check.sh: the interpreter's own start-up and exit are told apart by their
-# native frames in -- COMMAND runs; any other sample must carry Lua frames.
-STARTUP='(ld-linux|_dl_start|luaL_openlibs|luaopen_|luaL_newstate|lua_newstate|;exit;|_Exit)'
-pct() { [ "$2" -gt 0 ] && echo $(($1 * 100 / $2)) || echo 0; }
-
-check_lua() { # RUN: split.lua's profile
-	r=$1 f=$OUT/$1.folded
-	check "$r: lua-flame exited 0" [ "$(cat "$OUT/$r.rc" 2>/dev/null)" = 0 ]
-	n=$(total "$f" 2>/dev/null || echo 0)
-	check "$r: at least 500 samples ($n)" [ "$n" -ge 500 ]
-	[ "$n" -gt 0 ] || return 0
-	chunk='main chunk \(/split\.lua:0\)'
-	start=0
-	case $r in *-cmd)
-		start=$(count "$f" "^[^(]*$STARTUP[^(]*\$")
-		check "$r: start-up and exit at most 20% of the run ($start of $n)" [ $((start * 5)) -le "$n" ] ;;
-	esac
-	run=$((n - start))
-	named=$(pct "$(count "$f" "$chunk")" "$run")
-	check "$r: named Lua frames in >= 95% of samples once Lua runs ($named%)" [ "$named" -ge 95 ]
-	rooted=$(pct "$(count "$f" "(^|;)_start;.*$chunk")" "$run")
-	check "$r: main chunk under the native root in >= 95% ($rooted%)" [ "$rooted" -ge 95 ]
-	m=$(count "$f" "$chunk")
-	six=$(pct "$(count "$f" "$chunk;sixty \(/split\.lua:9\)")" "$m")
-	forty=$(pct "$(count "$f" "$chunk;forty \(/split\.lua:10\)")" "$m")
-	check "$r: sixty() 60% +-6 ($six%)" near "$six" 60 6
-	check "$r: forty() 40% +-6 ($forty%)" near "$forty" 40 6
-	spin=$(pct "$(count "$f" ';(sixty|forty) \(/split\.lua:(9|10)\);spin \(/split\.lua:3\)')" "$m")
-	check "$r: spin() under its callers in >= 90% ($spin%)" [ "$spin" -ge 90 ]
-	marks=$(count "$f" '\[unwind: ')
-	check "$r: at most 1% of samples end in an unwinding marker ($marks of $n)" [ $((marks * 100)) -le "$n" ]
-}
+. "$(dirname "$0")/../kernel/split_checks.sh" # check_split, pct
 
 # LuaJIT's traces: arm64's leave no trace number in vmstate, so a trace is [trace] there.
 check_jit() { # RUN: jit.lua's profile
@@ -149,7 +118,7 @@ if [ "$SMOKE" = 1 ]; then
 else
 	check "the guest had lua-flame" [ ! -e "$OUT/no-lua-flame" ]
 	check_native
-	for r in lua5.4-p lua5.3-p lua5.1-p luajit-p luajit2-p lua5.4-cmd; do check_lua "$r"; done
+	for r in lua5.4-p lua5.3-p lua5.1-p luajit-p luajit2-p lua5.4-cmd; do check_split "$r" "$OUT/$r.folded" "$OUT/$r.rc"; done
 	for r in luajit-jit luajit2-jit; do check_jit "$r"; done
 	grep -h -E 'error|fail|refused|warning' "$OUT"/*.log 2>/dev/null | sort | uniq -c | head -5 | sed 's/^/  /'
 fi

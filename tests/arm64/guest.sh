@@ -1,22 +1,13 @@
 #!/bin/sh
 # /init of the arm64 test initramfs (scripts/test-arm64.sh): mounts what lua-flame needs, reports
-# the guest's environment, profiles the cross-built unwind test program and Debian's arm64 lua5.4
-# and luajit, prints every output between markers on the console for tests/arm64/check.sh, and
+# the guest's environment, profiles the cross-built unwind test program and Debian's arm64 lua5.1,
+# lua5.3, lua5.4, luajit and luajit2, prints every output between markers on the console for tests/arm64/check.sh, and
 # powers off. No set -e: init must reach poweroff whatever a case does (an init that exits panics
 # the kernel; panic=-1 and qemu's -no-reboot would end the run without ==DONE).
-/bin/busybox --install -s /bin
-mkdir -p /proc /sys /dev /tmp /run /usr/sbin /sbin
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mount -t tmpfs tmp /tmp
-mount -t bpf bpf /sys/fs/bpf 2>/dev/null
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-export PATH=/usr/bin:/bin:/usr/sbin:/sbin
+. /guest_lib.sh # mounts, emit
 SECS=${SECS:-3}
-LIMIT=60 # seconds one lua-flame run may take (3 s of sampling, start-up on an emulated CPU);
-# 7 runs stay within test-arm64.sh's 600 s limit on qemu even if every run hangs
+LIMIT=40 # seconds one lua-flame run may take (3 s of sampling, start-up on an emulated CPU):
+# 13 runs stay within test-arm64.sh's 600 s limit on qemu even if every run hangs
 echo "==KERNEL $(uname -r)"
 echo "==UPTIME boot $(cut -d' ' -f1 /proc/uptime)"
 
@@ -38,14 +29,6 @@ sleep 1
 # running means alive and on the CPU (state R) a second after its start
 info unwind-state "$(cut -d' ' -f3 /proc/$pid/stat 2>&1)"
 kill -9 $pid
-
-emit() { # NAME RC: prints the run's messages and its folded output between markers
-	echo "==BEGIN $1 rc=$2"
-	cat "/tmp/$1.log"
-	echo "==FOLDED $1"
-	cat "/tmp/$1.folded" 2>/dev/null
-	echo "==END $1"
-}
 
 # profile NAME COMMAND...: starts COMMAND, profiles it SECS seconds at 499 Hz, emits the result
 profile() {

@@ -23,42 +23,11 @@ split_console() {
 		f != "" { print > f }'
 }
 
-# pct PART WHOLE: PART as an integer percentage of WHOLE (0 when WHOLE is 0)
-pct() { [ "$2" -gt 0 ] && echo $(($1 * 100 / $2)) || echo 0; }
-
-# A command's own start-up (the dynamic loader, the interpreter opening its libraries) and
-# exit come before and after any Lua: on an emulated CPU they take a few percent of a short
-# run. They are told apart by their native frames; any other sample must carry Lua frames.
-STARTUP='(ld-linux|_dl_start|luaL_openlibs|luaopen_|luaL_newstate|lua_newstate|;exit;|_Exit)'
+. "$(dirname "$0")/split_checks.sh" # check_split, pct
 
 check_profile() { # SUITE RUN: the checks of one profile
-	s=$1 r=$2 f=$OUT/$1/$2.folded k=$(cat "$OUT/$1/kernel" 2>/dev/null)
-	t="$s ($k) $r"
-	check "$t: lua-flame exited 0" [ "$(cat "$OUT/$s/$r.rc" 2>/dev/null)" = 0 ]
-	n=$(total "$f" 2>/dev/null || echo 0)
-	check "$t: at least 500 samples ($n)" [ "$n" -ge 500 ]
-	[ "$n" -gt 0 ] || return 0
-	chunk='main chunk \(/split\.lua:0\)'
-	start=0
-	case $r in *-cmd)
-		start=$(count "$f" "^[^(]*$STARTUP[^(]*\$")
-		check "$t: start-up and exit at most 20% of the run ($start of $n)" [ $((start * 5)) -le "$n" ] ;;
-	esac
-	run=$((n - start))
-	named=$(pct "$(count "$f" "$chunk")" "$run")
-	check "$t: named Lua frames in >= 95% of samples once Lua runs ($named%)" [ "$named" -ge 95 ]
-	rooted=$(pct "$(count "$f" "(^|;)_start;.*$chunk")" "$run")
-	check "$t: main chunk under the native root in >= 95% ($rooted%)" [ "$rooted" -ge 95 ]
-	# the split among the samples in the main chunk
-	m=$(count "$f" "$chunk")
-	six=$(pct "$(count "$f" "$chunk;sixty \(/split\.lua:9\)")" "$m")
-	forty=$(pct "$(count "$f" "$chunk;forty \(/split\.lua:10\)")" "$m")
-	check "$t: sixty() 60% +-6 ($six%)" near "$six" 60 6
-	check "$t: forty() 40% +-6 ($forty%)" near "$forty" 40 6
-	spin=$(pct "$(count "$f" ';(sixty|forty) \(/split\.lua:(9|10)\);spin \(/split\.lua:3\)')" "$m")
-	check "$t: spin() under its callers in >= 90% ($spin%)" [ "$spin" -ge 90 ]
-	marks=$(count "$f" '\[unwind: ')
-	check "$t: at most 1% of samples end in an unwinding marker ($marks of $n)" [ $((marks * 100)) -le "$n" ]
+	s=$1 r=$2 k=$(cat "$OUT/$1/kernel" 2>/dev/null)
+	check_split "$s ($k) $r" "$OUT/$s/$r.folded" "$OUT/$s/$r.rc"
 }
 
 check_wall() { # SUITE: the wall-clock profile of wall_split.lua (99 Hz, 4 s, one thread)

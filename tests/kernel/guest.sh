@@ -3,26 +3,9 @@
 # lua5.1 and luajit running split.lua with -p and with -- COMMAND, records a dump and a
 # wall-clock profile, prints every output between markers on the console for the host to
 # check, and powers off.
-/bin/busybox --install -s /bin
-mkdir -p /proc /sys /dev /tmp /run
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t devtmpfs dev /dev
-mount -t tmpfs tmp /tmp
-mount -t bpf bpf /sys/fs/bpf 2>/dev/null
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-export PATH=/usr/bin:/bin:/usr/sbin:/sbin
+. /guest_lib.sh # mounts, emit
 SECS=${SECS:-4}
 echo "==KERNEL $(uname -r)"
-
-emit() { # NAME RC: prints the run's messages and its folded output between markers
-	echo "==BEGIN $1 rc=$2"
-	cat "/tmp/$1.log"
-	echo "==FOLDED $1"
-	cat "/tmp/$1.folded" 2>/dev/null
-	echo "==END $1"
-}
 
 for lua in lua5.4 lua5.1 luajit; do
 	$lua /split.lua &

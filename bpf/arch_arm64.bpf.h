@@ -8,6 +8,10 @@
 
 #define LF_THREAD_SIZE 16384 /* kernel stacks (without KASAN) */
 
+/* Calls leave the return address in a register (x30): a function that saves nothing, such
+ * as a LuaJIT VM helper a trace calls, keeps its caller's sp and frame pointer. */
+#define LF_ARCH_LINK_REG 1
+
 /* User addresses have at most 48 bits; the bits above hold a pointer-authentication code. */
 #define LF_VA_MASK 0x0000ffffffffffffULL
 

@@ -6,6 +6,7 @@
 #include "config.bpf.h"
 #include "lua.h"
 #include "lua_walk.bpf.h"
+#include "arch.bpf.h"
 
 /* A GCRef/MRef of the target: 8 bytes with GC64, 4 without. */
 static __always_inline __u64 lj_ref(const struct lf_lj_cfg *c, __u64 addr)
@@ -222,6 +223,33 @@ static __always_inline int lj_leaf_in_vm(struct lf_ustate *u, const struct lf_lj
 	if (!cf || (u->sp != cf && u->sp + 8 != cf))
 		return 0;
 	u->lj_g = g;
+	return 1;
+}
+
+/* A sampled leaf in the VM's own code while a trace runs, on an architecture whose calls
+ * leave the return address in a register: a helper the trace called (arm64: lj_vm_modi,
+ * lj_vm_floor...), which keeps the trace's sp and frame pointer, so that the VM's unwind rule
+ * would step past the trace straight to the VM's caller. Steps to the trace at the return
+ * address instead (anonymous executable memory, or code newer than the process's tables);
+ * returns whether it did. */
+static __always_inline int lj_trace_helper(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u32 pc)
+{
+	__s32 vmstate = -1;
+	__u64 ra, sp;
+	if (!LF_ARCH_LINK_REG || pc < c->vm_lo || pc >= c->vm_hi)
+		return 0;
+	__u64 g = lj_g_here(u, pid, 0);
+	if (!g || bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate)) || vmstate < 0 ||
+	    arch_frameless_ra(u, u->sp, &ra, &sp))
+		return 0;
+	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
+	int mi = lf_find_map(pid, ra);
+	if (!p || (mi >= 0 && p->m[(__u32)mi & (LF_MAX_PROC_MAPS - 1)].file != LF_FILE_JIT))
+		return 0;
+	u->lj_g = g;
+	u->ip = ra;
+	u->sp = sp;
+	u->exact = 0;
 	return 1;
 }
 

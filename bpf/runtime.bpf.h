@@ -40,7 +40,8 @@ static __always_inline void rt_begin(struct lf_ustate *u, __u32 pid)
 /* A frame in the VM's file at pc, before the unwinder steps out of it: PUC Lua looks for
  * the running lua_State in its registers and for the host's call into the VM; LuaJIT's
  * interpreter helpers, called from the VM but described by the VM's own frame, step
- * straight to the VM's caller when sampled right below its C frame. Returns a step's
+ * straight to the VM's caller when sampled right below its C frame, and to the trace that
+ * called them when a trace runs (arm64). Returns a step's
  * result, or -1 to let the unwinder step. */
 static __always_inline int rt_core_frame(struct lf_ustate *u, struct lf_stack *s, __u32 pc)
 {
@@ -53,7 +54,11 @@ static __always_inline int rt_core_frame(struct lf_ustate *u, struct lf_stack *s
 	if (u->runtime != LF_RT_LUAJIT || u->n != 1)
 		return -1;
 	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
-	return c && lj_leaf_in_vm(u, c, pid) ? step_lj_cframe(u, c, pid) : -1;
+	if (!c)
+		return -1;
+	if (lj_leaf_in_vm(u, c, pid))
+		return step_lj_cframe(u, c, pid);
+	return lj_trace_helper(u, c, pid, pc) ? 0 : -1;
 }
 
 /* A frame of the VM's file at pc, before its unwind rule is followed: LuaJIT's trace-exit

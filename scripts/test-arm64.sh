@@ -1,8 +1,8 @@
 #!/bin/sh
 # `make test-arm64`: boots Debian bookworm's arm64 cloud kernel under qemu-system-aarch64 (TCG)
 # with an initramfs holding the aarch64 lua-flame ($LF_ARM64), Debian's arm64 busybox, lua5.1,
-# lua5.3, lua5.4, luajit (upstream) and luajit2 (OpenResty's fork) and tests/progs/unwind.c
-# cross-built (also with pointer authentication), runs tests/arm64/guest.sh there and checks the
+# lua5.2, lua5.3, lua5.4, luajit (upstream) and luajit2 (OpenResty's fork), Lua 5.5 and
+# tests/progs/unwind.c cross-built (the latter also with pointer authentication), runs tests/arm64/guest.sh there and checks the
 # console on the host (tests/arm64/check.sh). ARM64_SMOKE=1 boots without lua-flame: only the
 # guest's environment (kernel, BTF, perf events, BPF, the arm64 programs) is checked.
 set -eu
@@ -19,7 +19,7 @@ ACCEL=${QEMU_ACCEL:-tcg,thread=multi} # an x86 host has no arm64 KVM: always TCG
 # for tests/integ/native_dwarf.sh; only the files of libc.so.6 and the loader go in. The ELF
 # check below catches a library missing from this list.
 # luajit2 installs /usr/bin/luajit too: it is unpacked apart and goes in as /usr/bin/luajit2.
-PKGS="busybox-static lua5.1 lua5.3 lua5.4 liblua5.4-0 luajit libluajit-5.1-2 luajit2 libc6 libc6-dbg libgcc-s1 \
+PKGS="busybox-static lua5.1 lua5.2 lua5.3 lua5.4 liblua5.4-0 luajit libluajit-5.1-2 luajit2 libc6 libc6-dbg libgcc-s1 \
   libreadline8 libtinfo6"
 . "$ROOT/scripts/debian-kernel.sh" # fetch_kernel, debian_apt: bookworm arm64 in .cache/kernels/bookworm-arm64
 log() { echo "test-arm64: $*" >&2; }
@@ -68,7 +68,7 @@ for f in "$AC"/root/lib/aarch64-linux-gnu/libc.so.6 "$AC"/root/lib/aarch64-linux
 	[ -f "$AC/root/$dbg" ] || { log "no libc6-dbg symbols for $f ($dbg): remove $AC/deb/pkgs and retry"; exit 1; }
 	mkdir -p "$TREE/$(dirname "$dbg")" && cp "$AC/root/$dbg" "$TREE/$dbg"
 done
-for p in lua5.1 lua5.3 lua5.4 luajit; do
+for p in lua5.1 lua5.2 lua5.3 lua5.4 luajit; do
 	f=$(readlink -f "$AC/root/usr/bin/$p")
 	[ -f "$f" ] || { log "$p is not in the arm64 packages ($AC/root/usr/bin): remove $AC/deb/pkgs and retry"; exit 1; }
 	cp "$f" "$TREE/usr/bin/$(basename "$f")"
@@ -77,6 +77,22 @@ done
 f=$(readlink -f "$AC/luajit2/usr/bin/luajit")
 [ -f "$f" ] || { log "luajit2's luajit is not in $AC/luajit2: remove $AC/deb/pkgs and retry"; exit 1; }
 cp "$f" "$TREE/usr/bin/luajit2"
+
+# Lua 5.5, newer than Debian 12 has: the upstream tarball of Debian unstable's lua5.5 (as
+# scripts/build-lua-sources.sh fetches it for the x86-64 tests), cross-built once and stripped
+# as Debian's packaging does.
+L55=$AC/lua5.5
+if [ ! -x "$L55/lua-stripped" ]; then
+	"$ROOT/scripts/build-lua-sources.sh" >&2 || { log "fetching Lua 5.5's sources failed (see above)"; exit 1; }
+	tgz=$(ls "$ROOT"/.cache/lua-sid/pkg-lua5.5/lua5.5_*.orig.tar.* 2>/dev/null | head -1)
+	[ -n "$tgz" ] || { log "no lua5.5 source tarball in .cache/lua-sid/pkg-lua5.5"; exit 1; }
+	rm -rf "$L55" && mkdir -p "$L55/src"
+	tar -xf "$tgz" -C "$L55/src" --strip-components=1
+	make -s -C "$L55/src" -j2 linux CC=aarch64-linux-gnu-gcc AR="aarch64-linux-gnu-ar rcu" \
+		RANLIB=aarch64-linux-gnu-ranlib >"$L55/build.log" 2>&1 || { log "cross-building Lua 5.5 failed, see $L55/build.log"; exit 1; }
+	aarch64-linux-gnu-strip --strip-all -o "$L55/lua-stripped" "$L55/src/src/lua"
+fi
+cp "$L55/lua-stripped" "$TREE/usr/bin/lua5.5"
 
 # The native unwinding target, as tests/integ/native_dwarf.sh builds it: no frame pointers, no
 # debug info, glibc-linked and dynamic; its libraries sit at the root (rpath /).
@@ -91,8 +107,7 @@ P=$ROOT/tests/progs CF="-O2 -fomit-frame-pointer -g0" CC=aarch64-linux-gnu-gcc
 # Every shared library a guest program needs must be in the tree: a missing one would only
 # show as a cryptic loader error on the console.
 missing=""
-for f in "$TREE"/unwind "$TREE"/probe "$TREE"/usr/bin/lua5.1 "$TREE"/usr/bin/lua5.3 "$TREE"/usr/bin/lua5.4 \
-	"$TREE"/usr/bin/luajit "$TREE"/usr/bin/luajit2; do
+for f in "$TREE"/unwind "$TREE"/probe "$TREE"/usr/bin/lua5.[1-5] "$TREE"/usr/bin/luajit "$TREE"/usr/bin/luajit2; do
 	f=$(readlink -f "$f")
 	for n in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
 		[ -e "$TREE/$n" ] || [ -e "$TREE/lib/aarch64-linux-gnu/$n" ] || [ -e "$TREE/usr/lib/aarch64-linux-gnu/$n" ] ||

@@ -1,13 +1,13 @@
 #!/bin/sh
 # /init of the arm64 test initramfs (scripts/test-arm64.sh): mounts what lua-flame needs, reports
-# the guest's environment, profiles the cross-built unwind test program and Debian's arm64 lua5.1,
-# lua5.3, lua5.4, luajit and luajit2, prints every output between markers on the console for tests/arm64/check.sh, and
+# the guest's environment, profiles the cross-built unwind test program, Debian's arm64 lua5.1 to
+# lua5.4, luajit and luajit2, and Lua 5.5, prints every output between markers on the console for tests/arm64/check.sh, and
 # powers off. No set -e: init must reach poweroff whatever a case does (an init that exits panics
 # the kernel; panic=-1 and qemu's -no-reboot would end the run without ==DONE).
 . /guest_lib.sh # mounts, emit
 SECS=${SECS:-3}
-LIMIT=40 # seconds one lua-flame run may take (3 s of sampling, start-up on an emulated CPU):
-# 13 runs stay within test-arm64.sh's 600 s limit on qemu even if every run hangs
+LIMIT=35 # seconds one lua-flame run may take (3 s of sampling, start-up on an emulated CPU):
+# 15 runs stay within test-arm64.sh's 600 s limit on qemu even if every run hangs
 echo "==KERNEL $(uname -r)"
 echo "==UPTIME boot $(cut -d' ' -f1 /proc/uptime)"
 
@@ -54,14 +54,18 @@ else
 	profile native-signal /unwind signal
 	profile native-threads /unwind threads
 	profile native-pac /unwind-pac deep 150
+	profile lua5.5-p lua5.5 /split.lua
 	profile lua5.4-p lua5.4 /split.lua
 	profile lua5.3-p lua5.3 /split.lua
+	profile lua5.2-p lua5.2 /split.lua
 	profile lua5.1-p lua5.1 /split.lua
 	profile luajit-p luajit /split.lua
 	profile luajit-jit luajit /jit.lua
 	profile luajit2-p luajit2 /split.lua
 	profile luajit2-jit luajit2 /jit.lua
-	timeout -s KILL $LIMIT /lua-flame --stats -F 499 -o /tmp/lua5.4-cmd.folded -- lua5.4 /split.lua "$SECS" >/tmp/lua5.4-cmd.log 2>&1
+	# two seconds more of Lua: the emulated start-up and exit stay a small part of the run
+	timeout -s KILL $LIMIT /lua-flame --stats -F 499 -o /tmp/lua5.4-cmd.folded -- lua5.4 /split.lua $((SECS + 2)) \
+		>/tmp/lua5.4-cmd.log 2>&1
 	emit lua5.4-cmd $?
 	/lua-flame --version
 	echo "==UPTIME cases $start $(cut -d' ' -f1 /proc/uptime)"

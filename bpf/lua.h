@@ -68,7 +68,7 @@ struct lf_lj_cfg {
 	__u64 cframe_rawmask;
 	/* The VM's C frame as slots from its CFA (cframe + cframe_size): the caller's return
 	 * address and frame pointer, and the callee-saved registers of arch.h the VM saved
-	 * (0: not saved); luajit_cframe_arch.c. */
+	 * (0: not saved); luajit_arch.c. */
 	__s16 cf_ra, cf_fp, cf_saved[LF_NSAVED];
 	__u16 cframe_ofs_prev, cframe_ofs_l; /* C frame chain: previous C frame, its lua_State */
 	__u16 L_glref;
@@ -77,6 +77,19 @@ struct lf_lj_cfg {
 	__u8 gct_func, ff_lua, pad3[2];
 	__u32 vm_lo, vm_hi;  /* the VM's own code (lj_vm), as pcs of the core file; 0, 0: unknown */
 	struct lf_fp_cfg fp;
+};
+
+/* Where a process's LuaJIT traces' machine code lies, sorted by address, for architectures
+ * whose VM keeps no trace number in its state (arm64): user space refreshes it while
+ * recording (luajit_traces.c), the newest LF_LJ_TRACES traces of its VMs. */
+#define LF_LJ_TRACES 256
+struct lf_lj_trace_range {
+	__u64 lo;
+	__u32 len, traceno;
+};
+struct lf_lj_trace_ranges {
+	__u32 n, pad;
+	struct lf_lj_trace_range t[LF_LJ_TRACES];
 };
 
 #endif

@@ -284,6 +284,35 @@ static __always_inline __u64 lj_off_cframe(struct lf_ustate *u, const struct lf_
 	return 0;
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct lf_lj_trace_ranges);
+} lj_traces SEC(".maps");
+
+/* The number of pid's trace whose machine code holds ip, from the ranges user space wrote
+ * last, or LF_TRACE_UNNUMBERED (a trace made since). */
+static __always_inline __u32 lj_trace_at(__u32 pid, __u64 ip)
+{
+	const struct lf_lj_trace_ranges *r = bpf_map_lookup_elem(&lj_traces, &pid);
+	if (!r)
+		return LF_TRACE_UNNUMBERED;
+	__u32 lo = 0, hi = r->n < LF_LJ_TRACES ? r->n : LF_LJ_TRACES;
+	for (int i = 0; i < 9 && lo < hi; i++) {
+		__u32 mid = (lo + hi) / 2;
+		const struct lf_lj_trace_range *t = &r->t[mid & (LF_LJ_TRACES - 1)];
+		if (ip < t->lo)
+			hi = mid;
+		else if (ip - t->lo >= t->len)
+			lo = mid + 1;
+		else
+			return t->traceno;
+	}
+	return LF_TRACE_UNNUMBERED;
+}
+
 /* A trace: the frame becomes a [trace N] marker, then unwinding continues from the VM's
  * C frame. */
 static __always_inline int step_lj_trace(struct lf_ustate *u, struct lf_stack *s, const struct lf_lj_cfg *c)
@@ -294,7 +323,9 @@ static __always_inline int step_lj_trace(struct lf_ustate *u, struct lf_stack *s
 	if (g)
 		bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate));
 	/* Trace numbers start at 1: arm64's traces leave vmstate 0, whichever runs. */
-	__u32 traceno = vmstate > 0 ? (__u32)vmstate : vmstate == 0 ? LF_TRACE_UNNUMBERED : LF_TRACE_UNKNOWN;
+	__u32 traceno = vmstate > 0 ? (__u32)vmstate : LF_TRACE_UNKNOWN;
+	if (vmstate == 0)
+		traceno = LF_ARCH_LJ_TRACE_BY_PC ? lj_trace_at(pid, u->ip) : LF_TRACE_UNNUMBERED;
 	s->user[u->cur & (LF_MAX_USTACK - 1)] = lf_word(LF_TAG_LJTRACE, traceno);
 	return step_lj_cframe(u, c, pid);
 }

@@ -44,6 +44,9 @@ struct runtime_ops {
 	size_t (*bpf_cfg)(const struct runtime *rt, uint32_t core_file, void *out, size_t max);
 	/* Called while recording (NULL: never): rescans; returns whether the BPF side must be told again. */
 	int (*refresh)(struct runtime *rt, struct sampler *smp, int full);
+	/* Each time the BPF side was given the configuration (NULL: nothing more): what else it
+	 * needs of the runtime from the start. */
+	void (*pushed)(const struct runtime *rt, struct sampler *smp);
 	/* Before a merge, what the record holds turned into what the labels need (NULL: as is). */
 	void (*resolve)(const struct runtime *rt, struct lm_stack *st);
 	/* The label of Lua function frame j of th, read from the target into the label caches

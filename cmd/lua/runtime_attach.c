@@ -30,9 +30,13 @@ static void push(struct sampler *smp, struct unwind_tables *ut, const struct run
 	size_t n = rt->ops->bpf_cfg(rt, core_file(ut, rt->pid, rt->core_dev, rt->core_inode), cfg, sizeof(cfg));
 	__u32 key = (__u32)rt->pid;
 	int fd = sampler_map_fd(smp, rt->ops->cfg_map);
-	if (n && fd >= 0 && bpf_map_update_elem(fd, &key, cfg, BPF_ANY))
+	if (n && fd >= 0 && bpf_map_update_elem(fd, &key, cfg, BPF_ANY)) {
 		warnx_lf("PID %d: cannot hand the %s VM to the BPF program (%s); native stacks only",
 			 (int)rt->pid, rt->ops->family, strerror(errno));
+		return;
+	}
+	if (rt->ops->pushed)
+		rt->ops->pushed(rt, smp);
 }
 
 /* "Lua 5.4.6" or "LuaJIT 2.1.0-beta3 (upstream GC64)" */

@@ -88,7 +88,9 @@ check_native() {
 
 . "$(dirname "$0")/../kernel/split_checks.sh" # check_split, pct
 
-# LuaJIT's traces: arm64's leave no trace number in vmstate, so a trace is [trace] there.
+# LuaJIT's traces: arm64's leave no trace number in vmstate; lua-flame tells them by their
+# machine code's address from a table it refreshes while recording, so a trace made since the
+# last refresh is [trace] without its number.
 check_jit() { # RUN: jit.lua's profile
 	r=$1 f=$OUT/$1.folded
 	complete "$r"
@@ -100,6 +102,9 @@ check_jit() { # RUN: jit.lua's profile
 	traced=$(count "$f" ";$J")
 	owned=$(count "$f" "\\)_\\[j\\];$J")
 	check "$r: every trace sample is attributed to a Lua function ($owned of $traced)" [ "$owned" = "$traced" ]
+	numbered=$(count "$f" ';\[trace [0-9]+\]')
+	check "$r: traces named by their number in >= 90% of trace samples ($numbered of $traced)" \
+		[ $((numbered * 10)) -ge $((traced * 9)) ]
 	# a helper the trace calls (lj_vm_modi for i % 7) keeps the trace's frame: its caller is
 	# the trace, not the VM's caller
 	jitted=$(count "$f" '_\[j\]')

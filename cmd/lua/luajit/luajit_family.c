@@ -38,11 +38,13 @@ static int scan(struct runtime *rt)
 }
 
 /* States made while recording (a host with one per thread or per request): found on a full
- * refresh, or on each while none is known; a scan that finds none keeps the VMs known. */
+ * refresh, or on each while none is known; a scan that finds none keeps the VMs known. Where
+ * the BPF side tells traces by address, their table is written anew on each. */
 static int refresh(struct runtime *rt, struct sampler *smp, int full)
 {
-	(void)smp;
 	struct luajit_runtime *vm = rt->vm;
+	if (luajit_traces_by_address() && smp && vm->ngs)
+		luajit_traces_push(vm, smp); /* traces come and go while the VM runs */
 	if (!full && vm->ngs)
 		return 0;
 	uint64_t before[LF_MAX_GS];
@@ -57,6 +59,14 @@ static int refresh(struct runtime *rt, struct sampler *smp, int full)
 	int had_code = vm->vm_hi != 0;
 	luajit_runtime_vm_code(vm);
 	return n != vm->ngs || memcmp(before, vm->gs, sizeof(before)) != 0 || had_code != (vm->vm_hi != 0);
+}
+
+/* The traces there are already, where the BPF side tells them by address. */
+static void pushed(const struct runtime *rt, struct sampler *smp)
+{
+	const struct luajit_runtime *vm = rt->vm;
+	if (luajit_traces_by_address() && vm->ngs)
+		luajit_traces_push(vm, smp);
 }
 
 static size_t bpf_cfg(const struct runtime *rt, uint32_t core_file, void *out, size_t max)
@@ -74,6 +84,7 @@ const struct runtime_ops luajit_runtime_ops = {
 	.scan = scan,
 	.bpf_cfg = bpf_cfg,
 	.refresh = refresh,
+	.pushed = pushed,
 	.resolve = luajit_resolve,
 	.function_label = luajit_function_label,
 	.frame_label = luajit_frame_label,

@@ -1,6 +1,7 @@
 /* LuaJIT 2.1 layouts per variant (the table is generated from each variant's own headers
  * by scripts/gen-luajit-layouts.sh), lookups into it, and detection of the variant from a
  * binary's symbols and read-only data or from the target's memory. */
+#include <pthread.h>
 #include <string.h>
 #include "luajit_layouts.h"
 
@@ -1384,14 +1385,34 @@ static const struct luajit_layout layouts[] = {
 /* END GENERATED */
 
 #define NLAYOUTS (sizeof(layouts) / sizeof(layouts[0]))
+
+/* The table as it holds on the architecture lua-flame is built for (luajit_arch.c), made
+ * once. */
+static struct luajit_layout arch_layouts[NLAYOUTS];
+static pthread_once_t arch_once = PTHREAD_ONCE_INIT;
+
+static void fill_arch_layouts(void)
+{
+	for (size_t i = 0; i < NLAYOUTS; i++) {
+		arch_layouts[i] = layouts[i];
+		luajit_layout_arch(&arch_layouts[i]);
+	}
+}
+
+static const struct luajit_layout *table(void)
+{
+	pthread_once(&arch_once, fill_arch_layouts);
+	return arch_layouts;
+}
 /* Longest name compared against, so a hostile symbol table cannot make us read far. */
 #define SYM_CAP 64
 
 const struct luajit_layout *luajit_layout_get(enum luajit_variant v)
 {
+	const struct luajit_layout *t = table();
 	for (size_t i = 0; i < NLAYOUTS; i++)
-		if (layouts[i].variant == v)
-			return &layouts[i];
+		if (t[i].variant == v)
+			return &t[i];
 	return NULL;
 }
 
@@ -1633,7 +1654,7 @@ enum luajit_variant luajit_detect_by_dispatch(enum luajit_fork fork, int gc64,
 {
 	enum luajit_variant found = LUAJIT_VARIANT_UNKNOWN;
 	for (size_t i = 0; i < NLAYOUTS; i++) {
-		const struct luajit_layout *l = &layouts[i];
+		const struct luajit_layout *l = &table()[i];
 		if ((fork != LUAJIT_FORK_UNKNOWN && l->fork != fork) || (gc64 >= 0 && l->gc64 != gc64))
 			continue;
 		uint64_t g = luajit_g_from_dispatch(l, dispatch);

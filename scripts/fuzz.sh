@@ -15,7 +15,7 @@ TARGETS=${*:-cfi pprof}
 B=build/fuzz
 CLANG=${CLANG:-clang}
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Icmd -Icmd/unwind -Irender"
+  -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Icmd -Icmd/unwind -Irender -Ibpf"
 
 # Sources each target needs besides tests/fuzz/fuzz_TARGET.c (no libelf/libbpf: raw bytes only).
 sources() {

@@ -3,8 +3,9 @@
 LF=${LF:-$(cd "$(dirname "$0")/../.." && pwd)/lua-flame}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/tests/out/$(basename "$0" .sh)}
-# -I flags for every folder of cmd/, for tests that build part of it into their own programs
-CMD_INC=$(find "$ROOT/cmd" -type d -printf '-I%p ')
+# -I flags for every folder of cmd/ and for bpf/ (whose headers cmd/ shares), for tests that
+# build part of cmd/ into their own programs
+CMD_INC="$(find "$ROOT/cmd" -type d -printf '-I%p ') -I$ROOT/bpf"
 rm -rf "$OUT" && mkdir -p "$OUT"
 FAILED=0
 PIDS_TO_KILL=""

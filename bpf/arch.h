@@ -14,6 +14,9 @@
 #define LF_ARCH_EM 183       /* EM_AARCH64 */
 #define LF_START_SIZE 64     /* a stripped program's _start, as glibc's is (52 bytes) */
 #define LF_USER_BITS 48      /* user addresses (48-bit virtual addresses) */
+/* LuaJIT's traces keep no number in the VM's state here: a trace is told by the address of
+ * its machine code, from a table user space writes (luajit_traces.c, lj_trace_at). */
+#define LF_LJ_TRACES_BY_ADDRESS 1
 #elif defined(__TARGET_ARCH_x86) || (!defined(__bpf__) && defined(__x86_64__))
 #define LF_ARCH_X86_64 1
 #define LF_ARCH_NAME "x86-64"
@@ -23,6 +26,7 @@
 #define LF_ARCH_EM 62        /* EM_X86_64 */
 #define LF_START_SIZE 48     /* a stripped program's _start, as glibc's is (38 bytes) */
 #define LF_USER_BITS 47      /* user addresses (4-level page tables) */
+#define LF_LJ_TRACES_BY_ADDRESS 0 /* a LuaJIT trace says its number in the VM's state */
 #else
 #error "lua-flame is built for x86-64 (__TARGET_ARCH_x86) or arm64 (__TARGET_ARCH_arm64)"
 #endif

@@ -12,10 +12,6 @@
  * as a LuaJIT VM helper a trace calls, keeps its caller's sp and frame pointer. */
 #define LF_ARCH_LINK_REG 1
 
-/* LuaJIT's traces keep no number in the VM's state here: a trace is told by the address of
- * its machine code (lj_trace_at). */
-#define LF_ARCH_LJ_TRACE_BY_PC 1
-
 /* User addresses have at most 48 bits; the bits above hold a pointer-authentication code. */
 #define LF_VA_MASK 0x0000ffffffffffffULL
 

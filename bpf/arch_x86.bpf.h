@@ -7,7 +7,6 @@
 
 #define LF_THREAD_SIZE 16384 /* kernel stacks (without KASAN) */
 #define LF_ARCH_LINK_REG 0   /* calls push the return address */
-#define LF_ARCH_LJ_TRACE_BY_PC 0 /* a LuaJIT trace says its number in the VM's state */
 
 /* Whether the sample interrupted user code (it has no kernel frames then). */
 static __always_inline int arch_in_user(struct bpf_perf_event_data *ctx)

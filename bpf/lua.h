@@ -68,7 +68,7 @@ struct lf_lj_cfg {
 	__u64 cframe_rawmask;
 	/* The VM's C frame as slots from its CFA (cframe + cframe_size): the caller's return
 	 * address and frame pointer, and the callee-saved registers of arch.h the VM saved
-	 * (0: not saved); luajit_arch.c. */
+	 * (0: not saved); luajit_runtime_cfg, luajit_arch.c. */
 	__s16 cf_ra, cf_fp, cf_saved[LF_NSAVED];
 	__u16 cframe_ofs_prev, cframe_ofs_l; /* C frame chain: previous C frame, its lua_State */
 	__u16 L_glref;

@@ -325,7 +325,7 @@ static __always_inline int step_lj_trace(struct lf_ustate *u, struct lf_stack *s
 	/* Trace numbers start at 1: arm64's traces leave vmstate 0, whichever runs. */
 	__u32 traceno = vmstate > 0 ? (__u32)vmstate : LF_TRACE_UNKNOWN;
 	if (vmstate == 0)
-		traceno = LF_ARCH_LJ_TRACE_BY_PC ? lj_trace_at(pid, u->ip) : LF_TRACE_UNNUMBERED;
+		traceno = LF_LJ_TRACES_BY_ADDRESS ? lj_trace_at(pid, u->ip) : LF_TRACE_UNNUMBERED;
 	s->user[u->cur & (LF_MAX_USTACK - 1)] = lf_word(LF_TAG_LJTRACE, traceno);
 	return step_lj_cframe(u, c, pid);
 }

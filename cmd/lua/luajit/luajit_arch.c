@@ -1,7 +1,8 @@
 /* LuaJIT on the architecture lua-flame is built for: what differs from the x86-64 builds the
  * layout table was measured on (luajit_layouts.c), and where the interpreter's C frame (saveregs
- * in vm_x64.dasc / vm_x86.dasc / vm_arm64.dasc) keeps its caller's return address, frame pointer
- * and callee-saved registers. */
+ * in vm_x64.dasc / vm_x86.dasc / vm_arm64.dasc) keeps the callee-saved registers. On both, the
+ * caller's return address and frame pointer are the two words under the C frame's top (its
+ * CFA), as luajit_runtime_cfg says. */
 #include "arch.h"
 #include "luajit_runtime.h"
 
@@ -10,11 +11,6 @@
  * their alignment, which moves the trace array and the GG_State's dispatch table; its C frame
  * is lj_frame.h's arm64 one. Measured by compiling the layout probe of
  * scripts/gen-luajit-layouts.sh for aarch64 against upstream's and OpenResty's trees. */
-int luajit_traces_by_address(void)
-{
-	return 1; /* arm64's traces leave the VM's state 0, whichever runs */
-}
-
 void luajit_layout_arch(struct luajit_layout *l)
 {
 	if (!l->gc64)
@@ -37,22 +33,12 @@ void luajit_layout_arch(struct luajit_layout *l)
  * stores the frame record {x29, x30} at its top (x29 = cframe + 192 while the VM or a trace
  * runs) and x19..x28 below it, x19 highest. Traces run at sp = cframe - 16 - spadjust, as on
  * x86-64. The interpreter keeps BASE in x19, PC in x21 and g in x22 (arch_arm64.bpf.h). */
-void luajit_cframe_arch(const struct luajit_layout *l, struct lf_lj_cfg *c)
+void luajit_cframe_saved(struct lf_lj_cfg *c)
 {
-	c->cframe_size = (__u16)l->cframe_size;
-	c->cframe_ofs_prev = (__u16)l->cframe_ofs_prev;
-	c->cframe_ofs_l = (__u16)l->cframe_ofs_l;
-	c->cf_ra = -8;
-	c->cf_fp = -16;
 	for (int i = 0; i < LF_NSAVED; i++)
 		c->cf_saved[i] = (__s16)(-24 - 8 * i); /* x19 at -24 ... x28 at -96 */
 }
 #else
-int luajit_traces_by_address(void)
-{
-	return 0; /* a trace says its number in the VM's state */
-}
-
 void luajit_layout_arch(struct luajit_layout *l)
 {
 	(void)l; /* the table's own architecture */
@@ -62,13 +48,8 @@ void luajit_layout_arch(struct luajit_layout *l)
  * the cframe; the caller's return address is at CFA - 8 and the callee-saved registers the
  * VM pushed sit below it. A trace runs with rsp = cframe - 16 - spadjust (BC_JLOOP saves
  * r12/r13 in those 16 bytes). The interpreter keeps BASE in rdx, PC in rbx (arch_x86.bpf.h). */
-void luajit_cframe_arch(const struct luajit_layout *l, struct lf_lj_cfg *c)
+void luajit_cframe_saved(struct lf_lj_cfg *c)
 {
-	c->cframe_size = (__u16)l->cframe_size;
-	c->cframe_ofs_prev = (__u16)l->cframe_ofs_prev;
-	c->cframe_ofs_l = (__u16)l->cframe_ofs_l;
-	c->cf_ra = -8;
-	c->cf_fp = -16;
 	c->cf_saved[0] = -24; /* rbx */
 	c->cf_saved[3] = -40; /* r14 */
 	c->cf_saved[4] = -32; /* r15 */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch.h"
 #include "luajit_label.h"
 #include "luajit_runtime.h"
 #include "runtime.h"
@@ -43,7 +44,7 @@ static int scan(struct runtime *rt)
 static int refresh(struct runtime *rt, struct sampler *smp, int full)
 {
 	struct luajit_runtime *vm = rt->vm;
-	if (luajit_traces_by_address() && smp && vm->ngs)
+	if (LF_LJ_TRACES_BY_ADDRESS && smp && vm->ngs)
 		luajit_traces_push(vm, smp); /* traces come and go while the VM runs */
 	if (!full && vm->ngs)
 		return 0;
@@ -65,7 +66,7 @@ static int refresh(struct runtime *rt, struct sampler *smp, int full)
 static void pushed(const struct runtime *rt, struct sampler *smp)
 {
 	const struct luajit_runtime *vm = rt->vm;
-	if (luajit_traces_by_address() && vm->ngs)
+	if (LF_LJ_TRACES_BY_ADDRESS && vm->ngs)
 		luajit_traces_push(vm, smp);
 }
 

@@ -155,7 +155,12 @@ void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, str
 	c->frame_cp = (__u16)l->frame_cp;
 	c->frame_varg = (__u16)l->frame_varg;
 	c->cframe_rawmask = (__u64)l->cframe_rawmask;
-	luajit_cframe_arch(l, c);
+	c->cframe_size = (__u16)l->cframe_size;
+	c->cframe_ofs_prev = (__u16)l->cframe_ofs_prev;
+	c->cframe_ofs_l = (__u16)l->cframe_ofs_l;
+	c->cf_ra = -8;  /* the caller's return address and frame pointer: the C frame's top words */
+	c->cf_fp = -16;
+	luajit_cframe_saved(c);
 	c->L_glref = (__u16)l->L_glref;
 	c->fn_gct = (__u16)l->fn_gct;
 	c->fn_ffid = (__u16)l->fn_ffid;

@@ -29,12 +29,11 @@ int luajit_runtime_scan(struct luajit_runtime *rt, int first_look);
  * the first handler of its dispatch table. */
 void luajit_runtime_vm_code(struct luajit_runtime *rt);
 void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, struct lf_lj_cfg *out);
-/* The C frame's part of the configuration, for the architecture built for (luajit_arch.c). */
-void luajit_cframe_arch(const struct luajit_layout *l, struct lf_lj_cfg *c);
-/* Whether the BPF side tells a trace by its machine code's address, from the table
- * luajit_traces_push writes (the VM keeps no trace number in its state: arm64). */
-int luajit_traces_by_address(void);
+/* Where the VM's C frame keeps the callee-saved registers of arch.h, on the architecture built
+ * for (luajit_arch.c). */
+void luajit_cframe_saved(struct lf_lj_cfg *c);
 struct sampler;
-/* Writes where the traces of rt's VMs lie to the BPF side's table (luajit_traces.c). */
+/* Writes where the traces of rt's VMs lie to the BPF side's table (luajit_traces.c), for
+ * architectures where the BPF side tells traces by address (LF_LJ_TRACES_BY_ADDRESS). */
 void luajit_traces_push(const struct luajit_runtime *rt, struct sampler *smp);
 #endif

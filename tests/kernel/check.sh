@@ -30,20 +30,6 @@ check_profile() { # SUITE RUN: the checks of one profile
 	check_split "$s ($k) $r" "$OUT/$s/$r.folded" "$OUT/$s/$r.rc"
 }
 
-check_wall() { # SUITE: the wall-clock profile of wall_split.lua (99 Hz, 4 s, one thread)
-	s=$1 f=$OUT/$1/lua5.4-wall.folded k=$(cat "$OUT/$1/kernel" 2>/dev/null)
-	t="$s ($k) lua5.4-wall"
-	check "$t: lua-flame exited 0" [ "$(cat "$OUT/$s/lua5.4-wall.rc" 2>/dev/null)" = 0 ]
-	n=$(total "$f" 2>/dev/null || echo 0)
-	check "$t: every moment counted: 396 samples within 10% ($n)" sh -c "[ $n -ge 356 ] && [ $n -le 436 ]"
-	# the emulated CPU makes os.execute's spawn slow: the split is looser than on the host
-	w=$(pct "$(count "$f" ';wait_sixty \(/wall_split\.lua:8\)(;[^;]*)*;\[off-CPU: [^]]+\]')" "$n")
-	b=$(pct "$(count "$f" ';burn_forty \(/wall_split\.lua:3\)')" "$n")
-	check "$t: waiting in wait_sixty, off the CPU, in >= 40% ($w%)" [ "$w" -ge 40 ]
-	check "$t: computing in burn_forty in >= 20% ($b%)" [ "$b" -ge 20 ]
-	check "$t: the wait for the child is named" grep -q '\[off-CPU: do_wait\]' "$f"
-}
-
 for s in "$@"; do
 	[ -s "$CONSOLES/$s.console" ] || { fail "$s" "no console log (the guest did not boot?)"; continue; }
 	split_console "$s"
@@ -53,7 +39,7 @@ for s in "$@"; do
 			check_profile "$s" "$lua-$mode"
 		done
 	done
-	check_wall "$s"
+	check_wall "$s ($(cat "$OUT/$s/kernel" 2>/dev/null)) lua5.4-wall" "$OUT/$s/lua5.4-wall.folded" "$OUT/$s/lua5.4-wall.rc" 396
 	check "$s: dump names the running Lua function" grep -Eq '(sixty|forty|spin) \(/split\.lua' "$OUT/$s/lua5.4-dump.log"
 	grep -h -E 'error|fail|refused|warning' "$OUT/$s"/*.log 2>/dev/null | sort | uniq -c | head -5 | sed "s/^/  $s: /"
 done

@@ -1,5 +1,5 @@
 # The checks of a profile of tests/kernel/split.lua (60% in sixty(), 40% in forty(), both in
-# spin()), shared by the kernel tests (tests/kernel/check.sh) and the arm64 tests
+# spin()) and of a wall-clock profile of tests/lua/wall_split.lua, shared by the kernel tests (tests/kernel/check.sh) and the arm64 tests
 # (tests/arm64/check.sh). Sourced after tests/lib.sh.
 
 # pct PART WHOLE: PART as an integer percentage of WHOLE (0 when WHOLE is 0)
@@ -41,3 +41,18 @@ check_split() {
 	check "$t: at most 1% of samples end in an unwinding marker ($marks of $n)" [ $((marks * 100)) -le "$n" ]
 }
 
+
+# check_wall TITLE FOLDED RC SAMPLES: a wall-clock profile of wall_split.lua (one thread at 99 Hz:
+# SAMPLES is 99 a second of the run)
+check_wall() {
+	t=$1 f=$2
+	check "$t: lua-flame exited 0" [ "$(cat "$3" 2>/dev/null)" = 0 ]
+	n=$(total "$f" 2>/dev/null || echo 0)
+	check "$t: every moment counted: $4 samples within 10% ($n)" sh -c "[ $n -ge $(($4 * 9 / 10)) ] && [ $n -le $(($4 * 11 / 10)) ]"
+	# the emulated CPU makes os.execute's spawn slow: the split is looser than on the host
+	w=$(pct "$(count "$f" ';wait_sixty \(/wall_split\.lua:8\)(;[^;]*)*;\[off-CPU: [^]]+\]')" "$n")
+	b=$(pct "$(count "$f" ';burn_forty \(/wall_split\.lua:3\)')" "$n")
+	check "$t: waiting in wait_sixty, off the CPU, in >= 40% ($w%)" [ "$w" -ge 40 ]
+	check "$t: computing in burn_forty in >= 20% ($b%)" [ "$b" -ge 20 ]
+	check "$t: the wait for the child is named" grep -q '\[off-CPU: do_wait\]' "$f"
+}

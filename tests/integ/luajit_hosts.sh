@@ -3,6 +3,7 @@
 # fork linked in) running a busy Lua loop. Lua frames must sit under the host's C frames.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/targets.sh"
+. "$ROOT/tests/server_checks.sh" # check_nginx
 
 J='(_\[j\])?'
 
@@ -15,20 +16,7 @@ if start_nginx "$OUT/nginx" "$port" "$ROOT/tests/lua"; then
 	"$LF" -p "$TARGET_PID" -d 4 -F 499 -o "$F" 2>"$OUT/nginx.err"
 	kill -INT "$WRK" 2>/dev/null  # the load lasts as long as the recording, however slow its start
 	wait "$WRK"
-	check "nginx: LuaJIT found in libluajit" grep -Eq "LuaJIT .* in /usr/lib/x86_64-linux-gnu/libluajit-5.1.so" "$OUT/nginx.err"
-	expect_stack "nginx: handler -> checksum under the content phase and ngx_http_lua_run_thread" "$F" \
-		";ngx_http_core_content_phase;([^;]*;)*ngx_http_lua_run_thread;([^;]*;)*[^;]*content_by_lua[^;]*;handle \\([^;]*handler.lua:16\\)$J;checksum \\([^;]*handler.lua:4\\)$J"
-	# In Lua code, the VM (a trace or libluajit) runs right below ngx_http_lua_run_thread;
-	# with a Lua stack, the Lua frames sit in between.
-	with=$(count "$F" ';ngx_http_lua_run_thread;([^;]*;)*[^;]*handler.lua:')
-	without=$(count "$F" ';ngx_http_lua_run_thread;(lua_resume;)?(\[trace [0-9]+\]|libluajit[^;]*)(;|$)')
-	check "nginx: samples in Lua code carry a Lua stack ($with of $((with + without)))" \
-		[ $((100 * with)) -ge $((95 * (with + without))) ]
-	traced=$(count "$F" ';\[trace [0-9]+\]')
-	owned=$(count "$F" '\)_\[j\];\[trace [0-9]+\]')
-	total=$(total "$F")
-	echo "nginx: $traced of $total samples in traces, $owned of them under their Lua function"
-	check "nginx: trace samples are attributed to Lua functions ($owned of $traced)" [ "$owned" = "$traced" ]
+	check_nginx nginx "$F" "$OUT/nginx.err" /usr/lib/x86_64-linux-gnu
 else
 	fail "nginx starts" "see $OUT/nginx"
 fi

@@ -157,6 +157,26 @@ $(B)/tests/%: tests/unit/%.c $(LIB_OBJS) $(DEPSTAMP) tests/unit/check.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LIBS) $(SUPCXX)
 
+# `make unit` builds and runs every unit test, alone (no root, no BPF); `make ARCH=arm64 unit`
+# (or `make unit-arm64`) the aarch64 builds, each under qemu-aarch64-static in user mode, from
+# the packages of --arm64. Same count lines as tests/run.sh; fails if any test does.
+UNIT_EXEC := $(if $(filter arm64,$(BPF_ARCH)),qemu-aarch64-static)
+.PHONY: unit unit-arm64
+unit: $(UNIT_BINS) | packages
+	@mkdir -p tests/out/$(ARCHNAME)
+	@passed=0; failed=0; for t in $(UNIT_BINS); do \
+		log=tests/out/$(ARCHNAME)/$${t##*/}.log; \
+		$(UNIT_EXEC) $$t >$$log 2>&1; rc=$$?; \
+		p=$$(grep -c '^PASS: ' $$log); f=$$(grep -c '^FAIL: ' $$log); \
+		if [ $$rc != 0 ] && [ $$f = 0 ]; then f=1; echo "FAIL: $$t exited with status $$rc" >>$$log; fi; \
+		echo "$$t: $$p passed, $$f failed"; \
+		[ $$f = 0 ] || grep -E '^(FAIL: |  )' $$log | head -20 | sed 's/^/    /'; \
+		passed=$$((passed + p)); failed=$$((failed + f)); \
+	done; echo "unit tests ($(ARCHNAME)): $$passed passed, $$failed failed"; [ $$failed = 0 ]
+
+unit-arm64:
+	+$(MAKE) ARCH=arm64 unit
+
 test: lua-flame $(UNIT_BINS)
 	scripts/install-packages.sh --test
 	@# non-GC64 LuaJIT interpreters for the LuaJIT tests, built once from Debian's sources
@@ -166,6 +186,7 @@ test: lua-flame $(UNIT_BINS)
 
 test-arm64:
 	+$(MAKE) ARCH=arm64 lua-flame-aarch64
+	+$(MAKE) ARCH=arm64 unit
 	scripts/install-packages.sh --test
 	scripts/test-arm64.sh
 

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "arch.h"
 #include "check.h"
 #include "demangle.h"
 #include "elffile.h"
@@ -16,20 +17,35 @@
 #include "proc.h"
 #include "symbolize.h"
 
-static const char *so = "tests/out/unit_syms.so";
+/* elffile reads only objects of the architecture it is built for: the objects here are built
+ * with that architecture's compilers, into a directory of their own when cross-built (the tests
+ * then run under qemu-aarch64-static, beside the x86-64 ones). */
+#ifdef LF_ARCH_ARM64
+#define OUT "tests/out/aarch64"
+#define TOOL "aarch64-linux-gnu-"
+#define TOOL_CC TOOL "gcc"
+#define LIBC "/usr/aarch64-linux-gnu/lib/libc.so.6"   /* libc6-arm64-cross, with the cross gcc */
+#else
+#define OUT "tests/out"
+#define TOOL ""
+#define TOOL_CC "cc"
+#define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
+#endif
+
+static const char *so = OUT "/unit_syms.so";
 
 static void build_so(void)
 {
-	CHECK(system("mkdir -p tests/out") == 0);
-	FILE *f = fopen("tests/out/unit_syms.c", "w");
+	CHECK(system("mkdir -p " OUT) == 0);
+	FILE *f = fopen(OUT "/unit_syms.c", "w");
 	CHECK(f != NULL);
 	if (!f)
 		return;
 	fputs("int alpha(int x){return x*3+1;}\nint beta(int x){return alpha(x)*7;}\n"
 	      "static int gamma_(int x){return x-1;}\nint (*keep)(int) = gamma_;\n", f);
 	fclose(f);
-	CHECK(system("cc -O1 -shared -fPIC -o tests/out/unit_syms.so "
-		     "tests/out/unit_syms.c") == 0);
+	CHECK(system(TOOL_CC " -O1 -shared -fPIC -o " OUT "/unit_syms.so "
+		     OUT "/unit_syms.c") == 0);
 }
 
 /* Address of a symbol as nm prints it, to compare with our lookup. */
@@ -72,10 +88,10 @@ static void resolves_known_functions(void)
 
 static void rejects_non_elf(void)
 {
-	FILE *f = fopen("tests/out/not_elf", "w");
+	FILE *f = fopen(OUT "/not_elf", "w");
 	fputs("#!/bin/sh\necho hi\n", f);
 	fclose(f);
-	int fd = open("tests/out/not_elf", O_RDONLY);
+	int fd = open(OUT "/not_elf", O_RDONLY);
 	CHECK(elf_file_open_fd(fd) == NULL);
 	char junk[64] = "\177ELF\002\001\001";
 	CHECK(elf_file_open_mem(junk, sizeof(junk)) == NULL);
@@ -83,11 +99,11 @@ static void rejects_non_elf(void)
 
 /* A stripped object whose static functions are known to the FDEs alone. ends_in_call ends
  * in a call that does not return, so its return address is the first byte of after. */
-static const char *fs_so = "tests/out/unit_fstart.so";
+static const char *fs_so = OUT "/unit_fstart.so";
 
 static void build_fstart_so(void)
 {
-	FILE *f = fopen("tests/out/unit_fstart.c", "w");
+	FILE *f = fopen(OUT "/unit_fstart.c", "w");
 	CHECK(f != NULL);
 	if (!f)
 		return;
@@ -99,16 +115,16 @@ static void build_fstart_so(void)
 	      "static __attribute__((noinline)) int after(int x) { return work(x) + 1; }\n"
 	      "void *lf_funcs[] = { (void *)work, (void *)ends_in_call, (void *)after };\n", f);
 	fclose(f);
-	CHECK(system("cc -O2 -shared -fPIC -falign-functions=1 -fno-reorder-blocks-and-partition "
-		     "-fno-toplevel-reorder -o tests/out/unit_fstart.full.so tests/out/unit_fstart.c && "
-		     "strip -o tests/out/unit_fstart.so tests/out/unit_fstart.full.so") == 0);
+	CHECK(system(TOOL_CC " -O2 -shared -fPIC -falign-functions=1 -fno-reorder-blocks-and-partition "
+		     "-fno-toplevel-reorder -o " OUT "/unit_fstart.full.so " OUT "/unit_fstart.c && "
+		     TOOL "strip -o " OUT "/unit_fstart.so " OUT "/unit_fstart.full.so") == 0);
 }
 
 /* Address of a symbol of the unstripped copy, as nm prints it. */
 static uint64_t fs_addr(const char *sym)
 {
 	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "nm tests/out/unit_fstart.full.so | awk '$3==\"%s\"{print $1}'", sym);
+	snprintf(cmd, sizeof(cmd), "nm " OUT "/unit_fstart.full.so | awk '$3==\"%s\"{print $1}'", sym);
 	FILE *p = popen(cmd, "r");
 	unsigned long a = 0;
 	if (!p || fscanf(p, "%lx", &a) != 1)
@@ -187,7 +203,7 @@ static void func_starts_match_readelf(void)
 {
 	build_fstart_so();
 	func_starts_match_readelf_in(fs_so);
-	func_starts_match_readelf_in("/lib/x86_64-linux-gnu/libc.so.6");
+	func_starts_match_readelf_in(LIBC);
 }
 
 /* Our own process maps the stripped object: its frames get FILE+0xSTART labels, a return
@@ -292,7 +308,7 @@ static void demangles_cxx_names(void)
 /* Symbols of a C++ library come out demangled from the symbol table. */
 static void symbols_of_cxx_are_demangled(void)
 {
-	FILE *f = fopen("tests/out/unit_cxx.cc", "w");
+	FILE *f = fopen(OUT "/unit_cxx.cc", "w");
 	CHECK(f != NULL);
 	if (!f)
 		return;
@@ -300,8 +316,8 @@ static void symbols_of_cxx_are_demangled(void)
 	      "int shop::cart::add(int x) { return x * 3 + 1; }\n"
 	      "int shop::cart::add(double x) { return (int)x * 5; }\n", f);
 	fclose(f);
-	CHECK(system("g++ -O1 -shared -fPIC -o tests/out/unit_cxx.so tests/out/unit_cxx.cc") == 0);
-	int fd = open("tests/out/unit_cxx.so", O_RDONLY);
+	CHECK(system(TOOL "g++ -O1 -shared -fPIC -o " OUT "/unit_cxx.so " OUT "/unit_cxx.cc") == 0);
+	int fd = open(OUT "/unit_cxx.so", O_RDONLY);
 	struct elf_file *ef = elf_file_open_fd(fd);
 	CHECK(ef != NULL);
 	if (!ef)
@@ -309,7 +325,7 @@ static void symbols_of_cxx_are_demangled(void)
 	struct elf_syms s = { 0 };
 	elfsyms_add_file(&s, ef);
 	elfsyms_finish(&s);
-	FILE *p = popen("nm tests/out/unit_cxx.so | awk '$3 ~ /^_ZN4shop4cart3add/ {print $1}'", "r");
+	FILE *p = popen("nm " OUT "/unit_cxx.so | awk '$3 ~ /^_ZN4shop4cart3add/ {print $1}'", "r");
 	unsigned long a;
 	int seen = 0;
 	while (p && fscanf(p, "%lx", &a) == 1) {

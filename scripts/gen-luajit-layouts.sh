@@ -1,7 +1,9 @@
 #!/bin/sh
 # Regenerates the LuaJIT struct layout table in cmd/lua/luajit/luajit_layouts.c from the sources of
 # each supported LuaJIT 2.1 variant (upstream, OpenResty, Tarantool; GC64 and not), by
-# compiling a probe against each tree's own headers. `--check` only diffs.
+# compiling a probe against each tree's own headers. `--check` only diffs, then checks the arm64
+# build's table (x86-64's as cmd/lua/luajit/luajit_arch.c patches it) against the same probe
+# compiled for aarch64 and run under qemu-aarch64-static.
 #
 # Usage: scripts/gen-luajit-layouts.sh [--check | --build-vms]
 # --build-vms also builds non-GC64 upstream and OpenResty interpreters in .cache (for
@@ -14,6 +16,7 @@ SRC=${LUAJIT_SRC_DIR:-$ROOT/.cache/src}
 WORK=$ROOT/.cache/luajit-layouts
 TARGET=$ROOT/cmd/lua/luajit/luajit_layouts.c
 HOSTCC=${HOSTCC:-gcc}
+A64CC=${A64CC:-aarch64-linux-gnu-gcc}
 MODE=${1:-write}
 
 die() { echo "gen-luajit-layouts: $*" >&2; exit 1; }
@@ -290,6 +293,11 @@ int main(void)
 PROBE
 }
 
+# probe_defs FORK GC64: the flags the probe of a variant is compiled with (its tree prepared by probe).
+probe_defs() {
+	echo "$(defines_of "$1" "$2")$(grep -q saved_jit_base "$WORK/$1-$2/src/lj_obj.h" && echo ' -DPROBE_SAVED_JIT_BASE')"
+}
+
 # probe FORK GC64: prints the initialiser of one variant.
 probe() {
 	fork=$1; gc=$2
@@ -303,7 +311,7 @@ probe() {
 		make -s -C "$dir/src" XCFLAGS="$defs" lj_ffdef.h >"$dir/make.log" 2>&1 \
 			|| die "building lj_ffdef.h for $fork failed, see $dir/make.log"
 	fi
-	grep -q saved_jit_base "$dir/src/lj_obj.h" && defs="$defs -DPROBE_SAVED_JIT_BASE"
+	defs=$(probe_defs "$fork" "$gc")
 	write_probe "$dir/probe.c"
 	# shellcheck disable=SC2086
 	$HOSTCC -O0 -w $defs -I"$dir/src" -o "$dir/probe" "$dir/probe.c" || die "probe for $fork failed"
@@ -318,6 +326,90 @@ probe() {
 	echo "		.source = \"${tree#"$SRC"/}\","
 	cat "$dir/probe.out"
 	echo "	},"
+}
+
+# The numeric lines of a probe's output or of the arm64 table's. The name lists and bcmode are
+# checked apart: the table holds one set for both architectures.
+NUMBER='^		\.[A-Za-z0-9_]+ = -?[0-9]+,$'
+numbers() { grep -E "$NUMBER" "$1"; }
+
+# write_table_dump FILE: a program that prints the arm64 build's own layout of a fork's GC64
+# variant, field by field as the probe prints it, so the two outputs diff line by line.
+write_table_dump() {
+	{
+		cat <<'DUMP'
+/* Prints the layout lua-flame uses on this architecture for a fork's GC64 variant (generated). */
+#include <stdio.h>
+#include <string.h>
+#include "luajit_layouts.h"
+
+#define P(name, val) printf("\t\t.%s = %lld,\n", name, (long long)(val))
+
+int main(int argc, char **argv)
+{
+	const struct luajit_layout *l = NULL;
+	for (int f = LUAJIT_FORK_UPSTREAM; f <= LUAJIT_FORK_TARANTOOL && argc > 1; f++)
+		if (!strcmp(argv[1], luajit_fork_name((enum luajit_fork)f)))
+			l = luajit_layout_get(luajit_variant_of((enum luajit_fork)f, 1));
+	if (!l)
+		return 1;
+DUMP
+		# Every number the probe prints, once (g_saved_jit_base has a line on each side of an
+		# #if), then the lengths of its name lists.
+		{
+			sed -n 's/^[[:space:]]*\(P\|OFS\)("\([A-Za-z0-9_]*\)".*/\2/p' "$WORK/upstream-1/probe.c"
+			printf '%s\n' bc_names_count mm_names_count ff_names_count
+		} | awk '!seen[$0]++ { printf "\tP(\"%s\", l->%s);\n", $0, $0 }'
+		printf '\treturn 0;\n}\n'
+	} >"$1"
+}
+
+# check_arm64: arm64 is always GC64 (lj_arch.h sets LJ_TARGET_GC64 for it unconditionally), so
+# each fork's GC64 variant is probed for aarch64 and compared with the table lua-flame's arm64
+# build holds; the fields where arm64 differs from x86-64 are listed.
+check_arm64() {
+	for tool in "$A64CC" qemu-aarch64-static; do
+		if ! command -v "$tool" >/dev/null 2>&1; then
+			echo "luajit layouts: arm64 not checked: $tool is missing (sh scripts/install-packages.sh --arm64 installs it)"
+			return 0
+		fi
+	done
+	dir=$WORK/arm64
+	mkdir -p "$dir"
+	write_table_dump "$dir/table.c"
+	$A64CC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -static -I"$ROOT/bpf" -I"$ROOT/cmd/lua/luajit" \
+		-o "$dir/table" "$dir/table.c" "$ROOT/cmd/lua/luajit/luajit_layouts.c" \
+		"$ROOT/cmd/lua/luajit/luajit_arch.c" -lpthread || die "compiling the arm64 table dump failed"
+	bad=0
+	for fork in upstream openresty tarantool; do
+		src=$WORK/$fork-1
+		# shellcheck disable=SC2046
+		$A64CC -static -O0 -w $(probe_defs "$fork" 1) -I"$src/src" -o "$dir/probe-$fork" "$src/probe.c" \
+			|| die "compiling the $fork probe for aarch64 failed"
+		qemu-aarch64-static "$dir/probe-$fork" >"$dir/probe-$fork.out" \
+			|| die "running the $fork aarch64 probe under qemu-aarch64-static failed"
+		grep -q '^		\.gc64 = 1,$' "$dir/probe-$fork.out" || die "$fork: the aarch64 probe is not GC64"
+		qemu-aarch64-static "$dir/table" "$fork" >"$dir/table-$fork.out" \
+			|| die "the arm64 table has no $fork GC64 layout"
+		grep -v -E "$NUMBER" "$src/probe.out" >"$dir/x86-$fork.rest"
+		grep -v -E "$NUMBER" "$dir/probe-$fork.out" >"$dir/arm64-$fork.rest"
+		cmp -s "$dir/x86-$fork.rest" "$dir/arm64-$fork.rest" \
+			|| die "$fork: name lists or bcmode differ on arm64 (diff $dir/x86-$fork.rest $dir/arm64-$fork.rest); the table holds one set for both"
+		numbers "$src/probe.out" >"$dir/x86-$fork.num"
+		numbers "$dir/probe-$fork.out" >"$dir/arm64-$fork.num"
+		# The same probe prints the same fields in the same order on both architectures.
+		moved=$(paste -d' ' "$dir/x86-$fork.num" "$dir/arm64-$fork.num" | awk '
+			$3 != $6 { sub(/^\./, "", $1); sub(/,$/, "", $3); sub(/,$/, "", $6); printf " %s %s>%s", $1, $3, $6 }')
+		if numbers "$dir/table-$fork.out" | diff -u "$dir/arm64-$fork.num" - >"$dir/$fork.diff"; then
+			echo "luajit layouts: arm64 $fork GC64 matches luajit_arch.c (x86-64>arm64:$moved)"
+		else
+			echo "luajit layouts: arm64 $fork GC64: the table as luajit_arch.c patches it (+) differs from the aarch64 probe (-):" >&2
+			cat "$dir/$fork.diff" >&2
+			bad=1
+		fi
+	done
+	echo "luajit layouts: arm64 has no non-GC64 variants (lj_arch.h makes every arm64 build GC64)"
+	[ "$bad" = 0 ] || die "cmd/lua/luajit/luajit_arch.c does not give arm64's layout; fix luajit_layout_arch"
 }
 
 generate() {
@@ -354,6 +446,7 @@ awk -v gen="$WORK/table.c.new" '
 if [ "$MODE" = --check ]; then
 	if diff -u "$TARGET" "$WORK/luajit_layouts.c.new"; then
 		echo "luajit layouts: up to date"
+		check_arm64
 	else
 		die "cmd/lua/luajit/luajit_layouts.c differs from the sources; run $0"
 	fi

@@ -1,42 +1,55 @@
 /* LuaJIT on the architecture lua-flame is built for: what differs from the x86-64 builds the
  * layout table was measured on (luajit_layouts.c), and where the interpreter's C frame (saveregs
- * in vm_x64.dasc / vm_x86.dasc / vm_arm64.dasc) keeps the callee-saved registers. On both, the
- * caller's return address and frame pointer are the two words under the C frame's top (its
- * CFA), as luajit_runtime_cfg says. */
+ * in vm_x64.dasc / vm_x86.dasc / vm_arm64.dasc) keeps the callee-saved registers. On x86-64, and
+ * on arm64 since LuaJIT reordered that frame in 2021, the caller's return address and frame
+ * pointer are the two words under the C frame's top (its CFA), as luajit_runtime_cfg says. */
 #include "arch.h"
 #include "luajit_runtime.h"
 
 #ifdef LF_ARCH_ARM64
-/* arm64 is always GC64. Its jit_State lacks x86-64's SIMD constants (ksimd), 24 bytes with
- * their alignment, which moves the trace array and the GG_State's dispatch table; its C frame
- * is lj_frame.h's arm64 one. Measured by compiling the layout probe of
- * scripts/gen-luajit-layouts.sh for aarch64 against upstream's and OpenResty's trees. */
+/* arm64 is always GC64. Its jit_State lacks x86-64's SIMD and conversion constants, which
+ * moves the trace array and the GG_State's dispatch table down: 24 bytes in upstream and
+ * OpenResty, 32 in Tarantool's fork, which keeps ksimd on every target and its k64/k32 after
+ * it. Tarantool's tree (2.6) predates the reordered C frame: its lj_frame.h puts the saved
+ * state at the frame's top, the frame record at its bottom. scripts/gen-luajit-layouts.sh
+ * --check compiles its layout probe for aarch64 against each tree and compares. */
+#define OLD_CFRAME_OFS_PREV 160 /* the C frame before the reorder (lj_frame.h, arm64) */
+
 void luajit_layout_arch(struct luajit_layout *l)
 {
 	if (!l->gc64)
 		return;
-	l->J_trace -= 24;
-	l->J_sizetrace -= 24;
-	l->gg_dispatch -= 24;
-	l->gg_size -= 24;
-	l->cframe_ofs_prev = 0;
-	l->cframe_ofs_pc = 8;
-	l->cframe_ofs_l = 16;
-	l->cframe_ofs_multres = 32;
-	l->cframe_ofs_errf = 36;
-	l->cframe_ofs_nres = 40;
+	int32_t simd = l->fork == LUAJIT_FORK_TARANTOOL ? 32 : 24;
+	l->J_trace -= simd;
+	l->J_sizetrace -= simd;
+	l->gg_dispatch -= simd;
+	l->gg_size -= simd;
+	int32_t top = l->fork == LUAJIT_FORK_TARANTOOL ? OLD_CFRAME_OFS_PREV : 0;
+	l->cframe_ofs_prev = top;
+	l->cframe_ofs_pc = top + 8;
+	l->cframe_ofs_l = top + 16;
+	l->cframe_ofs_multres = top + 32;
+	l->cframe_ofs_errf = top + 36;
+	l->cframe_ofs_nres = top + 40;
 	l->cframe_size = 208;
 	l->cframe_size_jit = 208;
 }
 
 /* sp inside the VM is the cframe, cframe_size bytes below the caller's sp (the CFA); saveregs
  * stores the frame record {x29, x30} at its top (x29 = cframe + 192 while the VM or a trace
- * runs) and x19..x28 below it, x19 highest. Traces run at sp = cframe - 16 - spadjust, as on
- * x86-64. The interpreter keeps BASE in x19, PC in x21 and g in x22 (arch_arm64.bpf.h). */
+ * runs) and x19..x28 below it, x19 highest. Before the reorder it stored the frame record at
+ * the bottom (x29 = cframe) and x19..x28 above it, x19 lowest. Traces run at
+ * sp = cframe - 16 - spadjust, as on x86-64. The interpreter keeps BASE in x19, PC in x21 and
+ * g in x22 (arch_arm64.bpf.h). */
 void luajit_cframe_saved(struct lf_lj_cfg *c)
 {
-	for (int i = 0; i < LF_NSAVED; i++)
-		c->cf_saved[i] = (__s16)(-24 - 8 * i); /* x19 at -24 ... x28 at -96 */
+	int old = c->cframe_ofs_prev == OLD_CFRAME_OFS_PREV;
+	if (old) {
+		c->cf_fp = (__s16)-c->cframe_size; /* x29 at the cframe, x30 above it */
+		c->cf_ra = (__s16)(8 - c->cframe_size);
+	}
+	for (int i = 0; i < LF_NSAVED; i++) /* x19 at -24 ... x28 at -96, or from cframe + 16 up */
+		c->cf_saved[i] = (__s16)(old ? 16 + 8 * i - c->cframe_size : -24 - 8 * i);
 }
 #else
 void luajit_layout_arch(struct luajit_layout *l)

@@ -179,7 +179,6 @@ struct puc_walk {
 			      * follow as a constant) */
 	__u32 inner, outer;  /* frames kept at the leaf end and at the root end */
 	__u32 limit;         /* CallInfos walked at most */
-	__u32 nflush;        /* ring entries left to emit (u->ring_n, u->ring_at: the ring) */
 };
 
 static __always_inline __u64 ci_u64(const struct lf_ustate *u, __u16 off)
@@ -291,19 +290,19 @@ static __always_inline long puc_walk_end(struct puc_walk *w)
 		n = w->outer;
 	}
 	w->u->ring_at = first;
-	w->nflush = n;
+	w->u->ring_left = n;
 	w->u->walk_flushing = 1;
 	return n == 0;
 }
 
 static long puc_flush_one(struct puc_walk *w)
 {
-	if (!w->nflush || w->u->n >= LF_MAX_USTACK - 2)
+	if (!w->u->ring_left || w->u->n >= LF_MAX_USTACK - 2)
 		return 1;
 	struct lf_ustate *u = w->u;
 	w->ci = u->ring[u->ring_at & LF_RING_MASK];
 	u->ring_at = u->ring_at + 1 >= w->outer ? 0 : u->ring_at + 1;
-	w->nflush--;
+	w->u->ring_left--;
 	puc_emit_ci(w);
 	return 0;
 }

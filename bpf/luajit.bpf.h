@@ -50,7 +50,6 @@ struct lj_walk {
 	__u32 ins;
 	__u32 inner, outer;   /* frames kept at the leaf end and at the root end */
 	__u32 limit;          /* links followed at most */
-	__u32 nflush;         /* ring entries left to emit (u->ring_n, u->ring_at: the ring) */
 };
 
 /* The link below the frame at base: its function and its type and size. The frames lie in
@@ -102,21 +101,21 @@ static __always_inline long lj_walk_end(struct lj_walk *w)
 		n = w->outer;
 	}
 	w->u->ring_at = first;
-	w->nflush = n;
+	w->u->ring_left = n;
 	w->u->walk_flushing = 1;
 	return n == 0;
 }
 
 static long lj_flush_one(struct lj_walk *w)
 {
-	if (!w->nflush)
+	if (!w->u->ring_left)
 		return 1;
 	struct lf_ustate *u = w->u;
 	__u32 i = 2 * u->ring_at;
 	put_word(w->s, u, u->ring[i & LF_RING_MASK]);
 	put_word(w->s, u, u->ring[(i + 1) & LF_RING_MASK]);
 	u->ring_at = u->ring_at + 1 >= w->outer ? 0 : u->ring_at + 1;
-	w->nflush--;
+	w->u->ring_left--;
 	return 0;
 }
 

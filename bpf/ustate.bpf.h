@@ -69,6 +69,10 @@ struct lf_ustate {
 	 * and what the window holds (win, read last by stack_window or array_window_down). */
 	__u64 stack_lo, stack_hi, win_lo;
 	__u64 lr; /* arm64: x30 of the frame whose registers are exact (set with them) */
+	/* Entries of the Lua walk's ring left to emit once it reached the root: in the map value,
+	 * as walk_flushing is (set before it is read, so not cleared per sample). On the walker's
+	 * stack, verifiers before 6.7 took it for the 0 it starts as, and dropped the emitting. */
+	__u32 ring_left, ring_pad;
 	/* Also past the part cleared per sample: the callee-saved registers (arch.h) as recovered
 	 * for the current frame, set whole when the walk starts; and those puc_note_state last
 	 * judged, read only once it has (checked). */

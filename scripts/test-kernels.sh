@@ -40,6 +40,7 @@ build_initramfs() {
 	done
 	cp "$ROOT/tests/kernel/split.lua" "$TREE/split.lua"
 	cp "$ROOT/tests/lua/wall_split.lua" "$TREE/wall_split.lua"
+	cp "$ROOT/tests/lua/deep.lua" "$TREE/deep.lua"
 	cp "$ROOT/tests/kernel/guest.sh" "$TREE/init" && chmod +x "$TREE/init"
 	cp "$ROOT/tests/kernel/guest_lib.sh" "$TREE/guest_lib.sh"
 	(cd "$TREE" && find . | cpio -o -H newc --quiet | gzip -1) >"$KC/initramfs.gz"

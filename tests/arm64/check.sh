@@ -1,16 +1,19 @@
 # Host side of the arm64 tests: splits the console of tests/arm64/guest.sh (written by
 # scripts/test-arm64.sh) into its runs and asserts the guest's environment, the native stacks of
 # tests/progs/unwind.c as tests/integ/native_dwarf.sh expects them (with arm64 glibc's roots), and
-# the Lua stacks tests/kernel/check.sh expects of lua5.4 and luajit.
-# usage: [ARM64_SMOKE=1] sh tests/arm64/check.sh CONSOLE   (ARM64_SMOKE=1: environment only)
+# the Lua stacks tests/kernel/check.sh expects of lua5.4 and luajit, and those the host's tests
+# expect of jit_shape.lua, a wall-clock profile and Debian's nginx, HAProxy and Redis.
+# usage: [ARM64_SMOKE=1] [ARM64_CASES=A,B...] sh tests/arm64/check.sh DIR/SUITE.console
+# (ARM64_SMOKE=1: the environment only; ARM64_CASES: the runs the guest was given)
 CONSOLE=${1:?usage: sh tests/arm64/check.sh CONSOLE}
-OUT=$(cd "$(dirname "$0")/../.." && pwd)/tests/out/arm64-check
+RUN=$(basename "$CONSOLE" .console) # the suite whose kernel the guest booted
+OUT=$(cd "$(dirname "$0")/../.." && pwd)/tests/out/arm64-check/$RUN
 . "$(dirname "$0")/../lib.sh"
 SMOKE=${ARM64_SMOKE:-0}
 # lib.sh's pass and fail, counted for the closing line
 PASSED=0
-pass() { echo "PASS: $1"; PASSED=$((PASSED + 1)); }
-fail() { echo "FAIL: $1: $2"; FAILED=$((FAILED + 1)); }
+pass() { echo "PASS: $RUN: $1"; PASSED=$((PASSED + 1)); }
+fail() { echo "FAIL: $RUN: $1: $2"; FAILED=$((FAILED + 1)); }
 
 # Runs into $OUT/NAME.{rc,log,folded}; ==INFO lines into $OUT/info; kernel and done markers.
 split_console() {
@@ -66,27 +69,37 @@ check_environment() {
 # _start -> __libc_start_main (the global name of __libc_start_main_impl) -> __libc_start_call_main,
 # and a pthread in clone.S's thread_start -> start_thread (no clone3 on aarch64 before 2.37).
 ROOTS='^unwind;_start;__libc_start_main;__libc_start_call_main;main;'
-check_native() {
-	for r in native-deep native-pac native-plt native-signal native-threads; do complete "$r"; done
+check_native() { # RUN
+	complete "$1"
 	recs=$(printf 'recurse;%.0s' $(seq 151))
-	share_of native-deep "${ROOTS}deep_main;${recs}spin\$" 95 "${ROOTS}deep_main;recurse x151;spin\$"
-	# the same program built with pointer authentication: signed return addresses on the stack,
-	# DW_CFA_AARCH64_negate_ra_state in its CFI
-	share_of native-pac "^unwind-pac;_start;__libc_start_main;__libc_start_call_main;main;deep_main;${recs}spin\$" 95 \
-		"^unwind-pac;...;deep_main;recurse x151;spin\$"
-	check "native-deep: more than 150 frames in one stack" \
-		awk -F';' '{ if (NF > 155) found = 1 } END { exit !found }' "$OUT/native-deep.folded"
-	share_of native-plt "${ROOTS}plt_main;lib_work;lib_leaf\$" 95
+	case $1 in
+	native-deep)
+		share_of native-deep "${ROOTS}deep_main;${recs}spin\$" 95 "${ROOTS}deep_main;recurse x151;spin\$"
+		check "native-deep: more than 150 frames in one stack" \
+			awk -F';' '{ if (NF > 155) found = 1 } END { exit !found }' "$OUT/native-deep.folded" ;;
+	# the same program built with pointer authentication: signed return addresses on the
+	# stack, DW_CFA_AARCH64_negate_ra_state in its CFI
+	native-pac)
+		share_of native-pac "^unwind-pac;_start;__libc_start_main;__libc_start_call_main;main;deep_main;${recs}spin\$" 95 \
+			"^unwind-pac;...;deep_main;recurse x151;spin\$" ;;
+	native-plt) share_of native-plt "${ROOTS}plt_main;lib_work;lib_leaf\$" 95 ;;
 	# raise calls pthread_kill, which branches to __pthread_kill_implementation without a frame
 	# of its own (a tail call: no return address names it); the handler returns to the vdso's
-	# __kernel_rt_sigreturn (mov x8, #139; svc #0), which has no CFI in Debian's 6.1 arm64 vdso:
-	# the unwinder must know its signal frame.
-	share_of native-signal "${ROOTS}signal_main;raise;__pthread_kill_implementation;__kernel_rt_sigreturn;handler;in_handler;spin\$" 90
-	share_of native-threads '^unwind;thread_start;start_thread;thread_a;chain_a1;chain_a2;spin$' 40
-	share_of native-threads '^unwind;thread_start;start_thread;thread_b;chain_b1;chain_b2;spin$' 40
+	# __kernel_rt_sigreturn (mov x8, #139; svc #0), which has no CFI in Debian's 6.1 arm64
+	# vdso: the unwinder must know its signal frame.
+	native-signal)
+		share_of native-signal "${ROOTS}signal_main;raise;__pthread_kill_implementation;__kernel_rt_sigreturn;handler;in_handler;spin\$" 90 ;;
+	native-threads)
+		share_of native-threads '^unwind;thread_start;start_thread;thread_a;chain_a1;chain_a2;spin$' 40
+		share_of native-threads '^unwind;thread_start;start_thread;thread_b;chain_b1;chain_b2;spin$' 40 ;;
+	esac
 }
 
-. "$(dirname "$0")/../kernel/split_checks.sh" # check_split, pct
+. "$(dirname "$0")/../kernel/split_checks.sh" # check_split, check_wall, pct
+. "$(dirname "$0")/../server_checks.sh"      # check_nginx, check_haproxy, check_redis
+JS=/jit_shape\.lua DS=/deep\.lua
+. "$(dirname "$0")/../deep_checks.sh"        # check_deep
+. "$(dirname "$0")/../jit_shape_checks.sh"   # check_jit_shape
 
 # LuaJIT's traces: arm64's leave no trace number in vmstate; lua-flame tells them by their
 # machine code's address from a table it refreshes while recording, so a trace made since the
@@ -117,9 +130,41 @@ check_jit() { # RUN: jit.lua's profile
 	check "$r: burn_b() 40% +-8 ($b%)" near "$b" 40 8
 }
 
+# Every run of the guest, in its order; ARM64_CASES=A,B,... (as the guest was given) checks those
+ALL="native-deep native-plt native-signal native-threads native-pac lua5.5-p lua5.4-p lua5.4-deep lua5.3-p lua5.2-p lua5.1-p \
+luajit-p luajit-jit luajit2-p luajit2-jit tarantool-p tarantool-jit luajit-shape luajit2-shape lua5.4-wall container nginx haproxy redis lua5.4-cmd"
+
+# check_run RUN: the checks of one run
+check_run() {
+	r=$1 f=$OUT/$1.folded
+	case $r in
+	native-*) check_native "$r" ;;
+	*-p | lua5.4-cmd) check_split "$r" "$f" "$OUT/$r.rc" ;;
+	lua5.4-deep) complete "$r"; check_deep "$r" "$f" "$OUT/$r.log" 300 ;;
+	luajit-jit | luajit2-jit) check_jit "$r" ;;
+	tarantool-jit)
+		check "$r: Tarantool's fork found ($(grep -o 'LuaJIT [^,]*' "$OUT/$r.log" | head -1))" \
+			grep -q 'LuaJIT .*(tarantool GC64) in /usr/bin/luajit-tarantool, 1 VM found' "$OUT/$r.log"
+		check_jit "$r" ;;
+	luajit-shape) check_jit_shape "$r" "upstream GC64" "$f" "$OUT/$r.log" on ;;
+	luajit2-shape) check_jit_shape "$r" "openresty GC64" "$f" "$OUT/$r.log" on ;;
+	container)
+		check_split "$r" "$f" "$OUT/$r.rc"
+		# named by its path on the host, which a chroot's directory gives
+		check "$r: the interpreter found in the container (/tmp/ct/opt/lua5.4-ct)" \
+			grep -q 'Lua 5\.4\.[0-9]* in /tmp/ct/opt/lua5\.4-ct' "$OUT/$r.log"
+		check "$r: the process is PID 1 in its container" grep -q '\[PID 1 in its container\]' "$OUT/$r.log" ;;
+	lua5.4-wall) check_wall "$r" "$f" "$OUT/$r.rc" 297 ;;
+	nginx) complete "$r"; check_nginx "$r" "$f" "$OUT/$r.log" /usr/lib/aarch64-linux-gnu ;;
+	haproxy) complete "$r"; check_haproxy "$r" "$f" "$OUT/$r.log" /usr/lib/aarch64-linux-gnu ;;
+	redis) complete "$r"; check_redis "$r" "$f" "$OUT/$r.log" ;;
+	*) fail "$r" "no checks for this run (a name in ARM64_CASES that the guest does not know?)" ;;
+	esac
+}
+
 if [ ! -s "$CONSOLE" ]; then
 	fail console "$CONSOLE is empty or missing (qemu did not start? see scripts/test-arm64.sh's messages)"
-	echo "arm64: $PASSED passed, $FAILED failed"
+	echo "arm64 $RUN ($(cat "$OUT/kernel" 2>/dev/null)): $PASSED passed, $FAILED failed"
 	finish
 fi
 split_console "$CONSOLE"
@@ -128,10 +173,8 @@ if [ "$SMOKE" = 1 ]; then
 	echo "  note: ARM64_SMOKE=1: no lua-flame in the guest, its runs are not checked"
 else
 	check "the guest had lua-flame" [ ! -e "$OUT/no-lua-flame" ]
-	check_native
-	for r in lua5.5-p lua5.4-p lua5.3-p lua5.2-p lua5.1-p luajit-p luajit2-p lua5.4-cmd; do check_split "$r" "$OUT/$r.folded" "$OUT/$r.rc"; done
-	for r in luajit-jit luajit2-jit; do check_jit "$r"; done
+	for r in $(echo "${ARM64_CASES:-$ALL}" | tr , ' '); do check_run "$r"; done
 	grep -h -E 'error|fail|refused|warning' "$OUT"/*.log 2>/dev/null | sort | uniq -c | head -5 | sed 's/^/  /'
 fi
-echo "arm64: $PASSED passed, $FAILED failed"
+echo "arm64 $RUN ($(cat "$OUT/kernel" 2>/dev/null)): $PASSED passed, $FAILED failed"
 finish

@@ -2,7 +2,8 @@
 # written by scripts/test-kernels.sh) into the runs tests/kernel/guest.sh printed and asserts for
 # every kernel what the same runs give on the build machine: named Lua frames rooted in the native
 # stack, the 60/40 split of split.lua, no unwinding markers, in -p and -- COMMAND mode, a dump,
-# and a wall-clock profile of tests/lua/wall_split.lua.
+# a recursion 300 deep (tests/lua/deep.lua) whose outermost and innermost frames are kept, and
+# a wall-clock profile of tests/lua/wall_split.lua.
 # usage: sh tests/kernel/check.sh SUITE...
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CONSOLES=$ROOT/tests/out/kernels
@@ -23,7 +24,19 @@ split_console() {
 		f != "" { print > f }'
 }
 
-. "$(dirname "$0")/split_checks.sh" # check_split, pct
+. "$(dirname "$0")/split_checks.sh" # check_split, check_wall, pct
+DS=/deep\.lua
+. "$ROOT/tests/deep_checks.sh"       # check_deep, check_deep_cut
+
+check_deep_run() { # SUITE RUN: recursion 300 deep, as the kernel allows it walked
+	s=$1 r=$2 k=$(cat "$OUT/$1/kernel" 2>/dev/null)
+	check "$s ($k) $r: lua-flame exited 0" [ "$(cat "$OUT/$s/$r.rc" 2>/dev/null)" = 0 ]
+	if grep -q 'bpf_loop yes' "$OUT/$s/$r.log"; then
+		check_deep "$s ($k) $r" "$OUT/$s/$r.folded" "$OUT/$s/$r.log" 300
+	else
+		check_deep_cut "$s ($k) $r (no bpf_loop)" "$OUT/$s/$r.folded"
+	fi
+}
 
 check_profile() { # SUITE RUN: the checks of one profile
 	s=$1 r=$2 k=$(cat "$OUT/$1/kernel" 2>/dev/null)
@@ -39,6 +52,7 @@ for s in "$@"; do
 			check_profile "$s" "$lua-$mode"
 		done
 	done
+	for lua in lua5.4 luajit; do check_deep_run "$s" "$lua-deep"; done
 	check_wall "$s ($(cat "$OUT/$s/kernel" 2>/dev/null)) lua5.4-wall" "$OUT/$s/lua5.4-wall.folded" "$OUT/$s/lua5.4-wall.rc" 396
 	check "$s: dump names the running Lua function" grep -Eq '(sixty|forty|spin) \(/split\.lua' "$OUT/$s/lua5.4-dump.log"
 	grep -h -E 'error|fail|refused|warning' "$OUT/$s"/*.log 2>/dev/null | sort | uniq -c | head -5 | sed "s/^/  $s: /"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # /init of the kernel-test initramfs: mounts what lua-flame needs, profiles Debian's lua5.4,
-# lua5.1 and luajit running split.lua with -p and with -- COMMAND, records a dump and a
-# wall-clock profile, prints every output between markers on the console for the host to
+# lua5.1 and luajit running split.lua with -p and with -- COMMAND, lua5.4 and luajit in a
+# recursion 300 deep, records a dump and a wall-clock profile, prints every output between markers on the console for the host to
 # check, and powers off.
 . /guest_lib.sh # mounts, emit
 SECS=${SECS:-4}
@@ -26,6 +26,15 @@ for lua in lua5.4 lua5.1 luajit; do
 	kill -9 "$pid"
 	/lua-flame --stats -F 499 -o "/tmp/$lua-cmd.folded" -- $lua /split.lua "$SECS" >"/tmp/$lua-cmd.log" 2>&1
 	emit "$lua-cmd" $?
+done
+# recursion 300 deep: the walk keeps its innermost and outermost frames (with bpf_loop)
+for lua in lua5.4 luajit; do
+	$lua /deep.lua 300 &
+	pid=$!
+	sleep 1
+	/lua-flame --stats -p "$pid" -d "$SECS" -F 499 -o "/tmp/$lua-deep.folded" >"/tmp/$lua-deep.log" 2>&1
+	emit "$lua-deep" $?
+	kill -9 "$pid"
 done
 # wall mode: the scheduler's events and the time off the CPU (busybox's sh and sleep serve
 # os.execute)

@@ -196,8 +196,11 @@ static __always_inline __u32 ci_u32(const struct lf_ustate *u, __u16 off)
 }
 
 /* Emits the frame of w->ci, if it runs a function: one read for the CallInfo, one for the
- * function's TValue, one for the closure's Proto or C function. Sets w->next. */
-static __always_inline void puc_emit_ci(struct puc_walk *w)
+ * function's TValue, one for the closure's Proto or C function. Sets w->next. running: the
+ * frame is the innermost one, whose pc names nothing (an argument, not w->steps: verifiers
+ * before 6.7 take the walker's stack for the caller's, where steps is 0, and would drop the
+ * pc of every frame the ring's flush emits). */
+static __always_inline void puc_emit_ci(struct puc_walk *w, int running)
 {
 	const struct lf_lua_cfg *c = w->c;
 	struct lf_ustate *u = w->u;
@@ -251,7 +254,7 @@ static __always_inline void puc_emit_ci(struct puc_walk *w)
 		u->cl_key = val;
 		u->cl_proto = proto;
 	}
-	if (w->steps == 0 && !want_lines)
+	if (running && !want_lines)
 		pc = 0;  /* the running function: its pc names nothing, only --lines uses it */
 	else if ((c->flags & LF_LUA_L_SAVEDPC) && !w->u->walk_emitted)
 		read_u64(w->L + c->l_savedpc, &pc);
@@ -303,7 +306,7 @@ static long puc_flush_one(struct puc_walk *w)
 	w->ci = u->ring[u->ring_at & LF_RING_MASK];
 	u->ring_at = u->ring_at + 1 >= w->outer ? 0 : u->ring_at + 1;
 	w->u->ring_left--;
-	puc_emit_ci(w);
+	puc_emit_ci(w, 0);
 	return 0;
 }
 
@@ -327,7 +330,7 @@ static __noinline long puc_step_cb(__u32 idx, void *data)
 	if (w->steps < w->inner) {
 		if (w->u->n >= LF_MAX_USTACK - 2)
 			return 1;
-		puc_emit_ci(w);
+		puc_emit_ci(w, w->steps == 0);
 	} else {
 		struct lf_ustate *u = w->u;
 		if (w->outer)

@@ -300,7 +300,9 @@ static __always_inline long puc_walk_end(struct puc_walk *w)
 
 static long puc_flush_one(struct puc_walk *w)
 {
-	if (!w->u->ring_left || w->u->n >= LF_MAX_USTACK - 2)
+	/* outer first: the walk without bpf_loop has none (a constant the verifier prunes
+	 * by), and ring_left, in the map value, would not tell it that nothing is left */
+	if (!w->outer || !w->u->ring_left || w->u->n >= LF_MAX_USTACK - 2)
 		return 1;
 	struct lf_ustate *u = w->u;
 	w->ci = u->ring[u->ring_at & LF_RING_MASK];

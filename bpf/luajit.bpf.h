@@ -108,7 +108,7 @@ static __always_inline long lj_walk_end(struct lj_walk *w)
 
 static long lj_flush_one(struct lj_walk *w)
 {
-	if (!w->u->ring_left)
+	if (!w->outer || !w->u->ring_left) /* outer first: see puc_flush_one */
 		return 1;
 	struct lf_ustate *u = w->u;
 	__u32 i = 2 * u->ring_at;

@@ -25,22 +25,6 @@ uint64_t names_key(const char *s, size_t len)
 	return h * 0xBF58476D1CE4E5B9ull ^ (h >> 31);
 }
 
-int names_same(const char *a, const char *b, size_t n)
-{
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t x, y;
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return 0;
-	}
-	for (; i < n; i++)
-		if (a[i] != b[i])
-			return 0;
-	return 1;
-}
-
 static int grow(struct names *t)
 {
 	size_t n = t->nslots ? t->nslots * 2 : 1024;
@@ -77,6 +61,7 @@ const struct name_rec *names_intern(struct names *t, const char *name, size_t le
 	r->key = key;
 	r->hash = flame_hash(name, len);
 	r->len = (uint32_t)len;
+	r->id = (uint32_t)t->n;
 	memcpy(r->bytes, name, len);
 	t->slots[j] = r;
 	t->n++;

@@ -359,6 +359,7 @@ int flame_next_frame(struct flame *f, const char *stack, size_t len, size_t *pos
 			plain = text_is_plain(s, n);
 		}
 		t->in_place = plain;
+		t->rec = NULL;
 		if (plain) {
 			t->name = s;
 			t->len = n;

@@ -55,6 +55,7 @@ struct frame_text {
 	size_t len;
 	int in_place;            /* NAME is in the stack's own bytes (nothing was cleaned), not
 	                          * in F's scratch space, which the next frame overwrites */
+	const struct name_rec *rec; /* NULL, or NAME's interned copy: nothing to look up */
 };
 /* Next frame of STACK (LEN bytes) starting at *POS, which moves one past the frame's ';':
  * its bytes, cleaned into F's scratch buffer when needed. 0 at the end; empty frames

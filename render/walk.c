@@ -37,7 +37,9 @@ static int pend(struct loader *ld, size_t d, const struct frame_text *t)
 	q->len = flame_name_len(t->name, t->len);
 	q->interned = !t->in_place;
 	q->name = t->name;
-	if (q->interned) {
+	if (t->rec) {
+		q->name = t->rec->bytes;   /* interned already */
+	} else if (q->interned) {
 		const struct name_rec *r = names_intern(&ld->f->names, t->name, q->len);
 		if (!r)
 			return -1;
@@ -159,60 +161,106 @@ static void count_path(struct loader *ld, uint64_t count)
 		p->pend[n - 1].self = sat_add(p->pend[n - 1].self, count);
 }
 
-int walk_line(struct loader *ld, const char *stack, size_t len, uint64_t count)
+/* One line's way down the path, frame by frame. */
+struct step {
+	size_t depth;       /* frames of the line so far */
+	size_t old;         /* the previous line's depth */
+	int created;        /* the last frame got a new node: none below it can exist */
+	int parted;         /* the line has left the previous line's path */
+	int pruned;         /* ld->pruned before the last frame */
+};
+
+static void step_start(struct loader *ld, struct step *s, size_t shared)
 {
-	struct path *p = ld->path;   /* the previous line's, overwritten from where they part */
-	struct flame *f = ld->f;
-	size_t same = ld->same < len ? ld->same : len, k = 0, old = p->depth;
-	while (k < old && p->end[k] < same)
-		k++;   /* frame k and its ';' are the same bytes in both lines */
-	size_t depth = k, pos = k ? p->end[k - 1] + 1 : 0;
-	struct frame_text t;
-	int created = 0, parted = 0, pruned = ld->pruned;
+	*s = (struct step){ .depth = shared, .old = ld->path->depth, .pruned = ld->pruned };
 	if (!ld->prune)
-		p->pend_from = FLAME_MAX_DEPTH;   /* never pending */
-	while (depth < FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &t)) {
-		if (!parted && depth < old && same_frame(p, depth, &t)) {
-			p->end[depth++] = pos - 1;   /* still on the previous line's path */
-			continue;
-		}
-		if (!parted) {
-			parted = 1;   /* the previous line's frames from here down are left behind */
-			if (ld->prune && leave(ld, depth, old) < 0)
-				return -1;
-		}
-		struct fnode *parent = depth ? p->node[depth - 1] : &f->root;
-		if (ld->prune && (created || !parent)) {
-			/* a new frame below a new or pending one: nothing to look up */
-			if (pend(ld, depth, &t) < 0)
-				return -1;
-		} else {
-			struct fnode *at = created ? flame_child_fresh(f, parent, t.name, t.len)
-				: flame_child_at(f, parent, t.name, t.len, &created);
-			if (!at)
-				return -1;
-			if (!created && pruned)
-				ld->unsafe = 1;   /* back in a node the input had left */
-			p->node[depth] = at;
-			if (ld->prune)
-				p->pend_from = depth + 1;
-		}
-		pruned = ld->pruned;
-		p->end[depth++] = pos - 1;
+		ld->path->pend_from = FLAME_MAX_DEPTH;   /* never pending */
+}
+
+/* The line's next frame T, whose ';' (or end) is at offset END. */
+static int step_frame(struct loader *ld, struct step *s, const struct frame_text *t, size_t end)
+{
+	struct path *p = ld->path;
+	struct flame *f = ld->f;
+	size_t d = s->depth;
+	if (!s->parted && d < s->old && same_frame(p, d, t)) {
+		p->end[s->depth++] = end;   /* still on the previous line's path */
+		return 0;
 	}
-	if (depth == 0)
+	if (!s->parted) {
+		s->parted = 1;   /* the previous line's frames from here down are left behind */
+		if (ld->prune && leave(ld, d, s->old) < 0)
+			return -1;
+	}
+	struct fnode *parent = d ? p->node[d - 1] : &f->root;
+	if (ld->prune && (s->created || !parent)) {
+		/* a new frame below a new or pending one: nothing to look up */
+		if (pend(ld, d, t) < 0)
+			return -1;
+	} else {
+		struct fnode *at = s->created ? flame_child_fresh(f, parent, t->name, t->len)
+			: flame_child_at(f, parent, t->name, t->len, &s->created);
+		if (!at)
+			return -1;
+		if (!s->created && s->pruned)
+			ld->unsafe = 1;   /* back in a node the input had left */
+		p->node[d] = at;
+		if (ld->prune)
+			p->pend_from = d + 1;
+	}
+	s->pruned = ld->pruned;
+	p->end[s->depth++] = end;
+	return 0;
+}
+
+/* The line's frames are all taken: its samples are counted. */
+static int step_end(struct loader *ld, struct step *s, uint64_t count)
+{
+	if (s->depth == 0)
 		return 1;
-	if (depth == FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &t))
-		f->cut_stacks++; /* said at the end: the graph keeps the outermost frames */
-	if (!parted && ld->prune && leave(ld, depth, old) < 0)
+	if (!s->parted && ld->prune && leave(ld, s->depth, s->old) < 0)
 		return -1;
-	p->depth = depth;
+	ld->path->depth = s->depth;
 	count_path(ld, count);
 	if (ld->prune && maybe_sweep(ld) < 0)
 		return -1;
-	ld->bytes = stack;
-	ld->len = len;
 	return 0;
+}
+
+int walk_line(struct loader *ld, const char *stack, size_t len, size_t same, uint64_t count)
+{
+	struct path *p = ld->path;   /* the previous line's, overwritten from where they part */
+	struct flame *f = ld->f;
+	size_t k = 0;
+	if (same > len)
+		same = len;
+	while (k < p->depth && p->end[k] < same)
+		k++;   /* frame k and its ';' are the same bytes in both lines */
+	size_t pos = k ? p->end[k - 1] + 1 : 0;
+	struct frame_text t;
+	struct step s;
+	step_start(ld, &s, k);
+	while (s.depth < FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &t))
+		if (step_frame(ld, &s, &t, pos - 1) < 0)
+			return -1;
+	if (s.depth == FLAME_MAX_DEPTH && flame_next_frame(f, stack, len, &pos, &t))
+		f->cut_stacks++; /* said at the end: the graph keeps the outermost frames */
+	return step_end(ld, &s, count);
+}
+
+int walk_names(struct loader *ld, const struct name_rec *const *names, size_t n, size_t shared,
+	       uint64_t count)
+{
+	struct step s;
+	if (shared > n || shared > ld->path->depth || n > FLAME_MAX_DEPTH)
+		return -1;
+	step_start(ld, &s, shared);
+	for (size_t d = shared; d < n; d++) {
+		struct frame_text t = { names[d]->bytes, names[d]->len, 0, names[d] };
+		if (step_frame(ld, &s, &t, 0) < 0)
+			return -1;
+	}
+	return step_end(ld, &s, count);
 }
 
 int walk_pin_names(struct loader *ld)

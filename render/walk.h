@@ -27,20 +27,19 @@ struct path {
 struct loader {
 	struct flame *f;
 	struct path *path;             /* the last line's */
-	const char *bytes;             /* the previous line's stack: in the read buffer, */
-	size_t len;
-	size_t same;                   /* bytes the line being read shares with it */
-	char *own;                     /* ... or copied here before the buffer moves */
-	size_t cap;
 	const struct flame_opts *prune; /* NULL: keep every node, none pending */
 	int pruned;                    /* some subtree was dropped */
 	size_t swept;                  /* live nodes after the last sweep */
 	int unsafe;                    /* ... and the input came back into a node it had left */
 };
 
-/* Adds STACK (LEN bytes, at least one frame) with COUNT samples: 0 added, 1 no frames,
- * -1 out of memory. */
-int walk_line(struct loader *ld, const char *stack, size_t len, uint64_t count);
+/* Adds STACK (LEN bytes, at least one frame, its first SAME bytes those of the previous
+ * line's stack) with COUNT samples: 0 added, 1 no frames, -1 out of memory. */
+int walk_line(struct loader *ld, const char *stack, size_t len, size_t same, uint64_t count);
+/* walk_line for a stack given as N interned names (N <= FLAME_MAX_DEPTH), the first
+ * SHARED of them those of the previous stack: for input sorted by stackkeys.c. */
+int walk_names(struct loader *ld, const struct name_rec *const *names, size_t n, size_t shared,
+	       uint64_t count);
 /* Interns the names of pending frames, which point into the read buffer, before the
  * buffer moves: 0, or -1 when out of memory. */
 int walk_pin_names(struct loader *ld);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # `lua-flame render` of a regular file drops the subtrees of frames too narrow to draw
-# once the input has left them, and reads the file again keeping everything when the
+# once the input has left them, and reads the file again with its lines sorted when the
 # input comes back into one (unsorted input). From a pipe nothing is dropped: that is
 # the reference. Every way must draw the same SVG, byte for byte.
 . "$(dirname "$0")/../lib.sh"
@@ -43,6 +43,11 @@ draw redirect_raw -o - - <raw.folded
 draw file_sorted_minwidth0 --minwidth 0 -o - sorted.folded
 pipe pipe_sorted_minwidth0 sorted.folded --minwidth 0 -o - -
 draw file_raw_heaviest --heaviest --minwidth 2 -o - raw.folded
+# the sorted lines shuffled, each count split over two lines: a stack repeated, to be summed
+awk 'BEGIN { srand(3); for (i = 0; i < 1048576; i++) printf "%c", 1 + int(rand() * 255) }' >seed.bin
+awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); h = int(c / 2) } h { print s, h } { print s, c - h }' \
+	sorted.folded | shuf --random-source=seed.bin >split.folded
+draw file_split -o - split.folded
 pipe pipe_sorted_heaviest sorted.folded --heaviest --minwidth 2 -o - -
 
 frames() { grep -c '^<g data-o=' "$1"; }
@@ -55,6 +60,8 @@ check pipe_raw_same cmp pipe_sorted.svg pipe_raw.svg
 check file_sorted_same cmp pipe_sorted.svg file_sorted.svg
 check file_reversed_same cmp pipe_sorted.svg file_reversed.svg
 check file_raw_same cmp pipe_sorted.svg file_raw.svg
+check split_has_repeats test "$(sed 's/ [0-9]*$//' split.folded | sort | uniq -d | wc -l)" -gt 1000
+check file_split_same cmp pipe_sorted.svg file_split.svg
 check redirect_raw_same cmp pipe_sorted.svg redirect_raw.svg
 check minwidth0_same cmp pipe_sorted_minwidth0.svg file_sorted_minwidth0.svg
 check heaviest_same cmp pipe_sorted_heaviest.svg file_raw_heaviest.svg

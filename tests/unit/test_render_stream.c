@@ -1,7 +1,7 @@
 /* Reading a folded file for drawing (flame_read_folded_for) drops what cannot be drawn as
  * it goes, and gives most frames a node only once the input has left them: the SVG must
  * be the one drawn from the whole tree (flame_read_folded), byte for byte, for sorted and
- * unsorted files, across the reader's buffer refills, with names that are cleaned or cut,
+ * unsorted files (sorted first, repeated stacks summed), across the reader's buffer refills, with names that are cleaned or cut,
  * names that only match once cleaned, stacks that are prefixes of others, and stacks
  * deeper than the cap. */
 #include <stdlib.h>
@@ -169,6 +169,66 @@ static void unsorted_input(void)
 	fclose(in);
 }
 
+/* The same stacks shuffled, each count split over two lines (a stack repeated, to be
+ * summed): the SVG of the sorted file, read the way a sorted file is read. */
+static void unsorted_repeats(void)
+{
+	seed = 31;
+	FILE *in = folded_file(30000, 0), *mixed = tmpfile();
+	char *line = NULL, **lines = NULL;
+	size_t n = 0, cap = 0, linecap = 0;
+	while (getline(&line, &linecap, in) > 0) {
+		char *sp = strrchr(line, ' ');
+		unsigned long c = strtoul(sp + 1, NULL, 10);
+		*sp = '\0';
+		for (int half = 0; half < 2; half++) {
+			if (n + 1 > cap)
+				lines = realloc(lines, (cap = cap ? 2 * cap : 4096) * sizeof(*lines));
+			size_t len = strlen(line) + 32;
+			lines[n] = malloc(len);
+			snprintf(lines[n++], len, "%s %lu", line, half ? c - c / 2 : c / 2);
+		}
+	}
+	free(line);
+	for (size_t i = n; i > 1; i--) {
+		size_t j = rnd((unsigned)i);
+		char *t = lines[i - 1];
+		lines[i - 1] = lines[j];
+		lines[j] = t;
+	}
+	for (size_t i = 0; i < n; i++) {
+		fprintf(mixed, "%s\n", lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	struct flame_opts o;
+	flame_opts_default(&o);
+	struct flame *a = flame_new(), *b = flame_new();
+	size_t ign_a = 0, ign_b = 0;
+	rewind(in);
+	rewind(mixed);
+	CHECK_INT(flame_read_folded_for(a, in, &ign_a, &o), 0);
+	CHECK_INT(flame_read_folded_for(b, mixed, &ign_b, &o), 0);
+	CHECK_INT(ign_b, ign_a);
+	CHECK(b->cut_stacks >= a->cut_stacks && a->cut_stacks > 0);   /* said per line */
+	CHECK_INT(flame_total(b), flame_total(a));
+	struct flame *whole = flame_new();
+	rewind(in);
+	CHECK_INT(flame_read_folded(whole, in, NULL), 0);
+	CHECK(b->nnodes < whole->nnodes / 2);          /* pruned, not the whole tree */
+	flame_free(whole);
+	char *sa = svg_of(a, &o), *sb = svg_of(b, &o);
+	CHECK(sa && sb && strlen(sa) > 1000 && !strcmp(sa, sb));
+	free(sa);
+	free(sb);
+	flame_free(a);
+	flame_free(b);
+	fclose(in);
+	fclose(mixed);
+	same_svg(mixed = folded_file(5000, 1), &o);   /* and as the whole tree draws it */
+	fclose(mixed);
+}
+
 /* Hand-made cases around pending frames: a stack that is a prefix of the next one, the
  * same stack twice, names that only match once cleaned (the input comes back into the
  * frame), and a frame that comes back after its sibling "f2" (sorted bytewise: "f", then
@@ -232,6 +292,7 @@ int main(void)
 	make_names();
 	RUN(sorted_input);
 	RUN(unsorted_input);
+	RUN(unsorted_repeats);
 	RUN(edge_cases);
 	RUN(back_into_dropped);
 	for (int i = 0; i < NAMES; i++)

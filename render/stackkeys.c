@@ -1,0 +1,218 @@
+/* Unsorted input through sorted keys (see stackkeys.h). A key is a line's frames, each
+ * the number of its interned name plus one (LEB128, so no byte of it is 0 and no number
+ * is the start of another), a 0 byte, then the line's count: a million lines of 700
+ * bytes make about 70 MB of keys, where the whole tree of an unsorted file took 450 MB.
+ * Sorting the keys bytewise puts the lines that share their first frames together, which
+ * is all the walk needs: it never comes back into a frame it has left. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "framenames.h"
+#include "keysort.h"
+#include "lines.h"
+#include "stackkeys.h"
+
+#define KEY_BLOCK (4u << 20)                        /* keys are carved from blocks this big */
+#define KEY_MAX   (FLAME_MAX_DEPTH * 5 + 1 + 10)    /* 2048 numbers, the 0, a count */
+struct keys {
+	struct keyrec *recs;
+	size_t n, cap;
+	unsigned char **blocks;
+	size_t nblocks, used;                          /* USED: bytes of the last block */
+	const struct name_rec **byid;                  /* interned names by number */
+	size_t nids;
+	/* the previous line's frames, so that those it shares are not looked up again */
+	size_t prev_end[FLAME_MAX_DEPTH];              /* offset of each frame's ';' */
+	uint32_t prev_id[FLAME_MAX_DEPTH];
+	size_t prev_n;
+	struct frame_names names;                      /* the input's frames as they stand */
+};
+
+static size_t put_num(unsigned char *out, uint64_t v)
+{
+	size_t n = 0;
+	for (; v >= 0x80; v >>= 7)
+		out[n++] = (unsigned char)(v | 0x80);
+	out[n++] = (unsigned char)v;
+	return n;
+}
+
+/* The number at *P, which moves past it; a corrupt key stops after 10 bytes. */
+static uint64_t get_num(const unsigned char **p)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 70; shift += 7) {
+		unsigned char b = *(*p)++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+	}
+	return v;
+}
+
+/* Remembers R by its number, for reading keys back into names. */
+static int know(struct keys *k, const struct name_rec *r)
+{
+	if (r->id >= k->nids) {
+		size_t n = k->nids ? k->nids : 1024;
+		while (n <= r->id)
+			n *= 2;
+		const struct name_rec **v = realloc(k->byid, n * sizeof(*v));
+		if (!v)
+			return -1;
+		memset(v + k->nids, 0, (n - k->nids) * sizeof(*v));
+		k->byid = v;
+		k->nids = n;
+	}
+	k->byid[r->id] = r;
+	return 0;
+}
+
+/* A copy of KEY (LEN bytes) in the blocks, and its record: 0, or -1 when out of memory. */
+static int store(struct keys *k, const unsigned char *key, size_t len)
+{
+	if (!k->nblocks || KEY_BLOCK - k->used < len) {
+		unsigned char **b = realloc(k->blocks, (k->nblocks + 1) * sizeof(*b));
+		if (!b)
+			return -1;
+		k->blocks = b;
+		if (!(b[k->nblocks] = malloc(KEY_BLOCK)))
+			return -1;
+		k->nblocks++;
+		k->used = 0;
+	}
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? 2 * k->cap : 4096;
+		struct keyrec *r = cap < SIZE_MAX / sizeof(*r) ? realloc(k->recs, cap * sizeof(*r)) : NULL;
+		if (!r)
+			return -1;
+		k->recs = r;
+		k->cap = cap;
+	}
+	unsigned char *at = k->blocks[k->nblocks - 1] + k->used;
+	memcpy(at, key, len);
+	k->used += len;
+	k->recs[k->n++] = (struct keyrec){ keysort_chunk(at, 0), at };
+	return 0;
+}
+
+/* The frames of line L, by number, into K->prev_id; those it shares with the previous
+ * line are taken from there. Returns how many, or -1 when out of memory. */
+static long frames_of(struct keys *k, struct flame *f, const struct folded_line *l)
+{
+	const struct name_rec *names[FLAME_MAX_DEPTH];
+	size_t n = 0;
+	int cut;
+	while (n < k->prev_n && k->prev_end[n] < l->same)
+		n++;   /* frame n and its ';' are the same bytes in both lines */
+	long got = frame_names_line(&k->names, f, l->stack, l->len, n ? k->prev_end[n - 1] + 1 : 0,
+				    FLAME_MAX_DEPTH - n, names, k->prev_end + n, &cut);
+	if (got < 0)
+		return -1;
+	for (size_t i = 0; i < (size_t)got; i++) {
+		if (know(k, names[i]) < 0)
+			return -1;
+		k->prev_id[n + i] = names[i]->id;
+	}
+	n += (size_t)got;
+	f->cut_stacks += (size_t)cut;   /* said at the end, as walk_line says it */
+	k->prev_n = n;
+	return (long)n;
+}
+
+/* Line L as a key: 0 stored, 1 no frames, -1 out of memory. */
+static int add_line(struct keys *k, struct flame *f, const struct folded_line *l)
+{
+	unsigned char key[KEY_MAX];
+	long n = frames_of(k, f, l);
+	if (n <= 0)
+		return n < 0 ? -1 : 1;
+	size_t len = 0;
+	for (long i = 0; i < n; i++)
+		len += put_num(key + len, (uint64_t)k->prev_id[i] + 1);
+	key[len++] = 0;
+	len += put_num(key + len, l->count);
+	return store(k, key, len);
+}
+
+/* Key REC back into names (at most FLAME_MAX_DEPTH) and its count: how many names. */
+static size_t names_of(const struct keys *k, const struct keyrec *rec, const struct name_rec **names,
+		       uint64_t *count)
+{
+	const unsigned char *p = rec->key;
+	size_t n = 0;
+	while (*p && n < FLAME_MAX_DEPTH) {
+		uint64_t id = get_num(&p) - 1;
+		names[n++] = id < k->nids ? k->byid[id] : NULL;
+	}
+	p++;   /* the 0 after the numbers */
+	*count = get_num(&p);
+	return n;
+}
+
+/* The sorted keys into the tree, each from where it parts from the one before. */
+static int feed(struct keys *k, struct loader *ld)
+{
+	const struct name_rec **buf = malloc(2 * FLAME_MAX_DEPTH * sizeof(*buf));
+	const struct name_rec **cur = buf, **prev = buf + (buf ? FLAME_MAX_DEPTH : 0);
+	size_t nprev = 0;
+	int rc = buf ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < k->n; i++) {
+		uint64_t count;
+		if (i + 16 < k->n)
+			__builtin_prefetch(k->recs[i + 16].key);   /* keys lie in input order */
+		size_t n = names_of(k, &k->recs[i], cur, &count), same = 0;
+		for (size_t d = 0; d < n; d++)
+			if (!cur[d])
+				n = 0;   /* cannot be: every number was given to a name */
+		while (same < n && same < nprev && cur[same] == prev[same])
+			same++;
+		rc = n ? walk_names(ld, cur, n, same, count) : -1;
+		if (rc == 0 && ld->unsafe)
+			rc = 1;
+		const struct name_rec **t = prev;
+		prev = cur;
+		cur = t;
+		nprev = n;
+	}
+	free(buf);
+	return rc == 0 ? walk_finish(ld) : rc;
+}
+
+static void keys_free(struct keys *k)
+{
+	for (size_t i = 0; i < k->nblocks; i++)
+		free(k->blocks[i]);
+	free(k->blocks);
+	free(k->recs);
+	free(k->byid);
+	frame_names_free(&k->names);
+	free(k);
+}
+
+int stackkeys_read(struct loader *ld, FILE *in, size_t *ignored)
+{
+	struct keys *k = calloc(1, sizeof(*k));
+	struct line_reader r;
+	struct folded_line l;
+	int rc = -1;
+	if (!k || lines_open(&r, in, NULL, NULL) < 0) {
+		free(k);
+		errno = ENOMEM;
+		return -1;
+	}
+	while ((rc = lines_next(&r, &l)) > 0) {
+		int t = add_line(k, ld->f, &l);
+		if (t < 0) {
+			rc = -1;
+			break;
+		}
+		r.ignored += (size_t)t;
+	}
+	*ignored = r.ignored;
+	lines_close(&r);
+	if (rc == 0 && (rc = keysort(k->recs, k->n)) == 0)
+		rc = feed(k, ld);
+	keys_free(k);
+	return rc;
+}

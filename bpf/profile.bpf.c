@@ -365,6 +365,7 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 	if (p && !u->n) {
 		u->stack_hi = stack_range(p, u->sp, &u->stack_lo);
 		u->win_len = 0;
+		rt_first(u, pid);
 	}
 	rt_begin(u, pid);
 	stage(LF_STAGE_RT_BEGIN);

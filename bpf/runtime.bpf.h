@@ -24,7 +24,8 @@ __noinline __u32 lf_take_fp_of(__u32 pid, __u32 lj, __u64 proto)
 	return jc ? lf_take_fp(u, &jc->fp, proto) : 0;
 }
 
-/* At the start of a sample's walk: which runtime pid runs, and the file holding its VM. */
+/* Each time the walker's program runs (again for each tail call of a long walk, always
+ * without bpf_loop): which runtime pid runs, and the file holding its VM. */
 static __always_inline void rt_begin(struct lf_ustate *u, __u32 pid)
 {
 	const struct lf_lua_cfg *lc = bpf_map_lookup_elem(&lua_cfgs, &pid);
@@ -32,9 +33,16 @@ static __always_inline void rt_begin(struct lf_ustate *u, __u32 pid)
 	u->runtime = lc ? LF_RT_PUC : ljc ? LF_RT_LUAJIT : LF_RT_NONE;
 	u->core_file = lc ? lc->core_file : ljc ? ljc->core_file : LF_FILE_NONE;
 	u->l_reg_hint = lc ? lc->l_reg_hint : 0xff;
+}
+
+/* Once, at the start of a sample's walk: what the walk learns as it goes (the C frames of
+ * LuaJIT's chain still to come, a host's call the next frame makes) starts empty, and stays
+ * across the tail calls of a long walk. */
+static __always_inline void rt_first(struct lf_ustate *u, __u32 pid)
+{
 	u->lj_chain = 0;
 	u->entry_next = 0;
-	puc_begin(u, lc);
+	puc_begin(u, bpf_map_lookup_elem(&lua_cfgs, &pid));
 }
 
 /* A frame in the VM's file at pc, before the unwinder steps out of it: PUC Lua looks for

@@ -1,12 +1,12 @@
 #!/bin/sh
 # /init of the arm64 test initramfs (scripts/test-arm64.sh): mounts what lua-flame needs, reports
 # the guest's environment, profiles the cross-built unwind test program, Debian's arm64 lua5.1 to
-# lua5.4, luajit and luajit2, Lua 5.5, Tarantool's LuaJIT fork, and Debian's arm64 nginx, HAProxy and Redis, prints every output between markers on the console for tests/arm64/check.sh, and
+# lua5.4, luajit and luajit2, Lua 5.5, Tarantool's LuaJIT fork, and Debian's arm64 nginx, HAProxy
+# and Redis, prints every output between markers on the console for tests/arm64/check.sh, and
 # powers off. No set -e: init must reach poweroff whatever a case does (an init that exits panics
 # the kernel; panic=-1 and qemu's -no-reboot would end the run without ==DONE).
 . /guest_lib.sh # mounts, emit
 SECS=${SECS:-3}
-export LF_DEBUG_WORDS=1 # DEBUG-ONLY
 LIMIT=35 # seconds one lua-flame run may take (3 s of sampling, start-up on an emulated CPU):
 # 25 runs stay within test-arm64.sh's 1200 s limit on qemu even if every run hangs
 echo "==KERNEL $(uname -r)"

@@ -1,9 +1,10 @@
 #!/bin/sh
-# `make test-arm64`: boots Debian bookworm's arm64 cloud kernel under qemu-system-aarch64 (TCG)
-# with an initramfs holding the aarch64 lua-flame ($LF_ARM64), Debian's arm64 busybox, lua5.1,
-# lua5.2, lua5.3, lua5.4, luajit (upstream) and luajit2 (OpenResty's fork), nginx with its Lua
-# module, HAProxy and Redis, Lua 5.5, Tarantool's LuaJIT fork and tests/progs/unwind.c cross-built (the latter also with pointer authentication), runs tests/arm64/guest.sh there and checks the
-# console on the host (tests/arm64/check.sh). ARM64_SMOKE=1 boots without lua-flame: only the
+# `make test-arm64`: boots Debian's arm64 cloud kernels (bookworm's 6.1, trixie's 6.12) under
+# qemu-system-aarch64 (TCG) with an initramfs holding the aarch64 lua-flame ($LF_ARM64), Debian's
+# arm64 busybox, lua5.1, lua5.2, lua5.3, lua5.4, luajit (upstream) and luajit2 (OpenResty's fork),
+# nginx with its Lua module, HAProxy and Redis, and cross-built Lua 5.5, Tarantool's LuaJIT fork
+# and tests/progs/unwind.c (also with pointer authentication); runs tests/arm64/guest.sh there and
+# checks each console on the host (tests/arm64/check.sh). ARM64_SMOKE=1 boots without lua-flame: only the
 # guest's environment (kernel, BTF, perf events, BPF, the arm64 programs) is checked.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

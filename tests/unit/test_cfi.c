@@ -13,6 +13,7 @@
 #include <time.h>
 #include "cfi.h"
 #include "check.h"
+#include "text_image.h"
 
 /* ------------------------------------------------------------------ byte builder */
 
@@ -431,17 +432,6 @@ static void test_mark_entry(void)
 /* NOP padding between two FDEs takes the next function's entry rules (glibc's __memcpy_chk
  * falls through it into memmove); int3 padding, or anything else, stays a gap. */
 
-/* Code bytes for cfi_fill_padding from an array standing for the code at addr. */
-struct text_image { const uint8_t *bytes; size_t len; uint64_t addr; };
-
-static int read_text(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
-{
-	const struct text_image *im = ctx;
-	if (addr < im->addr || addr - im->addr > im->len || n > im->len - (addr - im->addr))
-		return 0;
-	memcpy(buf, im->bytes + (addr - im->addr), n);
-	return 1;
-}
 static void test_fill_padding(void)
 {
 	struct buf b = { .n = 0 };

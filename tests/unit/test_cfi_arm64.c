@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cfi.h"
 #include "check.h"
+#include "text_image.h"
 
 #ifdef LF_ARCH_ARM64
 
@@ -253,17 +254,6 @@ static void test_pac_negate_ra_state(void)
 	cfi_free(&t);
 }
 
-/* Code bytes for cfi_fill_padding: len bytes at addr, nothing elsewhere. */
-struct text_image { const uint8_t *bytes; size_t len; uint64_t addr; };
-
-static int read_text(void *ctx, uint64_t addr, uint8_t *buf, size_t n)
-{
-	const struct text_image *im = ctx;
-	if (addr < im->addr || addr - im->addr > im->len || n > im->len - (addr - im->addr))
-		return 0;
-	memcpy(buf, im->bytes + (addr - im->addr), n);
-	return 1;
-}
 
 /* Alignment NOPs (1f 20 03 d5) between two functions take the entry rules of the function
  * after them; the same gap holding anything else (udf #0, or x86-64's four-byte NOP) stays

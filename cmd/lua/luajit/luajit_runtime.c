@@ -158,8 +158,8 @@ void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, str
 	c->cframe_size = (__u16)l->cframe_size;
 	c->cframe_ofs_prev = (__u16)l->cframe_ofs_prev;
 	c->cframe_ofs_l = (__u16)l->cframe_ofs_l;
-	c->cf_ra = -8;  /* the caller's return address and frame pointer: the C frame's top words */
-	c->cf_fp = -16;
+	c->cf_ra = -8;  /* the caller's return address and frame pointer: the C frame's top words, */
+	c->cf_fp = -16; /* unless luajit_cframe_saved says otherwise */
 	luajit_cframe_saved(c);
 	c->L_glref = (__u16)l->L_glref;
 	c->fn_gct = (__u16)l->fn_gct;

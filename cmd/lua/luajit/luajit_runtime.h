@@ -30,7 +30,8 @@ int luajit_runtime_scan(struct luajit_runtime *rt, int first_look);
 void luajit_runtime_vm_code(struct luajit_runtime *rt);
 void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, struct lf_lj_cfg *out);
 /* Where the VM's C frame keeps the callee-saved registers of arch.h, on the architecture built
- * for (luajit_arch.c). */
+ * for (luajit_arch.c); also the caller's return address and frame pointer where they are not
+ * the frame's top words (arm64's C frame before LuaJIT's 2021 reorder, Tarantool's 2.6 tree). */
 void luajit_cframe_saved(struct lf_lj_cfg *c);
 struct sampler;
 /* Writes where the traces of rt's VMs lie to the BPF side's table (luajit_traces.c), for

@@ -16,9 +16,7 @@ check_jit_shape() {
 	c=$(count "$F" ";$(L burn_c 16);$(L work 8)(;|\$)")
 	t=$((a + b + c))
 	if [ "$t" -ge 300 ]; then
-		pa=$((100 * a / t)) pb=$((100 * b / t)) pc=$((100 * c / t))
-		check "$name: 50/30/20 split within 3 points ($pa/$pb/$pc of $t)" \
-			sh -c "[ $pa -ge 47 ] && [ $pa -le 53 ] && [ $pb -ge 27 ] && [ $pb -le 33 ] && [ $pc -ge 17 ] && [ $pc -le 23 ]"
+		split_5_3_2 "$name" "$a" "$b" "$c"
 	else
 		fail "$name: split" "only $t samples in burn_a/b/c"
 	fi

@@ -101,8 +101,12 @@ static const struct name_rec *lookup(struct frame_names *t, struct flame *f, con
 		return at->name;
 	struct frame_text ft;
 	size_t pos = x->start;
+	if (t->lock)
+		pthread_mutex_lock(t->lock);   /* F's scratch and names are shared */
 	flame_next_frame(f, stack, len, &pos, &ft);   /* the same frame: it has bytes */
 	const struct name_rec *r = names_intern(&f->names, ft.name, flame_name_len(ft.name, ft.len));
+	if (t->lock)
+		pthread_mutex_unlock(t->lock);
 	if (r && at) {
 		at->hash = x->hash;
 		at->name = r;

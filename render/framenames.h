@@ -5,6 +5,7 @@
  * fetched from memory together rather than one after another. */
 #ifndef LF_FRAMENAMES_H
 #define LF_FRAMENAMES_H
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "tree.h"
@@ -25,6 +26,8 @@ struct frame_names {
 	struct frame_slot *slots;      /* open addressing, linear probing */
 	size_t nslots, n;
 	struct frame_seen *seen;       /* FLAME_MAX_DEPTH of them */
+	pthread_mutex_t *lock;         /* NULL, or held to intern a name into the flame's table,
+					* which readers of other parts of the file share */
 };
 
 /* The interned names of the frames of STACK (LEN bytes) from offset POS on, at most MAX,

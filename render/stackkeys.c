@@ -5,8 +5,12 @@
  * Sorting the keys bytewise puts the lines that share their first frames together, which
  * is all the walk needs: it never comes back into a frame it has left. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "filerange.h"
 #include "framenames.h"
 #include "keysort.h"
 #include "lines.h"
@@ -25,6 +29,7 @@ struct keys {
 	size_t prev_end[FLAME_MAX_DEPTH];              /* offset of each frame's ';' */
 	uint32_t prev_id[FLAME_MAX_DEPTH];
 	size_t prev_n;
+	size_t cut;                                    /* lines with frames beyond FLAME_MAX_DEPTH */
 	struct frame_names names;                      /* the input's frames as they stand */
 };
 
@@ -115,7 +120,7 @@ static long frames_of(struct keys *k, struct flame *f, const struct folded_line 
 		k->prev_id[n + i] = names[i]->id;
 	}
 	n += (size_t)got;
-	f->cut_stacks += (size_t)cut;   /* said at the end, as walk_line says it */
+	k->cut += (size_t)cut;   /* said at the end, as walk_line says it */
 	k->prev_n = n;
 	return (long)n;
 }
@@ -190,28 +195,155 @@ static void keys_free(struct keys *k)
 	free(k);
 }
 
-int stackkeys_read(struct loader *ld, FILE *in, size_t *ignored)
+/* Every line of IN into K, its keys then sorted: 0, or -1 on a read error or lack of memory
+ * (errno tells). */
+static int read_keys(struct keys *k, struct flame *f, FILE *in, size_t *ignored)
 {
-	struct keys *k = calloc(1, sizeof(*k));
 	struct line_reader r;
 	struct folded_line l;
-	int rc = -1;
-	if (!k || lines_open(&r, in, NULL, NULL) < 0) {
-		free(k);
+	int rc;
+	if (lines_open(&r, in, NULL, NULL) < 0) {
 		errno = ENOMEM;
 		return -1;
 	}
 	while ((rc = lines_next(&r, &l)) > 0) {
-		int t = add_line(k, ld->f, &l);
+		int t = add_line(k, f, &l);
 		if (t < 0) {
 			rc = -1;
 			break;
 		}
 		r.ignored += (size_t)t;
 	}
-	*ignored = r.ignored;
+	*ignored += r.ignored;
 	lines_close(&r);
-	if (rc == 0 && (rc = keysort(k->recs, k->n)) == 0)
+	return rc == 0 ? keysort(k->recs, k->n) : rc;
+}
+
+/* Whether key X comes before key Y, compared 8 bytes at a time. */
+static int key_before(const unsigned char *x, const unsigned char *y)
+{
+	for (size_t d = 0;; d += 8) {
+		uint64_t a = keysort_chunk(x, d), b = keysort_chunk(y, d);
+		if (a != b)
+			return a < b;
+		if (!(a & 0xff))
+			return 0;   /* equal keys: the one ends within these bytes */
+	}
+}
+
+/* Keys A[0..NA) and B[0..NB), each sorted, into OUT in order. */
+static void merge(const struct keyrec *a, size_t na, const struct keyrec *b, size_t nb, struct keyrec *out)
+{
+	size_t i = 0, j = 0;
+	while (i < na && j < nb)
+		*out++ = key_before(b[j].key, a[i].key) ? b[j++] : a[i++];
+	memcpy(out, a + i, (na - i) * sizeof(*a));
+	memcpy(out + (na - i), b + j, (nb - j) * sizeof(*b));
+}
+
+/* The sorted keys of O join K's sorted ones (both numbered from the one name table); O
+ * keeps only its frames. */
+static int absorb(struct keys *k, struct keys *o)
+{
+	size_t n = k->n + o->n;
+	struct keyrec *r = n < SIZE_MAX / sizeof(*r) ? malloc((n + 1) * sizeof(*r)) : NULL;
+	unsigned char **b = realloc(k->blocks, (k->nblocks + o->nblocks + 1) * sizeof(*b));
+	if (b)
+		k->blocks = b;
+	if (!r || !b) {
+		free(r);
+		return -1;
+	}
+	merge(k->recs, k->n, o->recs, o->n, r);
+	free(k->recs);
+	k->recs = r;
+	k->n = n;
+	k->cap = n + 1;
+	memcpy(b + k->nblocks, o->blocks, o->nblocks * sizeof(*b));
+	k->nblocks += o->nblocks;
+	k->used = KEY_BLOCK;   /* the last block may be O's: nothing more is stored */
+	o->n = o->nblocks = 0;
+	for (size_t i = 0; i < o->nids; i++)
+		if (o->byid[i] && know(k, o->byid[i]) < 0)
+			return -1;
+	k->cut += o->cut;
+	return 0;
+}
+
+/* A reader of one part of the file, on a thread of its own. */
+struct part {
+	struct keys *k;
+	struct flame *f;
+	FILE *in;
+	size_t ignored;
+	int rc;
+};
+
+static void *read_part(void *arg)
+{
+	struct part *p = arg;
+	p->rc = read_keys(p->k, p->f, p->in, &p->ignored);
+	return NULL;
+}
+
+#define SPLIT_MIN (1 << 20) /* below this, a second reader saves next to nothing */
+
+/* Reads IN from its position in two parts at once, the second on a thread, when it is a
+ * big enough regular file and there is a second CPU: K gets both parts' keys, sorted. 1
+ * when it cannot be split (nothing read), else read_keys's answer. */
+static int read_split(struct keys *k, struct flame *f, FILE *in, size_t *ignored)
+{
+	struct stat st;
+	int fd = fileno(in);
+	off_t at = ftello(in), cut;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || at < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size - at < SPLIT_MIN || (cut = filerange_middle_line(fd, at, st.st_size)) < 0)
+		return 1;
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct keys *k2 = calloc(1, sizeof(*k2));
+	FILE *first = filerange_open(fd, at, cut);
+	struct part p = { k2, f, filerange_open(fd, cut, st.st_size), 0, -1 };
+	int rc = -1;
+	if (k2 && first && p.in) {
+		pthread_t t;
+		k->names.lock = k2->names.lock = &lock;
+		int threaded = pthread_create(&t, NULL, read_part, &p) == 0;
+		rc = read_keys(k, f, first, ignored);
+		if (threaded)
+			pthread_join(t, NULL);
+		else
+			read_part(&p);
+		k->names.lock = NULL;
+		*ignored += p.ignored;
+		if (rc == 0 && p.rc != 0)
+			rc = p.rc;
+		if (rc == 0)
+			rc = absorb(k, k2);
+	} else {
+		errno = ENOMEM;
+	}
+	if (first)
+		fclose(first);
+	if (p.in)
+		fclose(p.in);
+	if (k2)
+		keys_free(k2);
+	return rc;
+}
+
+int stackkeys_read(struct loader *ld, FILE *in, size_t *ignored)
+{
+	struct keys *k = calloc(1, sizeof(*k));
+	if (!k) {
+		errno = ENOMEM;
+		return -1;
+	}
+	*ignored = 0;
+	int rc = read_split(k, ld->f, in, ignored);
+	if (rc == 1)
+		rc = read_keys(k, ld->f, in, ignored);
+	ld->f->cut_stacks += k->cut;
+	if (rc == 0)
 		rc = feed(k, ld);
 	keys_free(k);
 	return rc;

@@ -326,7 +326,7 @@ spread() { sort -n | awk '{ v[NR] = $1 }
 	END { if (NR > 1 && v[1] > 0) printf "%.1f%%", 100 * (v[NR] - v[1]) / v[1]; else print "n/a" }'; }
 verdict() { awk -v v="$1" -v g="$2" 'BEGIN { if (v == "" || g == "") print ""; else print (v < g) ? "ok" : "MISSED" }'; }
 row() { printf '%-50s %11s %11s %10s %-7s %s\n' "$@"; }
-brow() { printf '%-46s %9s %9s %9s %7s %8s %-7s %s\n' "$@"; }
+brow() { printf '%-52s %9s %9s %9s %7s %8s %-7s %s\n' "$@"; }
 p90() { sort -n | awk '{ v[NR] = $1 } END { if (NR) { i = int(0.9 * NR + 0.999); print v[i < 1 ? 1 : i] } }'; }
 # goal CASE: the largest ratio to the floor a case may show ("<= N"), or nothing.
 goal() {
@@ -351,12 +351,15 @@ if want bpf; then
 		[ -s "$f" ] || { brow "$c" "no data" "" "" "" "" "" ""; continue; }
 		ps=$(col 1 "$f"); lf=$(col 3 "$f"); nf=$(col 4 "$f")
 		fl=$(median <"$W/fsec.$c"); p9=$(p90 <"$W/sec.$c")
+		# past LF_LUA_OUTER + LF_LUA_INNER frames a stack keeps its ends: say how deep it was
+		lua="$lf Lua"
+		[ "${lf:-0}" -ge 190 ] 2>/dev/null && [ "$d" -gt "$lf" ] 2>/dev/null && lua="$lf of ~$d Lua"
 		case $c in
 		native-*) what="native, $nf frames" ;;
 		nativefp-*) what="native, frame pointers, $nf frames" ;;
-		lua54-*) what="lua5.4, $lf Lua + $nf native" ;;
-		joff-*) what="luajit -joff, $lf Lua + $nf native" ;;
-		*) what="luajit JIT on, $lf Lua (traced) + $nf native" ;;
+		lua54-*) what="lua5.4, $lua + $nf native" ;;
+		joff-*) what="luajit -joff, $lua + $nf native" ;;
+		*) what="luajit JIT on, $lua (traced) + $nf native" ;;
 		esac
 		g=$(goal "$c")
 		r=$(awk -v a="$ps" -v b="$fl" 'BEGIN { if (b > 0) printf "%.1fx", a / b }')

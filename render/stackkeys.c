@@ -235,8 +235,13 @@ static int key_before(const unsigned char *x, const unsigned char *y)
 static void merge(const struct keyrec *a, size_t na, const struct keyrec *b, size_t nb, struct keyrec *out)
 {
 	size_t i = 0, j = 0;
-	while (i < na && j < nb)
+	while (i < na && j < nb) {
+		if (i + 8 < na)
+			__builtin_prefetch(a[i + 8].key);   /* keys lie in input order, not this one */
+		if (j + 8 < nb)
+			__builtin_prefetch(b[j + 8].key);
 		*out++ = key_before(b[j].key, a[i].key) ? b[j++] : a[i++];
+	}
 	memcpy(out, a + i, (na - i) * sizeof(*a));
 	memcpy(out + (na - i), b + j, (nb - j) * sizeof(*b));
 }

@@ -3,7 +3,8 @@
  * is the start of another), a 0 byte, then the line's count: a million lines of 700
  * bytes make about 70 MB of keys, where the whole tree of an unsorted file took 450 MB.
  * Sorting the keys bytewise puts the lines that share their first frames together, which
- * is all the walk needs: it never comes back into a frame it has left. */
+ * is all the walk needs: it never comes back into a frame it has left. A big regular file
+ * is read in two parts at once, each into keys of its own, sorted there, then merged. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>

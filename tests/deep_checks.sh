@@ -33,7 +33,7 @@ check_deep() {
 	# timed by the target's own CPU clock, which each deep sample's walk and the clock's own calls
 	# skew by a few points, most on a slow emulated CPU (a walk that lost or misplaced the deep
 	# samples would leave the recursion far less than half)
-	tol=$(awk -v t="$t" 'BEGIN { x = 3 * 50 / sqrt(t); printf "%d\n", 4 + (x < 3 ? 3 : x + 0.999) }')
+	tol=$((4 + $(share_tol "$t")))
 	elided=$((depth + 4 - OUTER - INNER))
 	main="$(D 'main chunk' 0)"
 	pre=$(root_prefix "$F")

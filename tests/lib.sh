@@ -40,12 +40,15 @@ expect_stack() {
 total() { awk '{ t += $NF } END { print t + 0 }' "$1"; }
 # near A B TOL: |A-B| <= TOL
 near() { d=$(($1 - $2)); [ ${d#-} -le "$3" ]; }
+# share_tol N: three standard deviations of a 50% share over N samples, in whole points (rounded
+# up), at least 3
+share_tol() { awk -v t="$1" 'BEGIN { x = 3 * 50 / sqrt(t); printf "%d\n", x < 3 ? 3 : x + 0.999 }'; }
 # split_5_3_2 NAME A B C [POINTS]: passes when samples A, B and C split 50/30/20 within POINTS
-# points (default: three standard deviations of a 50% share over their sum, at least 3; rounded)
+# points (default: share_tol of their sum; rounded)
 split_5_3_2() {
 	_t=$(($2 + $3 + $4))
 	[ "$_t" -gt 0 ] || { fail "$1: 50/30/20 split" "no samples"; return; }
-	_p=${5:-$(awk -v t="$_t" 'BEGIN { x = 150 / sqrt(t); printf "%d\n", x < 3 ? 3 : x + 0.999 }')}
+	_p=${5:-$(share_tol "$_t")}
 	_a=$(((200 * $2 / _t + 1) / 2)) _b=$(((200 * $3 / _t + 1) / 2)) _d=$(((200 * $4 / _t + 1) / 2))
 	check "$1: 50/30/20 split within $_p points ($_a/$_b/$_d of $_t)" \
 		sh -c "[ $_a -ge $((50 - _p)) ] && [ $_a -le $((50 + _p)) ] && [ $_b -ge $((30 - _p)) ] && [ $_b -le $((30 + _p)) ] && [ $_d -ge $((20 - _p)) ] && [ $_d -le $((20 + _p)) ]"

@@ -6,6 +6,7 @@
  * fetched ahead. A range that partitions badly too often is heap-sorted, so no input
  * makes it quadratic. */
 #include <stdlib.h>
+#include <string.h>
 #include "keysort.h"
 
 #define SMALL 12    /* ranges this short are sorted by insertion */
@@ -184,4 +185,30 @@ int keysort(struct keyrec *a, size_t n)
 	}
 	free(t.v);
 	return rc;
+}
+
+/* Whether key X comes before key Y, compared 8 bytes at a time. */
+static int key_before(const unsigned char *x, const unsigned char *y)
+{
+	for (size_t d = 0;; d += 8) {
+		uint64_t a = keysort_chunk(x, d), b = keysort_chunk(y, d);
+		if (a != b)
+			return a < b;
+		if (!(a & 0xff))
+			return 0;   /* equal keys: the one ends within these bytes */
+	}
+}
+
+void keysort_merge(const struct keyrec *a, size_t na, const struct keyrec *b, size_t nb, struct keyrec *out)
+{
+	size_t i = 0, j = 0;
+	while (i < na && j < nb) {
+		if (i + 8 < na)
+			__builtin_prefetch(a[i + 8].key);   /* keys lie in input order, not this one */
+		if (j + 8 < nb)
+			__builtin_prefetch(b[j + 8].key);
+		*out++ = key_before(b[j].key, a[i].key) ? b[j++] : a[i++];
+	}
+	memcpy(out, a + i, (na - i) * sizeof(*a));
+	memcpy(out + (na - i), b + j, (nb - j) * sizeof(*b));
 }

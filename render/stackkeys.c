@@ -220,33 +220,6 @@ static int read_keys(struct keys *k, struct flame *f, FILE *in, size_t *ignored)
 	return rc == 0 ? keysort(k->recs, k->n) : rc;
 }
 
-/* Whether key X comes before key Y, compared 8 bytes at a time. */
-static int key_before(const unsigned char *x, const unsigned char *y)
-{
-	for (size_t d = 0;; d += 8) {
-		uint64_t a = keysort_chunk(x, d), b = keysort_chunk(y, d);
-		if (a != b)
-			return a < b;
-		if (!(a & 0xff))
-			return 0;   /* equal keys: the one ends within these bytes */
-	}
-}
-
-/* Keys A[0..NA) and B[0..NB), each sorted, into OUT in order. */
-static void merge(const struct keyrec *a, size_t na, const struct keyrec *b, size_t nb, struct keyrec *out)
-{
-	size_t i = 0, j = 0;
-	while (i < na && j < nb) {
-		if (i + 8 < na)
-			__builtin_prefetch(a[i + 8].key);   /* keys lie in input order, not this one */
-		if (j + 8 < nb)
-			__builtin_prefetch(b[j + 8].key);
-		*out++ = key_before(b[j].key, a[i].key) ? b[j++] : a[i++];
-	}
-	memcpy(out, a + i, (na - i) * sizeof(*a));
-	memcpy(out + (na - i), b + j, (nb - j) * sizeof(*b));
-}
-
 /* The sorted keys of O join K's sorted ones (both numbered from the one name table); O
  * keeps only its frames. */
 static int absorb(struct keys *k, struct keys *o)
@@ -260,7 +233,7 @@ static int absorb(struct keys *k, struct keys *o)
 		free(r);
 		return -1;
 	}
-	merge(k->recs, k->n, o->recs, o->n, r);
+	keysort_merge(k->recs, k->n, o->recs, o->n, r);
 	free(k->recs);
 	k->recs = r;
 	k->n = n;

@@ -353,7 +353,7 @@ if want bpf; then
 		fl=$(median <"$W/fsec.$c"); p9=$(p90 <"$W/sec.$c")
 		# past LF_LUA_OUTER + LF_LUA_INNER frames a stack keeps its ends: say how deep it was
 		lua="$lf Lua"
-		[ "${lf:-0}" -ge 190 ] 2>/dev/null && [ "$d" -gt "$lf" ] 2>/dev/null && lua="$lf of ~$d Lua"
+		[ "$d" -gt "${lf:-0}" ] 2>/dev/null && lua="$lf of ~$d Lua"
 		case $c in
 		native-*) what="native, $nf frames" ;;
 		nativefp-*) what="native, frame pointers, $nf frames" ;;

@@ -116,7 +116,7 @@ static __always_inline void puc_note_entry(struct lf_ustate *u, struct lf_stack 
 static __always_inline void puc_close_run(struct lf_ustate *u)
 {
 	if (u->last_cand && u->cand_frame != u->cand_noted && u->nlpos < LF_MAX_LPOS)
-		lf_note_position_at(u, u->last_cand, u->cand_frame);
+		lf_note_position_at(u->last_cand, u->cand_frame);
 }
 
 /* The interpreter keeps its lua_State in a callee-saved register: the innermost frame of

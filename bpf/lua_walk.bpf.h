@@ -7,16 +7,20 @@
 #include "ustate.bpf.h"
 
 /* Records that lua_State L runs at native frame `frame` (a position), numbering the
- * lua_States in the order they are first seen. */
-static __always_inline void lf_note_position_at(struct lf_ustate *u, __u64 L, __u32 frame)
+ * lua_States in the order they are first seen. A global function: the verifier checks its
+ * search of the states seen once, not at each place a frame may note a position. */
+__noinline int lf_note_position_at(__u64 L, __u32 frame)
 {
-	__u32 t = LF_MAX_LTHREADS;
+	__u32 zero = 0, t = LF_MAX_LTHREADS;
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	if (!u)
+		return 0;
 	for (__u32 i = 0; i < LF_MAX_LTHREADS; i++)
 		if (i < u->nthreads && u->threads[i] == L)
 			t = i;
 	if (t == LF_MAX_LTHREADS) {
 		if (u->nthreads >= LF_MAX_LTHREADS)
-			return;
+			return 0;
 		t = u->nthreads++;
 		u->threads[t & (LF_MAX_LTHREADS - 1)] = L;
 	}
@@ -25,11 +29,13 @@ static __always_inline void lf_note_position_at(struct lf_ustate *u, __u64 L, __
 	p->frame = frame;
 	p->thread = t;
 	u->nlpos++;
+	return 0;
 }
 
+/* A position at the frame the walk is at. */
 static __always_inline void lf_note_position(struct lf_ustate *u, __u64 L)
 {
-	lf_note_position_at(u, L, u->n - 1);
+	lf_note_position_at(L, u->n - 1);
 }
 
 _Static_assert((LF_LUA_OUTER & (LF_LUA_OUTER - 1)) == 0, "the ring index is masked");

@@ -8,14 +8,20 @@
 #include "lua_walk.bpf.h"
 #include "arch.bpf.h"
 
-/* A GCRef/MRef of the target: 8 bytes with GC64, 4 without. */
+/* Bytes in a GCRef/MRef of the target: 8 with GC64, 4 without. Computed rather than
+ * chosen by a branch, which the verifier would follow both ways at every reference. */
+static __always_inline __u32 lj_ref_size(const struct lf_lj_cfg *c)
+{
+	__u64 wide = c->gc64 & 1;
+	barrier_var(wide);
+	return 4 + 4 * (__u32)wide;
+}
+
+/* A GCRef/MRef of the target (little-endian: a 4-byte one fills the low half). */
 static __always_inline __u64 lj_ref(const struct lf_lj_cfg *c, __u64 addr)
 {
 	__u64 v = 0;
-	if (c->gc64)
-		read_u64(addr, &v);
-	else
-		bpf_probe_read_user(&v, 4, (const void *)addr);
+	bpf_probe_read_user(&v, lj_ref_size(c), (const void *)addr);
 	return v;
 }
 
@@ -25,7 +31,7 @@ static __always_inline __u64 lj_stack_ref(struct lf_ustate *u, const struct lf_l
 	__u64 v = 0;
 	if (window_read(u, addr, &v))
 		return 0;
-	return c->gc64 ? v : v & 0xffffffffULL;
+	return v & (~0ULL >> (64 - 8 * lj_ref_size(c)));
 }
 
 struct {

@@ -263,6 +263,21 @@ static long fold_put(__u32 i, void *data)
 	return 0;
 }
 
+/* Lua position i renumbered for the folded record (LF_EACH's callback). */
+static long fold_lpos(__u32 i, void *data)
+{
+	struct fold_ctx *c = data;
+	if (i >= c->u->nlpos)
+		return 1;
+	struct lf_lpos *p = &c->u->lpos[i & (LF_MAX_LPOS - 1)];
+	__u32 f = p->frame;
+	if (f >= c->first)
+		p->frame = LF_NATIVE_INNER + 1 + (f - c->first);
+	else if (f >= LF_NATIVE_INNER)
+		p->frame = LF_NATIVE_INNER;
+	return 0;
+}
+
 /* After the walk: a stack deeper than the record keeps its innermost frames, then an
  * LF_TAG_ELIDED word, then its outermost frames in order; Lua positions follow their frames
  * (one in the left-out part goes to the marker). u->n becomes the number of words. */
@@ -276,15 +291,7 @@ static __always_inline void fold_deep(struct lf_stack *s, struct lf_ustate *u)
 	LF_EACH(LF_NATIVE_OUTER, fold_take, &fc);
 	s->user[LF_NATIVE_INNER] = lf_word(LF_TAG_ELIDED, n - LF_NATIVE_INNER - LF_NATIVE_OUTER);
 	LF_EACH(LF_NATIVE_OUTER, fold_put, &fc);
-	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
-		if (i >= u->nlpos)
-			break;
-		__u32 f = u->lpos[i].frame;
-		if (f >= first)
-			u->lpos[i].frame = LF_NATIVE_INNER + 1 + (f - first);
-		else if (f >= LF_NATIVE_INNER)
-			u->lpos[i].frame = LF_NATIVE_INNER;
-	}
+	LF_EACH(LF_MAX_LPOS, fold_lpos, &fc);
 	u->n = LF_NATIVE_INNER + 1 + LF_NATIVE_OUTER;
 }
 

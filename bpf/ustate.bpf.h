@@ -163,8 +163,38 @@ struct {
 	__type(value, struct lf_ustate);
 } ustate SEC(".maps");
 
-/* The two searches are global functions so the verifier checks each once, not once per
- * path through the unwinder (which exceeds its budget). */
+/* 1 when a < b, else 0: the borrow out of a - b. The barrier keeps the compiler from turning
+ * the arithmetic back into a comparison and a branch. */
+static __always_inline __u64 lf_below(__u64 a, __u64 b)
+{
+	__u64 borrow = (~a & b) | (~(a ^ b) & (a - b));
+	barrier_var(borrow);
+	return borrow >> 63;
+}
+
+/* Index of the last of arr's first n entries (sorted by field; size of them in all, a power
+ * of two) whose field is <= key, or 0 when there is none: the caller checks the entry. It
+ * has no branch, so the verifier follows one path through it rather than one for each
+ * outcome of each round, whose number doubles with every round. */
+#define LF_SEARCH(arr, size, n, field, key)                                                   \
+	({                                                                                    \
+		__u32 at_ = 0;                                                                \
+		_Pragma("clang loop unroll(full)") for (int k_ = __builtin_ctz(size) - 1; k_ >= 0; k_--) \
+		{                                                                             \
+			__u32 i_ = at_ | 1u << k_;                                            \
+			__u64 go_ = (1 - lf_below(key, (arr)[i_].field)) & lf_below(i_, n);   \
+			barrier_var(go_);                                                     \
+			at_ |= (__u32)go_ << k_;                                              \
+		}                                                                             \
+		at_ & ((size) - 1);                                                           \
+	})
+
+_Static_assert(!(LF_MAX_PROC_MAPS & (LF_MAX_PROC_MAPS - 1)) && !(LF_MAX_DATA & (LF_MAX_DATA - 1)) &&
+		       !(LF_MAX_STACKS & (LF_MAX_STACKS - 1)),
+	       "LF_SEARCH takes arrays of a power of two entries");
+
+/* The searches are global functions so the verifier checks each once, not once per path
+ * through the unwinder. */
 
 /* Index of the mapping of pid holding ip, or -1. */
 __noinline int lf_find_map(__u32 pid, __u64 ip)
@@ -172,21 +202,8 @@ __noinline int lf_find_map(__u32 pid, __u64 ip)
 	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
 	if (!p)
 		return -1;
-	__u32 lo = 0, hi = p->n;
-	if (hi > LF_MAX_PROC_MAPS)
-		hi = LF_MAX_PROC_MAPS;
-	for (int i = 0; i < 9 && lo < hi; i++) {
-		__u32 mid = (lo + hi) / 2;
-		if (mid >= LF_MAX_PROC_MAPS)
-			return -1;
-		if (ip < p->m[mid].start)
-			hi = mid;
-		else if (ip >= p->m[mid].end)
-			lo = mid + 1;
-		else
-			return (int)mid;
-	}
-	return -1;
+	__u32 i = LF_SEARCH(p->m, LF_MAX_PROC_MAPS, p->n, start, ip);
+	return i < p->n && ip >= p->m[i].start && ip < p->m[i].end ? (int)i : -1;
 }
 
 /* Whether addr may point at pid's data: inside one of the ranges user space listed, or
@@ -197,21 +214,8 @@ __noinline int lf_may_point(__u32 pid, __u64 addr)
 	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
 	if (!p || !p->ndata)
 		return 1;
-	__u32 lo = 0, hi = p->ndata;
-	if (hi > LF_MAX_DATA)
-		hi = LF_MAX_DATA;
-	for (int i = 0; i < 8 && lo < hi; i++) {
-		__u32 mid = (lo + hi) / 2;
-		if (mid >= LF_MAX_DATA)
-			return 0;
-		if (addr < p->data[mid].lo)
-			hi = mid;
-		else if (addr >= p->data[mid].hi)
-			lo = mid + 1;
-		else
-			return 1;
-	}
-	return 0;
+	__u32 i = LF_SEARCH(p->data, LF_MAX_DATA, p->ndata, lo, addr);
+	return i < p->ndata && addr >= p->data[i].lo && addr < p->data[i].hi;
 }
 
 /* Whether v can be a pointer to an object of pid (a lua_State, say): aligned, in the user half
@@ -261,23 +265,10 @@ static __always_inline int read_u64(__u64 addr, __u64 *v)
  * start (0: not listed). */
 static __always_inline __u64 stack_range(const struct lf_proc *p, __u64 sp, __u64 *lo_addr)
 {
-	__u32 lo = 0, hi = p->nstacks;
-	if (hi > LF_MAX_STACKS)
-		hi = LF_MAX_STACKS;
-	*lo_addr = 0;
-	for (int i = 0; i < 8 && lo < hi; i++) {
-		__u32 mid = (lo + hi) / 2;
-		const struct lf_range *r = &p->stacks[mid & (LF_MAX_STACKS - 1)];
-		if (sp < r->lo) {
-			hi = mid;
-		} else if (sp >= r->hi) {
-			lo = mid + 1;
-		} else {
-			*lo_addr = r->lo;
-			return r->hi;
-		}
-	}
-	return 0;
+	__u32 i = LF_SEARCH(p->stacks, LF_MAX_STACKS, p->nstacks, lo, sp);
+	int in = i < p->nstacks && sp >= p->stacks[i].lo && sp < p->stacks[i].hi;
+	*lo_addr = in ? p->stacks[i].lo : 0;
+	return in ? p->stacks[i].hi : 0;
 }
 
 /* Makes the window hold [base, end) of the sampled thread's stack, which must be mapped (a

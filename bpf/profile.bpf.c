@@ -32,13 +32,6 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct lf_stack);
-} scratch SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, LF_STAT_MAX);
 	__type(key, __u32);
 	__type(value, __u64);
@@ -66,46 +59,51 @@ struct hash_ctx {
 
 #ifndef LF_NO_BPF_LOOP
 /* What a record tells the namer: its Lua part and LuaJIT's trace words. Stacks with the same
- * ones name the same functions, whatever their native frames and exact pcs. All ones for such
- * a word, else 0, without a branch (which the verifier would take both ways, word by word). */
+ * ones name the same functions, whatever their native frames and exact pcs. 1 for such a
+ * word, else 0. */
 static __always_inline __u64 names_lua(__u32 i, __u32 lua_from, __u64 w)
 {
-	__u64 after = 1 ^ (((__u64)i - (__u64)lua_from) >> 63);
 	__u64 t = (w >> LF_TAG_SHIFT) ^ LF_TAG_LJTRACE;
-	__u64 m = -(after | (1 ^ ((t | -t) >> 63)));
-	barrier_var(m); /* an opaque mask: the compiler must not make it a branch again */
-	return m;
+	__u64 bit = (1 ^ lf_below(i, lua_from)) | (1 ^ ((t | -t) >> 63));
+	barrier_var(bit); /* as in lf_below */
+	return bit;
 }
 
 #define LF_HASH_CHUNK 4 /* words a call: a call costs as much as hashing several words */
 
-/* Word k of the record, kernel frames first, mixed into the hashes unless k is past its end. */
-static __always_inline void hash_one(struct hash_ctx *c, __u32 k)
+/* h with w mixed in when in is 1, as it was when in is 0. A product, not a branch or a mask
+ * of ones ANDed: the verifier follows one path through it, where it takes each case of
+ * those on its own, word by word. */
+static __always_inline __u64 mix_if(__u64 h, __u64 w, __u64 in)
 {
-	const struct lf_stack *s = c->s;
-	__u32 nk = s->nkern;
-	if (k < nk) {
-		c->h = mix(c->h, s->kern[k & (LF_MAX_KSTACK - 1)]);
-		return;
-	}
-	__u32 i = k - nk;
-	if (i >= s->nuser)
-		return;
-	barrier_var(i); /* keeps the mask, which the verifier needs, from being folded away */
-	__u64 w = s->user[i & (LF_MAX_USTACK - 1)];
-	c->h = mix(c->h, w);
-	__u64 m = names_lua(i, c->lua_from, w);
-	c->lua = (mix(c->lua, w) & m) | (c->lua & ~m);
-	c->any |= m;
+	return h + (mix(h, w) - h) * in;
 }
 
-/* Words LF_HASH_CHUNK * j onwards of the record: the kernel's frames, then the user words. */
-static long hash_words(__u32 j, void *data)
+/* Kernel words LF_HASH_CHUNK * j onwards, those below the record's count. */
+static long hash_kern(__u32 j, void *data)
 {
 	struct hash_ctx *c = data;
-	__u32 k = j * LF_HASH_CHUNK;
-	for (__u32 d = 0; d < LF_HASH_CHUNK; d++)
-		hash_one(c, k + d);
+#pragma clang loop unroll(full)
+	for (__u32 d = 0; d < LF_HASH_CHUNK; d++) {
+		__u32 k = j * LF_HASH_CHUNK + d;
+		c->h = mix_if(c->h, c->s->kern[k & (LF_MAX_KSTACK - 1)], lf_below(k, c->s->nkern));
+	}
+	return 0;
+}
+
+/* User words LF_HASH_CHUNK * j onwards, into the record's hash and its names' hash. */
+static long hash_user(__u32 j, void *data)
+{
+	struct hash_ctx *c = data;
+#pragma clang loop unroll(full)
+	for (__u32 d = 0; d < LF_HASH_CHUNK; d++) {
+		__u32 i = j * LF_HASH_CHUNK + d;
+		__u64 w = c->s->user[i & (LF_MAX_USTACK - 1)], in = lf_below(i, c->s->nuser);
+		__u64 names = names_lua(i, c->lua_from, w) & in;
+		c->h = mix_if(c->h, w, in);
+		c->lua = mix_if(c->lua, w, names);
+		c->any |= names;
+	}
 	return 0;
 }
 #endif
@@ -120,8 +118,9 @@ static __always_inline __u64 stack_hash(const struct lf_stack *s, __u32 lua_from
 		c.h = mix(c.h, s->flags & (LF_FLAG_OFFCPU | LF_FLAG_RUNNABLE));
 #ifndef LF_NO_BPF_LOOP
 	if (has_bpf_loop) {
-		__u32 n = (s->nkern & (2 * LF_MAX_KSTACK - 1)) + (s->nuser & (2 * LF_MAX_USTACK - 1));
-		bpf_loop((n + LF_HASH_CHUNK - 1) / LF_HASH_CHUNK, hash_words, &c, 0);
+		__u32 nk = s->nkern & (2 * LF_MAX_KSTACK - 1), nu = s->nuser & (2 * LF_MAX_USTACK - 1);
+		bpf_loop((nk + LF_HASH_CHUNK - 1) / LF_HASH_CHUNK, hash_kern, &c, 0);
+		bpf_loop((nu + LF_HASH_CHUNK - 1) / LF_HASH_CHUNK, hash_user, &c, 0);
 		*lua = c.any ? c.lua | 1 : 0;
 		return c.h;
 	}

@@ -51,8 +51,12 @@ static __always_inline void rt_first(struct lf_ustate *u, __u32 pid)
  * straight to the VM's caller when sampled right below its C frame, and to the trace that
  * called them when a trace runs (arm64). Returns a step's
  * result, or -1 to let the unwinder step. */
-static __always_inline int rt_core_frame(struct lf_ustate *u, struct lf_stack *s, __u32 pc)
+__noinline int lf_rt_core_frame(__u32 pc)
 {
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	if (lf_sample(&u, &s))
+		return -1;
 	__u32 pid = s->pid;
 	if (u->runtime == LF_RT_PUC) {
 		puc_note_entry(u, s, pc);
@@ -72,8 +76,12 @@ static __always_inline int rt_core_frame(struct lf_ustate *u, struct lf_stack *s
 /* A frame of the VM's file at pc, before its unwind rule is followed: LuaJIT's trace-exit
  * handler, off its C frame, steps from that frame. Returns a step's result, or -1 to follow
  * the rule. */
-static __always_inline int rt_core_rule(struct lf_ustate *u, struct lf_stack *s, __u32 pc)
+__noinline int lf_rt_core_rule(__u32 pc)
 {
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	if (lf_sample(&u, &s))
+		return -1;
 	__u32 pid = s->pid;
 	if (u->runtime != LF_RT_LUAJIT)
 		return -1;
@@ -84,20 +92,29 @@ static __always_inline int rt_core_rule(struct lf_ustate *u, struct lf_stack *s,
 
 /* After a step out of a frame of the VM's file: LuaJIT's C frames tell where each of its
  * lua_States ran. */
-static __always_inline void rt_core_stepped(struct lf_ustate *u, struct lf_stack *s)
+__noinline int lf_rt_core_stepped(void)
 {
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	if (lf_sample(&u, &s))
+		return 0;
 	__u32 pid = s->pid;
 	if (u->runtime != LF_RT_LUAJIT)
-		return;
+		return 0;
 	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
 	if (c)
 		lj_note_cframe(u, c, pid);
+	return 0;
 }
 
 /* A frame in anonymous executable memory: LuaJIT's traces step to the VM's C frame.
  * Returns a step's result, or -1 to let the unwinder follow frame pointers. */
-static __always_inline int rt_jit_frame(struct lf_ustate *u, struct lf_stack *s)
+__noinline int lf_rt_jit_frame(void)
 {
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	if (lf_sample(&u, &s))
+		return -1;
 	__u32 pid = s->pid;
 	if (u->runtime != LF_RT_LUAJIT)
 		return -1;
@@ -110,8 +127,12 @@ static __always_inline int rt_jit_frame(struct lf_ustate *u, struct lf_stack *s)
  * called the GC (or other C code that sets its own VM state) is still running as long as
  * jit_base is set: the VM clears it when a trace exits. Returns a step's result, or -1 to
  * report the unmapped pc. */
-static __always_inline int rt_unmapped_frame(struct lf_ustate *u, struct lf_stack *s)
+__noinline int lf_rt_unmapped_frame(void)
 {
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	if (lf_sample(&u, &s))
+		return -1;
 	__u32 pid = s->pid;
 	if (u->runtime != LF_RT_LUAJIT)
 		return -1;

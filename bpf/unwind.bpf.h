@@ -167,7 +167,7 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	int mi = find_map_cached(u, s->pid, u->ip);
 	if (mi < 0 || mi >= LF_MAX_PROC_MAPS) {
 		lf_ask_code(s->pid);
-		int rc = rt_unmapped_frame(u, s);
+		int rc = lf_rt_unmapped_frame();
 		return rc >= 0 ? rc : LF_MARK_NO_MAPPING;
 	}
 	const struct lf_map_ent *m = &p->m[(__u32)mi & (LF_MAX_PROC_MAPS - 1)];
@@ -176,7 +176,7 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	u->m_idx = (__u32)mi;
 	if (m->file == LF_FILE_JIT) {
 		s->user[u->cur & (LF_MAX_USTACK - 1)] = lf_word(LF_TAG_FP, u->ip);
-		int rc = rt_jit_frame(u, s);
+		int rc = lf_rt_jit_frame();
 		return rc >= 0 ? rc : step_fp(u);
 	}
 	if (m->file == LF_FILE_NONE)
@@ -184,7 +184,7 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	stage(LF_STAGE_STEP_MAP);
 	__u32 pc = (__u32)(u->ip - m->bias - (u->exact ? 0 : 1));
 	if (m->file == u->core_file) {
-		int rc = rt_core_frame(u, s, pc);
+		int rc = lf_rt_core_frame(pc);
 		if (rc >= 0)
 			return rc;
 	}
@@ -210,7 +210,7 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 		return step_signal(u);
 	}
 	if (m->file == u->core_file) {
-		int rc = rt_core_rule(u, s, pc);
+		int rc = lf_rt_core_rule(pc);
 		if (rc >= 0)
 			return rc;
 	}
@@ -223,7 +223,7 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	if (rc == 0 && u->ip == 0)
 		return LF_MARK_ZERO_RA;
 	if (rc == 0 && m->file == u->core_file)
-		rt_core_stepped(u, s);
+		lf_rt_core_stepped();
 	/* Hand-written assembly (LuaJIT's VM helpers) can sit inside a bigger function's CFI
 	 * although it is entered by a call: a sampled leaf whose rule leads nowhere is
 	 * retried as a frameless function, accepted only if its caller is mapped code. */

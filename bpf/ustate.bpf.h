@@ -163,13 +163,34 @@ struct {
 	__type(value, struct lf_ustate);
 } ustate SEC(".maps");
 
-/* 1 when a < b, else 0: the borrow out of a - b. The barrier keeps the compiler from turning
- * the arithmetic back into a comparison and a branch. */
+/* The sample's record, built on this CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lf_stack);
+} scratch SEC(".maps");
+
+/* The sample's walk state and record, for the global functions (which take no pointers to
+ * them: older kernels allow none). Returns 0, or -1 when either is missing. */
+static __always_inline int lf_sample(struct lf_ustate **u, struct lf_stack **s)
+{
+	__u32 zero = 0;
+	*u = bpf_map_lookup_elem(&ustate, &zero);
+	*s = bpf_map_lookup_elem(&scratch, &zero);
+	return *u && *s ? 0 : -1;
+}
+
+/* 1 when a < b, else 0: the borrow out of a - b. The barriers hide from the compiler what it
+ * knows of the operands (a constant, a 32-bit count) and that the result is 0 or 1: it would
+ * turn the arithmetic back into a comparison and a branch. */
 static __always_inline __u64 lf_below(__u64 a, __u64 b)
 {
-	__u64 borrow = (~a & b) | (~(a ^ b) & (a - b));
-	barrier_var(borrow);
-	return borrow >> 63;
+	barrier_var(a);
+	barrier_var(b);
+	__u64 below = ((~a & b) | (~(a ^ b) & (a - b))) >> 63;
+	barrier_var(below);
+	return below;
 }
 
 /* Index of the last of arr's first n entries (sorted by field; size of them in all, a power

@@ -294,6 +294,8 @@ static int session_record(struct session *s, double t0)
 	install_signals();
 	if ((rc = sampler_attach(s->smp, s->o->hz)))
 		return rc;
+	if (s->o->kernel) /* once sampling is on: the first sample need not wait for it */
+		symbolizer_load_kernel(s->sc.sym);
 	if (s->o->command && (rc = start_command(s)))
 		return rc;
 	if ((rc = targets_check_alive(&s->tg)))
@@ -356,8 +358,6 @@ static int session_run(struct session *s, struct record_opts *o, struct profile 
 	double t0 = now_sec();
 	s->sc = (struct stack_ctx){ .prof = prof, .sym = symbolizer_new(), .lines = o->lines, .kernel = o->kernel };
 	symbolizer_set_addresses(s->sc.sym, o->addresses);
-	if (o->kernel)
-		symbolizer_load_kernel(s->sc.sym);
 	s->tg.o = o;
 	s->tg.sc = &s->sc;
 	if (o->command && command_start(&s->cmd, o->command))

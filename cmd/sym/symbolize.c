@@ -7,6 +7,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "elffile.h"
@@ -34,7 +36,7 @@ struct symbolizer {
 	struct sym_file *files;
 	struct sym_proc *procs;
 	struct ksyms *ksyms;
-	pthread_t ksyms_loader; /* reads them while the BPF program loads (symbolizer_load_kernel) */
+	pthread_t ksyms_loader; /* reads them while sampling starts (symbolizer_load_kernel) */
 	int ksyms_loading;
 	int addresses;         /* label unsymbolized frames by their own address */
 };
@@ -47,12 +49,14 @@ struct symbolizer *symbolizer_new(void)
 static void *load_kernel(void *arg)
 {
 	struct symbolizer *s = arg;
+	/* at the lowest priority: the CPU it takes is what the targets leave idle */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 	s->ksyms = ksyms_load();
 	return NULL;
 }
 
-/* Reading the kernel's symbols costs a tenth of a second of CPU: on a thread of its own
- * while the kernel checks the BPF program, not in the middle of a recording. */
+/* Reading the kernel's symbols costs a tenth of a second of CPU: on a thread of its own,
+ * started once sampling is on, so that neither the first sample nor the targets wait for it. */
 void symbolizer_load_kernel(struct symbolizer *s)
 {
 	if (s->ksyms || s->ksyms_loading)

@@ -7,8 +7,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "elffile.h"
@@ -49,14 +47,13 @@ struct symbolizer *symbolizer_new(void)
 static void *load_kernel(void *arg)
 {
 	struct symbolizer *s = arg;
-	/* at the lowest priority: the CPU it takes is what the targets leave idle */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 	s->ksyms = ksyms_load();
 	return NULL;
 }
 
 /* Reading the kernel's symbols costs a tenth of a second of CPU: on a thread of its own,
- * started once sampling is on, so that neither the first sample nor the targets wait for it. */
+ * started once sampling is on, so that the first sample does not wait for it. (Not at a
+ * low priority: beside busy targets it would then hold up the end of a short recording.) */
 void symbolizer_load_kernel(struct symbolizer *s)
 {
 	if (s->ksyms || s->ksyms_loading)

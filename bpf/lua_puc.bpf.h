@@ -399,12 +399,7 @@ static __always_inline void puc_append(struct lf_stack *s, struct lf_ustate *u)
 		return;
 	struct puc_threads pt = { s, u, c };
 	LF_EACH(LF_MAX_LTHREADS, puc_thread_cb, &pt);
-	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
-		if (i >= u->nlpos)
-			break;
-		const struct lf_lpos *p = &u->lpos[i];
-		put_word(s, u, lf_lpos_word(p->thread, p->frame));
-	}
+	lf_put_positions(s, u, 0);
 }
 
 #endif

@@ -48,6 +48,40 @@ static __always_inline void put_word(struct lf_stack *s, struct lf_ustate *u, __
 	u->n++;
 }
 
+struct lf_positions {
+	struct lf_stack *s;
+	struct lf_ustate *u;
+	__u64 first;
+};
+
+/* The i-th position as a word of the record (LF_EACH's callback). Its lua_State is numbered
+ * as the walks were appended: in the order the states were first seen, or with `first`
+ * (LuaJIT's running lua_State, walked before the others) moved to the front. */
+static long lf_position_cb(__u32 i, void *data)
+{
+	struct lf_positions *c = data;
+	struct lf_ustate *u = c->u;
+	if (i >= u->nlpos)
+		return 1;
+	const struct lf_lpos *p = &u->lpos[i & (LF_MAX_LPOS - 1)];
+	__u32 th = p->thread;
+	if (c->first) {
+		th = p->L == c->first ? 0 : p->thread + 1;
+		for (__u32 k = 0; k < LF_MAX_LTHREADS; k++)
+			if (k < p->thread && u->threads[k] == c->first)
+				th = p->thread; /* first was seen before: one fewer state ahead of this one */
+	}
+	put_word(c->s, u, lf_lpos_word(th, p->frame));
+	return 0;
+}
+
+/* Where each lua_State ran, after the Lua frames: one word per position. */
+static __always_inline void lf_put_positions(struct lf_stack *s, struct lf_ustate *u, __u64 first)
+{
+	struct lf_positions c = { s, u, first };
+	LF_EACH(LF_MAX_LPOS, lf_position_cb, &c);
+}
+
 /* Where frames are left out: a function word with address 0, then how many (0: the walk
  * stopped at LF_LUA_WALK and the root side is lost). */
 static __always_inline void put_lua_marker(struct lf_stack *s, struct lf_ustate *u, __u64 tag, __u64 left_out)

@@ -235,17 +235,7 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 	/* Threads seen in the VM's C frames further out resumed this one: they wait in C. */
 	struct lj_threads lt = { s, u, c, L };
 	LF_EACH(LF_MAX_LTHREADS, lj_thread_cb, &lt);
-	for (__u32 i = 0; i < LF_MAX_LPOS; i++) {
-		if (i >= u->nlpos)
-			break;
-		const struct lf_lpos *p = &u->lpos[i];
-		/* thread numbers as emitted: cur_L first, then the others in order */
-		__u32 th = p->L == L ? 0 : p->thread + 1;
-		for (__u32 k = 0; k < LF_MAX_LTHREADS; k++)
-			if (k < p->thread && u->threads[k] == L)
-				th = p->thread; /* cur_L was also seen: one fewer thread before this one */
-		put_word(s, u, lf_lpos_word(th, p->frame));
-	}
+	lf_put_positions(s, u, L);
 }
 
 #endif

@@ -270,9 +270,14 @@ static __always_inline void end_walk(struct lf_stack *s, struct lf_ustate *u, in
 	}
 }
 
-/* The sample's statistics, and the stack counted. */
-static __always_inline void end_counts(struct lf_stack *s, struct lf_ustate *u)
+/* The sample's statistics, and the stack counted. A global function: the verifier checks
+ * the hashing once, not once for each way a sample can end. */
+__noinline int lf_end_counts(void)
 {
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	if (lf_sample(&u, &s))
+		return 0;
 	if (u->lua_short)
 		stat_inc(LF_STAT_LUA_NO_LOOP);
 	if (u->lua_elided)
@@ -291,6 +296,7 @@ static __always_inline void end_counts(struct lf_stack *s, struct lf_ustate *u)
 	else
 		count_stack_n(s, h, 1, lua);
 	stage(LF_STAGE_COUNT);
+	return 0;
 }
 
 /* Ends the user part of a sample. Only the walk's own end (with_lua) appends Lua frames:
@@ -312,7 +318,7 @@ static __always_inline void end_user(struct bpf_perf_event_data *ctx, struct lf_
 #endif
 	}
 	stage(LF_STAGE_LUA);
-	end_counts(s, u);
+	lf_end_counts();
 }
 
 /* The Lua part of a sample whose native walk is done (the program built without bpf_loop). */
@@ -329,7 +335,7 @@ int runtime_part(struct bpf_perf_event_data *ctx)
 	if (walk_lua)
 		rt_append(s, u);
 #endif
-	end_counts(s, u);
+	lf_end_counts();
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /* The hooks through which the native unwinder meets the Lua runtimes: the only place that
  * knows which family a process runs. The unwinder calls them for frames in the VM's file
  * and in JIT code, and the sample's end calls rt_append; each family's walker lives in
- * its own file. */
+ * its own file. The per-frame hooks are global functions: the verifier checks each once,
+ * not on every path through the unwinder's step, and they find the sample themselves. */
 #ifndef LF_RUNTIME_BPF_H
 #define LF_RUNTIME_BPF_H
 #include "ustate.bpf.h"

@@ -196,7 +196,8 @@ static __always_inline __u64 lf_below(__u64 a, __u64 b)
 /* Index of the last of arr's first n entries (sorted by field; size of them in all, a power
  * of two) whose field is <= key, or 0 when there is none: the caller checks the entry. It
  * has no branch, so the verifier follows one path through it rather than one for each
- * outcome of each round, whose number doubles with every round. */
+ * outcome of each round, whose number doubles with every round. Its bits are added, not
+ * ORed: older verifiers (6.1's) keep no bounds for an OR of two values they do not know. */
 #define LF_SEARCH(arr, size, n, field, key)                                                   \
 	({                                                                                    \
 		__u32 at_ = 0;                                                                \
@@ -205,7 +206,7 @@ static __always_inline __u64 lf_below(__u64 a, __u64 b)
 			__u32 i_ = at_ | 1u << k_;                                            \
 			__u64 go_ = (1 - lf_below(key, (arr)[i_].field)) & lf_below(i_, n);   \
 			barrier_var(go_);                                                     \
-			at_ |= (__u32)go_ << k_;                                              \
+			at_ += (__u32)go_ << k_;                                              \
 		}                                                                             \
 		at_ & ((size) - 1);                                                           \
 	})

@@ -54,36 +54,22 @@ static __always_inline __u64 lj_cframe(const struct lf_lj_cfg *c, __u64 g)
 
 #define LF_LJ_PROBES 64 /* 16-byte steps above a trace's frame where its VM's C frame is looked for */
 
-struct lj_probe {
-	const struct lf_lj_cfg *c;
-	__u64 base, g;
-	__u32 pid;
-};
-
-/* The k-th probe of lj_probe_g (LF_EACH's callback): stops at the first VM found. */
-static long lj_probe_cb(__u32 k, void *data)
-{
-	struct lj_probe *p = data;
-	const struct lf_lj_cfg *c = p->c;
-	__u64 cf = p->base + 16 * (__u64)k, L = lj_ref(c, cf + c->cframe_ofs_l), own = 0, g;
-	if (!lf_may_be_object(p->pid, L) || read_u64(L + c->L_cframe, &own) || (own & c->cframe_rawmask) != cf)
-		return 0;
-	g = lj_ref(c, L + c->L_glref);
-	if (!g || lj_ref(c, g + c->g_cur_L) != L)
-		return 0;
-	p->g = g;
-	return 1;
-}
-
 /* A VM user space has not found yet (a lua_State made for one request, say) running at sp:
  * the VM keeps its C frame 16-byte aligned a little above a trace's frame, and the running
  * lua_State saved there points back at it and is its global state's running thread. 0 if
  * none is found. */
 static __always_inline __u64 lj_probe_g(const struct lf_lj_cfg *c, __u32 pid, __u64 sp)
 {
-	struct lj_probe p = { c, (sp + 15) & ~15ULL, 0, pid };
-	LF_EACH(LF_LJ_PROBES, lj_probe_cb, &p);
-	return p.g;
+	__u64 base = (sp + 15) & ~15ULL;
+	for (__u32 k = 0; k < LF_LJ_PROBES; k++) {
+		__u64 cf = base + 16 * k, L = lj_ref(c, cf + c->cframe_ofs_l), own = 0, g;
+		if (!lf_may_be_object(pid, L) || read_u64(L + c->L_cframe, &own) || (own & c->cframe_rawmask) != cf)
+			continue;
+		g = lj_ref(c, L + c->L_glref);
+		if (g && lj_ref(c, g + c->g_cur_L) == L)
+			return g;
+	}
+	return 0;
 }
 
 /* Whether g's running lua_State has its C frame at or just above sp. */

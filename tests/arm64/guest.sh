@@ -42,7 +42,14 @@ record() {
 	name=$1 pid=$2
 	shift 2
 	timeout -s KILL $LIMIT /lua-flame -p "$pid" -d "$SECS" -F 499 --stats "$@" -o "/tmp/$name.folded" >"/tmp/$name.log" 2>&1
-	emit "$name" $?
+	rc=$?
+	emit "$name" $rc
+	if [ $rc != 0 ] && [ ! -e /tmp/debugged ] && grep -q "loading the BPF program failed" "/tmp/$name.log"; then
+		touch /tmp/debugged # once a run is enough
+		echo "==DEBUG" # libbpf's and the verifier's words, for the log
+		LUA_FLAME_DEBUG=1 timeout -s KILL $LIMIT /lua-flame -q -p "$pid" -d 1 -o /tmp/debug.folded 2>&1 | tail -60
+		echo "==END DEBUG"
+	fi
 }
 
 # profile NAME COMMAND...: starts COMMAND, records it, and kills it

@@ -34,4 +34,12 @@ static __always_inline __u64 lf_below(__u64 a, __u64 b)
 		at_ & ((size) - 1);                                                           \
 	})
 
+/* Index of the entry of arr's first n (sorted, not overlapping) whose [lo, hi) holds key,
+ * or -1. */
+#define LF_FIND(arr, size, n, lo, hi, key)                                                    \
+	({                                                                                    \
+		__u32 f_ = LF_SEARCH(arr, size, n, lo, key);                                  \
+		f_ < (n) && (key) >= (arr)[f_].lo && (key) < (arr)[f_].hi ? (int)f_ : -1;     \
+	})
+
 #endif

@@ -195,8 +195,7 @@ __noinline int lf_find_map(__u32 pid, __u64 ip)
 	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
 	if (!p)
 		return -1;
-	__u32 i = LF_SEARCH(p->m, LF_MAX_PROC_MAPS, p->n, start, ip);
-	return i < p->n && ip >= p->m[i].start && ip < p->m[i].end ? (int)i : -1;
+	return LF_FIND(p->m, LF_MAX_PROC_MAPS, p->n, start, end, ip);
 }
 
 /* Whether addr may point at pid's data: inside one of the ranges user space listed, or
@@ -207,8 +206,7 @@ __noinline int lf_may_point(__u32 pid, __u64 addr)
 	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
 	if (!p || !p->ndata)
 		return 1;
-	__u32 i = LF_SEARCH(p->data, LF_MAX_DATA, p->ndata, lo, addr);
-	return i < p->ndata && addr >= p->data[i].lo && addr < p->data[i].hi;
+	return LF_FIND(p->data, LF_MAX_DATA, p->ndata, lo, hi, addr) >= 0;
 }
 
 /* Whether v can be a pointer to an object of pid (a lua_State, say): aligned, in the user half
@@ -258,10 +256,10 @@ static __always_inline int read_u64(__u64 addr, __u64 *v)
  * start (0: not listed). */
 static __always_inline __u64 stack_range(const struct lf_proc *p, __u64 sp, __u64 *lo_addr)
 {
-	__u32 i = LF_SEARCH(p->stacks, LF_MAX_STACKS, p->nstacks, lo, sp);
-	int in = i < p->nstacks && sp >= p->stacks[i].lo && sp < p->stacks[i].hi;
-	*lo_addr = in ? p->stacks[i].lo : 0;
-	return in ? p->stacks[i].hi : 0;
+	int i = LF_FIND(p->stacks, LF_MAX_STACKS, p->nstacks, lo, hi, sp);
+	const struct lf_range *r = &p->stacks[(__u32)i & (LF_MAX_STACKS - 1)];
+	*lo_addr = i >= 0 ? r->lo : 0;
+	return i >= 0 ? r->hi : 0;
 }
 
 /* Makes the window hold [base, end) of the sampled thread's stack, which must be mapped (a

@@ -1,7 +1,7 @@
 /* The unwinder's branchless search (bpf/search.h), run on the host: lf_below is an unsigned
  * comparison over the whole 64-bit range, and LF_SEARCH finds the last entry at or below a key
- * among the first n, as a plain scan does, whatever n and the key, a mapping above 2^63
- * ([vsyscall]) and keys beyond every entry included. */
+ * among the first n, as a plain scan does, and LF_FIND the entry holding it, whatever n and
+ * the key, a mapping above 2^63 ([vsyscall]) and keys beyond every entry included. */
 #include <linux/types.h>
 #include "check.h"
 
@@ -61,16 +61,17 @@ static void search_matches_scan(void)
 			r[n - 1].hi = 0xffffffffff601000ULL;
 		}
 		__u64 key;
-		switch (t % 4) {
+		switch (t % 5) {
 		case 0: key = rnd(x + 65536); break;              /* anywhere, beyond the last too */
 		case 1: key = n ? r[rnd(n)].lo : 0; break;        /* an entry's first byte */
 		case 2: key = ~0ULL - rnd(1 << 24); break;        /* above 2^63 */
-		default: key = n ? r[rnd(n)].hi - 1 : 1; break;   /* an entry's last byte */
+		case 3: key = n ? r[rnd(n)].hi - 1 : 1; break;    /* an entry's last byte */
+		default: key = n ? r[rnd(n)].hi : 2; break;       /* just past an entry */
 		}
-		__u32 got = LF_SEARCH(r, SIZE, n, lo, key);
-		if (got != scan(r, n, key) && wrong++ < 5)
-			printf("  n %u key %#llx: %u, scan %u\n", n, (unsigned long long)key, got,
-			       scan(r, n, key));
+		__u32 got = LF_SEARCH(r, SIZE, n, lo, key), want = scan(r, n, key);
+		int in = n && key >= r[want].lo && key < r[want].hi;
+		if ((got != want || LF_FIND(r, SIZE, n, lo, hi, key) != (in ? (int)want : -1)) && wrong++ < 5)
+			printf("  n %u key %#llx: %u, scan %u\n", n, (unsigned long long)key, got, want);
 	}
 	CHECK_INT(wrong, 0);
 }

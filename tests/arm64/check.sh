@@ -154,7 +154,10 @@ check_run() {
 		check "$r: the interpreter found in the container (/tmp/ct/opt/lua5.4-ct)" \
 			grep -q 'Lua 5\.4\.[0-9]* in /tmp/ct/opt/lua5\.4-ct' "$OUT/$r.log"
 		check "$r: the process is PID 1 in its container" grep -q '\[PID 1 in its container\]' "$OUT/$r.log" ;;
-	lua5.4-wall) check_wall "$r" "$f" "$OUT/$r.rc" 297 ;;
+	# The on-CPU share is counted by the cpu-clock timer, whose expiries a guest on an emulated
+	# arm64 CPU sometimes handles late: perf then counts one tick where two were due (264 of 297
+	# in one run). The time off the CPU is counted exactly whatever the timer does.
+	lua5.4-wall) check_wall "$r" "$f" "$OUT/$r.rc" 297 15 ;;
 	nginx) complete "$r"; check_nginx "$r" "$f" "$OUT/$r.log" /usr/lib/aarch64-linux-gnu ;;
 	haproxy) complete "$r"; check_haproxy "$r" "$f" "$OUT/$r.log" /usr/lib/aarch64-linux-gnu ;;
 	redis) complete "$r"; check_redis "$r" "$f" "$OUT/$r.log" ;;

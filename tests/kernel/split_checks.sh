@@ -42,13 +42,14 @@ check_split() {
 }
 
 
-# check_wall TITLE FOLDED RC SAMPLES: a wall-clock profile of wall_split.lua (one thread at 99 Hz:
-# SAMPLES is 99 a second of the run)
+# check_wall TITLE FOLDED RC SAMPLES [PERCENT]: a wall-clock profile of wall_split.lua (one thread
+# at 99 Hz: SAMPLES is 99 a second of the run), its count within PERCENT (default 10) of SAMPLES
 check_wall() {
-	t=$1 f=$2
+	t=$1 f=$2 tol=${5:-10}
 	check "$t: lua-flame exited 0" [ "$(cat "$3" 2>/dev/null)" = 0 ]
 	n=$(total "$f" 2>/dev/null || echo 0)
-	check "$t: every moment counted: $4 samples within 10% ($n)" sh -c "[ $n -ge $(($4 * 9 / 10)) ] && [ $n -le $(($4 * 11 / 10)) ]"
+	check "$t: every moment counted: $4 samples within $tol% ($n)" \
+		sh -c "[ $n -ge $(($4 * (100 - tol) / 100)) ] && [ $n -le $(($4 * (100 + tol) / 100)) ]"
 	# the emulated CPU makes os.execute's spawn slow: the split is looser than on the host
 	w=$(pct "$(count "$f" ';wait_sixty \(/wall_split\.lua:8\)(;[^;]*)*;\[off-CPU: [^]]+\]')" "$n")
 	b=$(pct "$(count "$f" ';burn_forty \(/wall_split\.lua:3\)')" "$n")

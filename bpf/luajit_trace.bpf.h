@@ -25,6 +25,14 @@ static __always_inline __u64 lj_ref(const struct lf_lj_cfg *c, __u64 addr)
 	return v;
 }
 
+/* A native word of the target (a C frame's address), 0 when it cannot be read. */
+static __always_inline __u64 lj_word(__u64 addr)
+{
+	__u64 v = 0;
+	bpf_probe_read_user(&v, sizeof(v), (const void *)addr);
+	return v;
+}
+
 /* lj_ref of a slot of the sampled thread's stack, through its window. */
 static __always_inline __u64 lj_stack_ref(struct lf_ustate *u, const struct lf_lj_cfg *c, __u64 addr)
 {
@@ -54,24 +62,6 @@ static __always_inline __u64 lj_cframe(const struct lf_lj_cfg *c, __u64 g)
 
 #define LF_LJ_PROBES 64 /* 16-byte steps above a trace's frame where its VM's C frame is looked for */
 
-/* A VM user space has not found yet (a lua_State made for one request, say) running at sp:
- * the VM keeps its C frame 16-byte aligned a little above a trace's frame, and the running
- * lua_State saved there points back at it and is its global state's running thread. 0 if
- * none is found. */
-static __always_inline __u64 lj_probe_g(const struct lf_lj_cfg *c, __u32 pid, __u64 sp)
-{
-	__u64 base = (sp + 15) & ~15ULL;
-	for (__u32 k = 0; k < LF_LJ_PROBES; k++) {
-		__u64 cf = base + 16 * k, L = lj_ref(c, cf + c->cframe_ofs_l), own = 0, g;
-		if (!lf_may_be_object(pid, L) || read_u64(L + c->L_cframe, &own) || (own & c->cframe_rawmask) != cf)
-			continue;
-		g = lj_ref(c, L + c->L_glref);
-		if (g && lj_ref(c, g + c->g_cur_L) == L)
-			return g;
-	}
-	return 0;
-}
-
 /* Whether g's running lua_State has its C frame at or just above sp. */
 static __always_inline int lj_runs_near(const struct lf_lj_cfg *c, __u64 g, __u64 sp)
 {
@@ -79,11 +69,23 @@ static __always_inline int lj_runs_near(const struct lf_lj_cfg *c, __u64 g, __u6
 	return cf && sp <= cf + 16 && cf - sp < LF_LJ_NEAR;
 }
 
+/* With one VM known, the one a sample that names none runs. */
+static __always_inline __u64 lj_only_g(const struct lf_lj_cfg *c)
+{
+	return c->ngs == 1 ? c->gs[0] : 0;
+}
+
+/* lj_only_g of pid's VMs. */
+__noinline __u64 lf_lj_only_g(__u32 pid)
+{
+	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	return c ? lj_only_g(c) : 0;
+}
+
 /* The VM that runs on the stack at sp (a trace's frame, or the interpreter's): the one
  * whose running lua_State's C frame is at or just above sp. Each thread has its own stack,
- * so this tells the VMs of a host with one per thread apart; a VM not found yet is looked
- * for on the stack when probe is set (sp is a trace's frame), and the sample marked as in a
- * VM not found yet (vm_unknown). With one VM known and none found either way, that one. */
+ * so this tells the VMs of a host with one per thread apart. Else, unless the caller probes
+ * next (probe), the one VM known if there is one. */
 __noinline __u64 lf_lj_pick_g(__u32 pid, __u64 sp, int probe)
 {
 	__u32 zero = 0;
@@ -105,15 +107,62 @@ __noinline __u64 lf_lj_pick_g(__u32 pid, __u64 sp, int probe)
 			u->vm_unknown = 1;
 			return u->lj_seen_g[i];
 		}
-	__u64 g = probe ? lj_probe_g(c, pid, sp) : 0;
-	if (g) {
-		__u32 k = u->lj_seen_next++ & (LF_LJ_SEEN - 1);
-		u->lj_seen_g[k] = g;
-		u->lj_seen_pid[k] = pid;
-		u->vm_unknown = 1;
+	return probe ? 0 : lj_only_g(c);
+}
+
+struct lj_probe {
+	const struct lf_lj_cfg *c;
+	const struct lf_proc *p;
+	__u64 base, g;
+};
+
+/* The k-th 16-byte step of lf_lj_probe_g (LF_EACH's callback): stops at the first VM found.
+ * It tests where the process keeps data itself rather than call lf_may_point: that call
+ * would be one frame too many on the chain. */
+static long lj_probe_cb(__u32 k, void *data)
+{
+	struct lj_probe *p = data;
+	const struct lf_lj_cfg *c = p->c;
+	__u64 cf = p->base + 16 * (__u64)k, L = lj_ref(c, cf + c->cframe_ofs_l), g;
+	if (!may_be_object_at(L) || !may_point_in(p->p, L) || (lj_word(L + c->L_cframe) & c->cframe_rawmask) != cf)
+		return 0;
+	g = lj_ref(c, L + c->L_glref);
+	if (!g || lj_ref(c, g + c->g_cur_L) != L)
+		return 0;
+	p->g = g;
+	return 1;
+}
+
+/* A VM user space has not found yet (a lua_State made for one request, say) running at sp,
+ * a trace's frame: the VM keeps its C frame 16-byte aligned a little above it, and the
+ * running lua_State saved there points back at it and is its global state's running thread.
+ * 0 if none is found. Called beside lf_lj_pick_g, not from it, and with as little on its own
+ * stack as can be: each call is a frame on the verifier's 512-byte chain. */
+__noinline __u64 lf_lj_probe_g(__u32 pid, __u64 sp)
+{
+	struct lj_probe p = { bpf_map_lookup_elem(&lj_cfgs, &pid), bpf_map_lookup_elem(&procs, &pid),
+			      (sp + 15) & ~15ULL, 0 };
+	if (p.c && p.p)
+		LF_EACH(LF_LJ_PROBES, lj_probe_cb, &p);
+	return p.g;
+}
+
+/* lf_lj_pick_g, then, if it found none and probe is set, lf_lj_probe_g; a VM found so is kept
+ * among those seen lately and the sample marked as in a VM not found yet (vm_unknown); with
+ * none found, the one VM known if there is one. */
+static __always_inline __u64 lj_pick_g(struct lf_ustate *u, __u32 pid, __u64 sp, int probe)
+{
+	__u64 g = lf_lj_pick_g(pid, sp, probe);
+	if (g || !probe)
 		return g;
-	}
-	return c->ngs == 1 ? c->gs[0] : 0;
+	g = lf_lj_probe_g(pid, sp);
+	if (!g)
+		return lf_lj_only_g(pid);
+	__u32 k = u->lj_seen_next++ & (LF_LJ_SEEN - 1);
+	u->lj_seen_g[k] = g;
+	u->lj_seen_pid[k] = pid;
+	u->vm_unknown = 1;
+	return g;
 }
 
 /* Whether g is one of pid's VMs. */
@@ -129,16 +178,16 @@ __noinline int lf_lj_known_g(__u32 pid, __u64 g)
 /* The VM this thread runs as found so far in the sample, else the one picked from the stack
  * pointer at hand (probe: a trace's frame, where a VM not found yet is looked for); u->lj_g
  * is left to the caller, to set once it is sure. */
-static __always_inline __u64 lj_g_here(const struct lf_ustate *u, __u32 pid, int probe)
+static __always_inline __u64 lj_g_here(struct lf_ustate *u, __u32 pid, int probe)
 {
-	return u->lj_g ? u->lj_g : lf_lj_pick_g(pid, u->sp, probe);
+	return u->lj_g ? u->lj_g : lj_pick_g(u, pid, u->sp, probe);
 }
 
 /* The VM this thread runs, found once per sample from the stack pointer at hand. */
 static __always_inline __u64 lj_g_at(struct lf_ustate *u, __u32 pid)
 {
 	if (!u->lj_g) {
-		u->lj_g = lf_lj_pick_g(pid, u->sp, 1);
+		u->lj_g = lj_pick_g(u, pid, u->sp, 1);
 		if (!u->lj_g)
 			u->vm_unknown = 1;
 	}

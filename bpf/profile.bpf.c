@@ -214,8 +214,7 @@ static __always_inline void count_stack_n(struct lf_stack *s, __u64 h, __u64 n, 
 
 #include "wall.bpf.h"
 
-/* Tail-called programs: the native walk (again, for the next frames) and, in the program
- * built without bpf_loop, the Lua walk, which verifiers before 5.17 take only on its own. */
+/* Tail-called programs: the native walk (again, for the next frames) and the Lua walk. */
 enum { LF_TAIL_UNWIND, LF_TAIL_LUA };
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
@@ -299,9 +298,9 @@ __noinline int lf_end_counts(void)
 	return 0;
 }
 
-/* Ends the user part of a sample. Only the walk's own end (with_lua) appends Lua frames:
- * the verifier checks every inlined copy of the Lua walkers on its own, which costs the
- * program's load time, and a sample whose native walk never started has no Lua position. */
+/* Ends the user part of a sample. Only the walk's own end (with_lua) has Lua frames to
+ * append, which runtime_part does: a sample whose native walk never started has no Lua
+ * position. */
 static __always_inline void end_user(struct bpf_perf_event_data *ctx, struct lf_stack *s, struct lf_ustate *u,
 				     int rc, int with_lua)
 {
@@ -309,19 +308,14 @@ static __always_inline void end_user(struct bpf_perf_event_data *ctx, struct lf_
 	end_walk(s, u, rc);
 	u->lua_from = u->n;
 	stage(LF_STAGE_END_WALK);
-	if (walk_lua && with_lua) {
-#ifdef LF_NO_BPF_LOOP
+	if (walk_lua && with_lua)
 		bpf_tail_call(ctx, &tails, LF_TAIL_LUA); /* on success, runtime_part ends the sample */
-#else
-		(void)ctx;
-		rt_append(s, u);
-#endif
-	}
-	stage(LF_STAGE_LUA);
 	lf_end_counts();
 }
 
-/* The Lua part of a sample whose native walk is done (the program built without bpf_loop). */
+/* The Lua part of a sample whose native walk is done, then its count. A program of its own:
+ * each chain of calls the verifier checks against its 512 bytes of stack starts here, not
+ * below the native walk's frame, and verifiers before 5.17 take the Lua walk only so. */
 SEC("perf_event")
 int runtime_part(struct bpf_perf_event_data *ctx)
 {
@@ -331,10 +325,9 @@ int runtime_part(struct bpf_perf_event_data *ctx)
 	(void)ctx;
 	if (!s || !u)
 		return 0;
-#ifdef LF_NO_BPF_LOOP
 	if (walk_lua)
 		rt_append(s, u);
-#endif
+	stage(LF_STAGE_LUA);
 	lf_end_counts();
 	return 0;
 }

@@ -42,4 +42,17 @@ static __always_inline __u64 lf_below(__u64 a, __u64 b)
 		f_ < (n) && (key) >= (arr)[f_].lo && (key) < (arr)[f_].hi ? (int)f_ : -1;     \
 	})
 
+/* One round of the search of a sorted array the caller reads itself (a map's entries, one
+ * lookup each): [*base, *base + *len) holds the last entry <= key, if any entry is; at_mid is
+ * the key of the entry at *base + *len / 2. The upper half is kept when at_mid <= key, else
+ * the lower one with the middle entry, computed rather than branched on, so that every
+ * round ends in one state for the verifier. Rounds go on while *len > 1; then the entry at
+ * *base is the one, when its key is <= key. */
+static __always_inline void lf_halve(__u32 *base, __u32 *len, __u64 key, __u64 at_mid)
+{
+	__u32 half = *len / 2;
+	*base += half * (__u32)(1 - lf_below(key, at_mid));
+	*len -= half;
+}
+
 #endif

@@ -86,7 +86,7 @@ struct lf_ustate {
 	__u32 seen_next;
 	__u64 cl_key, cl_proto;  /* PUC Lua: the last closure whose Proto was read, and it (puc_begin clears it) */
 	/* Kept from sample to sample: LuaJIT VMs user space has not found that were lately found on
-	 * this CPU's stacks (lj_probe_g), and their processes; the next slot to take. */
+	 * this CPU's stacks (lf_lj_probe_g), and their processes; the next slot to take. */
 	__u64 lj_seen_g[LF_LJ_SEEN];
 	__u32 lj_seen_pid[LF_LJ_SEEN];
 	__u32 lj_seen_next;
@@ -201,19 +201,29 @@ __noinline int lf_find_map(__u32 pid, __u64 ip)
 /* Whether addr may point at pid's data: inside one of the ranges user space listed, or
  * anywhere when it listed none. A register or stack word holding a number, not a pointer,
  * fails here for the cost of a search instead of a faulting read (several microseconds). */
+static __always_inline int may_point_in(const struct lf_proc *p, __u64 addr)
+{
+	return !p->ndata || LF_FIND(p->data, LF_MAX_DATA, p->ndata, lo, hi, addr) >= 0;
+}
+
+/* may_point_in for pid (a pid not listed may point anywhere). */
 __noinline int lf_may_point(__u32 pid, __u64 addr)
 {
 	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
-	if (!p || !p->ndata)
-		return 1;
-	return LF_FIND(p->data, LF_MAX_DATA, p->ndata, lo, hi, addr) >= 0;
+	return !p || may_point_in(p, addr);
+}
+
+/* Aligned, in the user half above the first page. */
+static __always_inline int may_be_object_at(__u64 v)
+{
+	return v >= 4096 && v < LF_USER_TOP && !(v & 7);
 }
 
 /* Whether v can be a pointer to an object of pid (a lua_State, say): aligned, in the user half
  * above the first page, and where pid keeps data (lf_may_point). Nothing is read. */
 static __always_inline int lf_may_be_object(__u32 pid, __u64 v)
 {
-	return v >= 4096 && v < LF_USER_TOP && !(v & 7) && lf_may_point(pid, v);
+	return may_be_object_at(v) && lf_may_point(pid, v);
 }
 
 /* Asks user space to read pid's maps again for where it keeps data: a sample in its VM
@@ -224,27 +234,23 @@ static __always_inline void lf_ask_data(__u32 pid)
 	bpf_map_update_elem(&rescan, &pid, &why, BPF_NOEXIST);
 }
 
-/* Index of the last row with row.pc <= pc among the file's rows, or -1. */
+/* Index of the last row with row.pc <= pc among the file's rows, or -1 (lf_halve: 25 rounds
+ * cover 2^25 rows). */
 __noinline int lf_find_row(__u32 file, __u32 pc)
 {
 	const struct lf_file *f = bpf_map_lookup_elem(&files, &file);
 	if (!f || !f->row_count)
 		return -1;
-	__u32 lo = f->row_start, hi = f->row_start + f->row_count;
-	int found = -1;
-	for (int i = 0; i < 24 && lo < hi; i++) {
-		__u32 mid = lo + (hi - lo) / 2;
+	__u32 base = f->row_start, len = f->row_count;
+	for (int i = 0; i < 25 && len > 1; i++) {
+		__u32 mid = base + len / 2;
 		const struct lf_row *r = bpf_map_lookup_elem(&rows, &mid);
 		if (!r)
 			return -1;
-		if (r->pc <= pc) {
-			found = (int)mid;
-			lo = mid + 1;
-		} else {
-			hi = mid;
-		}
+		lf_halve(&base, &len, pc, r->pc);
 	}
-	return found;
+	const struct lf_row *r = bpf_map_lookup_elem(&rows, &base);
+	return r && r->pc <= pc ? (int)base : -1;
 }
 
 static __always_inline int read_u64(__u64 addr, __u64 *v)

@@ -292,8 +292,7 @@ int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut)
 			   bpf_map__fd(k->maps.rules), bpf_map__fd(k->maps.files),
 			   bpf_map__max_entries(k->maps.files), bpf_map__fd(k->maps.procs)))
 		return -1;
-	/* tails: the native walk, then the Lua walk (used only by the program built without
-	 * bpf_loop; bpf/profile.bpf.c) */
+	/* tails: the native walk, then the Lua walk (bpf/profile.bpf.c) */
 	int progs[2] = { bpf_program__fd(k->progs.unwind_user), bpf_program__fd(k->progs.runtime_part) };
 	for (__u32 key = 0; key < 2; key++)
 		if (bpf_map_update_elem(bpf_map__fd(k->maps.tails), &key, &progs[key], BPF_ANY)) {

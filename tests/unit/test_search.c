@@ -1,7 +1,8 @@
 /* The unwinder's branchless search (bpf/search.h), run on the host: lf_below is an unsigned
  * comparison over the whole 64-bit range, and LF_SEARCH finds the last entry at or below a key
  * among the first n, as a plain scan does, and LF_FIND the entry holding it, whatever n and
- * the key, a mapping above 2^63 ([vsyscall]) and keys beyond every entry included. */
+ * the key, a mapping above 2^63 ([vsyscall]) and keys beyond every entry included; and
+ * lf_halve's rounds as lf_find_row runs them over a file's rows. */
 #include <linux/types.h>
 #include "check.h"
 
@@ -76,9 +77,42 @@ static void search_matches_scan(void)
 	CHECK_INT(wrong, 0);
 }
 
+/* lf_halve's rounds over n sorted keys from start, as lf_find_row runs them: the last entry
+ * <= key, or -1. */
+static int halve_search(const __u32 *keys, __u32 start, __u32 n, __u32 key)
+{
+	__u32 base = start, len = n;
+	for (int i = 0; i < 25 && len > 1; i++)
+		lf_halve(&base, &len, key, keys[base + len / 2]);
+	return n && keys[base] <= key ? (int)base : -1;
+}
+
+/* Keys sorted, with runs of equal ones (rows of one address), searched from any start. */
+static void halve_matches_scan(void)
+{
+	static __u32 k[4096];
+	int wrong = 0;
+	for (int t = 0; t < 20000; t++) {
+		__u32 x = (__u32)rnd(1 << 20);
+		for (int i = 0; i < 4096; i++)
+			k[i] = x += (__u32)rnd(4) == 0 ? 0 : 1 + (__u32)rnd(64);
+		__u32 start = (__u32)rnd(64), n = (__u32)rnd(t % 2 ? 9 : 4096 - start + 1);
+		__u32 key = (__u32)(t % 4 == 0 && n ? k[start + rnd(n)] : rnd(x + 256));
+		int want = -1;
+		for (__u32 i = start; i < start + n; i++)
+			if (k[i] <= key)
+				want = (int)i;
+		int got = halve_search(k, start, n, key);
+		if (got != want && wrong++ < 5)
+			printf("  start %u n %u key %u: %d, scan %d\n", start, n, key, got, want);
+	}
+	CHECK_INT(wrong, 0);
+}
+
 int main(void)
 {
 	RUN(below_edges);
 	RUN(search_matches_scan);
+	RUN(halve_matches_scan);
 	CHECK_EXIT();
 }

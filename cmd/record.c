@@ -1,6 +1,7 @@
 /* A recording session: attach the sampler to the target processes (given by PID, their
  * children, or a command lua-flame starts), drain stacks while they run, then
  * symbolize, aggregate and write every requested output. */
+#include <math.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -37,6 +38,7 @@ struct session {
 	uint64_t lost_reported;
 	double next_lost_warning;
 	uint64_t entries_at_drain; /* LF_STAT_ENTRIES at the last drain */
+	double tables_ms, load_ms; /* start-up: the targets' maps and tables, the BPF program's load */
 };
 
 #define DEFAULT_MAX_STACKS 8192 /* the stack map's size (profile.bpf.c) unless --max-stacks */
@@ -254,9 +256,12 @@ static int open_sampler(struct session *s)
 				   ut_files(s->ut) * 2 + 1024, o->lines, o->btf, o->wall ? o->hz : 0 };
 	int rc = 1;
 	ut_say_if_slow(s->ut, 0);
-	if (now_sec() - t0 >= 1.0)
+	double t1 = now_sec();
+	s->tables_ms = (t1 - t0) * 1000.0;
+	if (t1 - t0 >= 1.0)
 		info_lf("loading the BPF program (the kernel checks it before it runs)");
 	s->smp = s->tg.smp = sampler_open(&cfg, &rc);
+	s->load_ms = (now_sec() - t1) * 1000.0;
 	if (!s->smp)
 		return rc;
 	sampler_on_fresh(s->smp, stacks_fresh, &s->sc);
@@ -290,10 +295,11 @@ static int session_record(struct session *s, double t0)
 		return rc;
 	if (s->o->command)
 		targets_add_command(&s->tg, s->cmd.pid, !s->cmd.traced);
-	targets_attach(&s->tg);
 	install_signals();
 	if ((rc = sampler_attach(s->smp, s->o->hz)))
 		return rc;
+	double on = now_sec();
+	targets_attach(&s->tg); /* each target is sampled once its VM is known */
 	if (s->o->kernel) /* once sampling is on: the first sample need not wait for it */
 		symbolizer_load_kernel(s->sc.sym);
 	if (s->o->command && (rc = start_command(s)))
@@ -306,8 +312,10 @@ static int session_record(struct session *s, double t0)
 		warnx_lf("%s", k);
 	}
 	if (s->o->stats)
-		warnx_lf("unwind tables: %zu files, %zu rows, %.1f MiB of maps; sampling %.0f ms after start",
+		warnx_lf("unwind tables: %zu files, %zu rows, %.1f MiB of maps; sampling %.0f ms after start "
+			 "(maps and tables %.0f ms, BPF program %.0f ms; every target %.0f ms after start)",
 			 ut_files(s->ut), ut_rows(s->ut), (double)ut_memory(s->ut) / 1048576.0,
+			 (fmax(on, sampler_first_target_at(s->smp)) - t0) * 1000.0, s->tables_ms, s->load_ms,
 			 (now_sec() - t0) * 1000.0);
 	describe_run(s, s->sc.prof);
 	info_lf("profiling PID %s (%s) at %d Hz%s", s->sc.prof->pids, s->sc.prof->command, s->o->hz,

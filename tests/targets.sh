@@ -16,7 +16,7 @@ start_nginx() {
 	cat >"$dir/nginx.conf" <<CONF
 load_module /usr/lib/nginx/modules/ndk_http_module.so;
 load_module /usr/lib/nginx/modules/ngx_http_lua_module.so;
-worker_processes 1;
+worker_processes ${NGINX_WORKERS:-1};
 error_log $dir/error.log;
 pid $dir/nginx.pid;
 events { worker_connections 256; }

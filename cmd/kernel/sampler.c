@@ -47,6 +47,7 @@ struct sampler {
 	int *sw_pfds;
 	struct bpf_link *in_link;   /* wall mode: threads switched in */
 	uint64_t off_settled;       /* wall mode: samples' worth of time off the CPU counted at the end */
+	double first_target_at;     /* when the first target was added (now_sec), 0: none yet */
 };
 
 /* A stack new to the namer (announce in profile.bpf.c): hand it over while its process is
@@ -282,7 +283,15 @@ fail:
 int sampler_add_target(struct sampler *s, pid_t pid)
 {
 	__u32 key = (__u32)pid, val = 1;
-	return bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &val, BPF_ANY);
+	int rc = bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &val, BPF_ANY);
+	if (!rc && !s->first_target_at)
+		s->first_target_at = now_sec();
+	return rc;
+}
+
+double sampler_first_target_at(const struct sampler *s)
+{
+	return s->first_target_at;
 }
 
 int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut)

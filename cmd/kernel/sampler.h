@@ -28,6 +28,8 @@ struct sampler_cfg {
 struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code);
 
 int sampler_add_target(struct sampler *s, pid_t pid);
+/* When the first target was added (now_sec), 0 if none was. */
+double sampler_first_target_at(const struct sampler *s);
 /* Connects the unwind tables to the loaded maps and enables the unwinder. */
 int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut);
 /* The file descriptor of the program's map called name (a runtime family's own), or < 0. */

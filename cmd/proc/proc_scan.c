@@ -1,6 +1,7 @@
 /* Walks over a target's memory for the runtime finders: its mapped executable files (to
  * recognise a runtime in one) and its heap and anonymous memory in overlapping chunks (to
  * find a VM's state block). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,24 +10,60 @@
 
 #define SCAN_CHUNK (1 << 20)
 
-int proc_find_file(pid_t pid, int (*match)(pid_t pid, const struct mapping *m, void *ctx), void *ctx,
-		   struct mapping *found)
+/* The scores match gave to files lately, by (dev, inode) as the unwind tables know files:
+ * the processes of one program (nginx's workers) map the same files, and a file's symbols
+ * and read-only data are read once for all of them, not once per process. */
+typedef int (*file_match)(pid_t pid, const struct mapping *m, void *ctx);
+struct file_score {
+	file_match match;
+	uint64_t dev, inode;
+	int score;
+};
+#define SCORES 256
+static struct file_score scores[SCORES];
+static size_t nscores, next_score;
+static pthread_mutex_t scores_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* match's score for m, remembered; *read set when the file was read for it (ctx says what
+ * it found), not when the score was known already. */
+static int score_of(pid_t pid, const struct mapping *m, file_match match, void *ctx, int *read)
+{
+	int score = -1;
+	pthread_mutex_lock(&scores_lock);
+	for (size_t i = 0; i < nscores && score < 0; i++)
+		if (scores[i].match == match && scores[i].dev == m->dev && scores[i].inode == m->inode)
+			score = scores[i].score;
+	pthread_mutex_unlock(&scores_lock);
+	*read = score < 0;
+	if (score >= 0)
+		return score;
+	score = match(pid, m, ctx);
+	pthread_mutex_lock(&scores_lock);
+	scores[next_score] = (struct file_score){ match, m->dev, m->inode, score };
+	next_score = (next_score + 1) % SCORES;
+	nscores += nscores < SCORES;
+	pthread_mutex_unlock(&scores_lock);
+	return score;
+}
+
+int proc_find_file(pid_t pid, file_match match, void *ctx, struct mapping *found)
 {
 	struct proc_maps pm;
 	if (proc_read_maps(pid, &pm))
 		return -1;
 	const struct mapping *best = NULL, *last = NULL;
-	int best_score = 0;
+	int best_score = 0, read;
 	for (size_t i = 0; i < pm.n; i++) {
 		const struct mapping *m = &pm.m[i];
 		if (!m->exec || m->path[0] != '/' || (best && best->inode == m->inode && best->dev == m->dev))
 			continue;
-		int score = match(pid, m, ctx);
-		last = m;
+		int score = score_of(pid, m, match, ctx, &read);
+		if (read)
+			last = m;
 		if (score > best_score)
 			best = m, best_score = score;
 	}
-	/* ctx holds what the last file said: let the winner say it again */
+	/* ctx holds what the last file read said: let the winner say it */
 	if (best && best != last)
 		match(pid, best, ctx);
 	if (best) {

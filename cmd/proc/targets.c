@@ -256,11 +256,13 @@ void targets_attach(struct targets *s)
 		 * take seconds) must not start as unmapped code; known files are not re-read. */
 		ut_add_pid(s->ut, pid);
 		ut_sync(s->ut);
-		sampler_add_target(s->smp, pid);
 		stacks_add_target(s->sc, pid);
 		targets_name(s, pid);
 		note_attach(&s->t[i], runtime_attach(s->sc, s->smp, s->ut, pid, 0), now_sec());
 		s->t[i].lua_settled = 1;
+		/* Sampled from now on, its tables and its Lua VM known; sampling is on already,
+		 * so the first target's samples do not wait for the others' VMs to be found. */
+		sampler_add_target(s->smp, pid);
 	}
 }
 

@@ -38,6 +38,8 @@ static int score_of(pid_t pid, const struct mapping *m, file_match match, void *
 	if (score >= 0)
 		return score;
 	score = match(pid, m, ctx);
+	if (score < 0)
+		return 0; /* unread, not a verdict */
 	pthread_mutex_lock(&scores_lock);
 	scores[next_score] = (struct file_score){ match, m->dev, m->inode, score };
 	next_score = (next_score + 1) % SCORES;

@@ -9,9 +9,11 @@
 #include "proc.h"
 
 /* Calls match for each executable file mapping of pid; it returns how surely the file
- * holds what is looked for (0: not at all). Copies the mapping of the surest file, the
- * first of equals, to *found (path included, caller frees with free(found->path)), after
- * calling match on it once more so that ctx describes it. Returns 0 when one matched. */
+ * holds what is looked for (0: not at all; -1: the file could not be read). Copies the
+ * mapping of the surest file, the first of equals, to *found (path included, caller frees
+ * with free(found->path)), after calling match on it once more so that ctx describes it.
+ * Returns 0 when one matched. A file's score is remembered, by (dev, inode), for every
+ * process that maps it; a file that could not be read is tried again next time. */
 int proc_find_file(pid_t pid, int (*match)(pid_t pid, const struct mapping *m, void *ctx), void *ctx,
 		   struct mapping *found);
 

@@ -20,7 +20,7 @@ static int file_facts(pid_t pid, const struct mapping *m, struct luajit_file_fac
 	int fd = proc_open_mapped(pid, m);
 	struct elf_file *ef = fd >= 0 ? elf_file_open_fd(fd) : NULL;
 	if (!ef)
-		return 0;
+		return -1;
 	const char **syms;
 	size_t n = elf_defined_dynsyms(ef, &syms);
 	Elf_Data *ro = elf_file_section(ef, ".rodata", NULL, NULL);

@@ -15,15 +15,15 @@
 
 #define SCAN_MAX   (1ULL << 31) /* bytes of memory scanned per process and pass */
 
-/* Version string in the file's read-only data; 0 without one, else 1, or 3 when the file
- * also exports lua_newstate: the library that holds the VM ranks above a host that calls
- * it and merely contains a copy of the version string. */
+/* Version string in the file's read-only data: 0 without one (-1: the file cannot be read),
+ * else 1, or 3 when the file also exports lua_newstate: the library that holds the VM ranks
+ * above a host that calls it and merely contains a copy of the version string. */
 static int file_version(pid_t pid, const struct mapping *m, int *maj, int *min, int *patch)
 {
 	int fd = proc_open_mapped(pid, m);
 	struct elf_file *ef = fd >= 0 ? elf_file_open_fd(fd) : NULL;
 	if (!ef)
-		return 0;
+		return -1;
 	Elf_Data *d = elf_file_section(ef, ".rodata", NULL, NULL);
 	int score = d && puc_version_from_bytes(d->d_buf, d->d_size, maj, min, patch) ? 1 : 0;
 	if (score) {

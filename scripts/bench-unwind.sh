@@ -103,14 +103,14 @@ if want startup || want wrk; then
 fi
 
 # startup_runs PID NAME WHAT [OPTIONS...]: three attaches to PID, each appending "ms MiB files
-# rows every-target-ms" of its start-up to $W/NAME.
+# rows every-target-ms" of its start-up to $W/NAME (builds before --stats said the last: none).
 startup_runs() {
 	sp=$1 sn=$2 sw=$3
 	shift 3
 	: >"$W/$sn"
 	for r in 1 2 3; do
 		"$LF" -p "$sp" "$@" -d 1 --stats -o "$W/$sn.folded" 2>"$W/$sn.err"
-		sed -n 's/.*unwind tables: \([0-9]*\) files, \([0-9]*\) rows, \([0-9.]*\) MiB of maps; sampling \([0-9]*\) ms.*every target \([0-9]*\) ms.*/\4 \3 \1 \2 \5/p' \
+		sed -n 's/.*unwind tables: \([0-9]*\) files, \([0-9]*\) rows, \([0-9.]*\) MiB of maps; sampling \([0-9]*\) ms\(.*every target \([0-9]*\) ms\)\{0,1\}.*/\4 \3 \1 \2 \6/p' \
 			"$W/$sn.err" >>"$W/$sn"
 		log "$sw start-up run $r: $(tail -1 "$W/$sn") (ms MiB files rows every-target-ms)"
 	done

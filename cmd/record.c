@@ -295,6 +295,7 @@ static int session_record(struct session *s, double t0)
 		return rc;
 	if (s->o->command)
 		targets_add_command(&s->tg, s->cmd.pid, !s->cmd.traced);
+	targets_prepare(&s->tg);
 	install_signals();
 	if ((rc = sampler_attach(s->smp, s->o->hz)))
 		return rc;

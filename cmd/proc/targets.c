@@ -246,18 +246,25 @@ void targets_add_children(struct targets *s)
 	}
 }
 
+void targets_prepare(struct targets *s)
+{
+	for (size_t i = 0; i < s->nt; i++)
+		if (s->t[i].kind != TARGET_COMMAND) { /* added before, its Lua is looked for after exec */
+			stacks_add_target(s->sc, s->t[i].pid);
+			targets_name(s, s->t[i].pid);
+		}
+}
+
 void targets_attach(struct targets *s)
 {
 	for (size_t i = 0; i < s->nt; i++) {
 		pid_t pid = s->t[i].pid;
 		if (s->t[i].kind == TARGET_COMMAND)
-			continue; /* added before, its Lua is looked for after exec */
+			continue;
 		/* Maps again: libraries loaded while the BPF program was being loaded (which can
 		 * take seconds) must not start as unmapped code; known files are not re-read. */
 		ut_add_pid(s->ut, pid);
 		ut_sync(s->ut);
-		stacks_add_target(s->sc, pid);
-		targets_name(s, pid);
 		note_attach(&s->t[i], runtime_attach(s->sc, s->smp, s->ut, pid, 0), now_sec());
 		s->t[i].lua_settled = 1;
 		/* Sampled from now on, its tables and its Lua VM known; sampling is on already,

@@ -44,7 +44,11 @@ struct targets {
 struct target *targets_new(struct targets *s, pid_t pid, enum target_kind kind, double now);
 /* Adds the children of the targets present now (with --children), before sampling. */
 void targets_add_children(struct targets *s);
-/* Starts sampling and Lua attach for the targets there at the start (not the command). */
+/* Names the targets there at the start (not the command) while they surely live: before
+ * sampling starts, so that one gone by then is still told by its name. */
+void targets_prepare(struct targets *s);
+/* Starts sampling and Lua attach for the targets there at the start (not the command),
+ * once sampling is on: each is sampled once its tables and VM are known. */
 void targets_attach(struct targets *s);
 /* The command, held before exec: sampled from its first instruction (sample_now: from
  * now on; else from targets_command_mapped at its exec). */

@@ -13,7 +13,6 @@
 /* The scores match gave to files lately, by (dev, inode) as the unwind tables know files:
  * the processes of one program (nginx's workers) map the same files, and a file's symbols
  * and read-only data are read once for all of them, not once per process. */
-typedef int (*file_match)(pid_t pid, const struct mapping *m, void *ctx);
 struct file_score {
 	file_match match;
 	uint64_t dev, inode;

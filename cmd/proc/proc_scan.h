@@ -14,8 +14,8 @@
  * with free(found->path)), after calling match on it once more so that ctx describes it.
  * Returns 0 when one matched. A file's score is remembered, by (dev, inode), for every
  * process that maps it; a file that could not be read is tried again next time. */
-int proc_find_file(pid_t pid, int (*match)(pid_t pid, const struct mapping *m, void *ctx), void *ctx,
-		   struct mapping *found);
+typedef int (*file_match)(pid_t pid, const struct mapping *m, void *ctx);
+int proc_find_file(pid_t pid, file_match match, void *ctx, struct mapping *found);
 
 /* A first look at a process (found not NULL) ends after SCAN_QUICK bytes if *found is nonzero
  * by then: a VM's state is made early, low in the heap, and later VMs are for rescans to

@@ -38,7 +38,8 @@ struct session {
 	uint64_t lost_reported;
 	double next_lost_warning;
 	uint64_t entries_at_drain; /* LF_STAT_ENTRIES at the last drain */
-	double tables_ms, load_ms; /* start-up: the targets' maps and tables, the BPF program's load */
+	double maps_ms, load_ms, tables_ms; /* start-up: the targets' maps; the BPF program's load, the
+					     * unwind tables built beside it */
 };
 
 #define DEFAULT_MAX_STACKS 8192 /* the stack map's size (profile.bpf.c) unless --max-stacks */
@@ -235,40 +236,47 @@ static int preflight(const struct record_opts *o)
 	return rc;
 }
 
-/* Reads the targets' maps (the command has none yet) and loads the BPF program sized
- * with room for libraries that get loaded later. */
+/* Headroom for libraries loaded later: 256K rows (2 MiB); a command's program is not mapped
+ * yet, so it gets 1M rows. */
+static size_t rows_headroom(const struct record_opts *o) { return o->command ? 1 << 20 : 1 << 18; }
+
+/* Reads the targets' maps (the command has none yet) and loads the BPF program, sized from
+ * them with room for libraries loaded later, while their unwind tables are built apart:
+ * the kernel's check of the program and the tables' parsing each keep one CPU busy. */
 static int open_sampler(struct session *s)
 {
 	const struct record_opts *o = s->o;
 	double t0 = now_sec();
 	s->ut = s->tg.ut = ut_new();
 	ut_say_if_slow(s->ut, t0 + 1.0); /* the first sample should come within a second */
+	ut_defer_rows(s->ut, 1);
 	for (int i = 0; i < o->npids; i++) {
 		ut_add_pid(s->ut, o->pids[i]);
 		targets_new(&s->tg, o->pids[i], TARGET_GIVEN, 0);
 	}
 	if (o->children)
 		targets_add_children(&s->tg);
-	/* Headroom: half again the current rows plus 256K rows (2 MiB); a command's
-	 * program is not mapped yet, so it gets 1M rows. */
-	size_t rows = ut_rows(s->ut), extra = o->command ? 1 << 20 : 1 << 18;
-	struct sampler_cfg cfg = { o->threads, o->kernel, o->max_stacks, rows + rows / 2 + extra,
+	ut_defer_rows(s->ut, 0);
+	struct sampler_cfg cfg = { o->threads, o->kernel, o->max_stacks, ut_rows_bound(s->ut) + rows_headroom(o),
 				   ut_files(s->ut) * 2 + 1024, o->lines, o->btf, o->wall ? o->hz : 0 };
-	int rc = 1;
-	ut_say_if_slow(s->ut, 0);
+	ut_build_start(s->ut);
 	double t1 = now_sec();
-	s->tables_ms = (t1 - t0) * 1000.0;
-	if (t1 - t0 >= 1.0)
-		info_lf("loading the BPF program (the kernel checks it before it runs)");
-	s->smp = s->tg.smp = sampler_open(&cfg, &rc);
+	s->maps_ms = (t1 - t0) * 1000.0;
+	int rc = 1;
+	struct sampler *smp = sampler_open(&cfg, &rc);
 	s->load_ms = (now_sec() - t1) * 1000.0;
-	if (!s->smp)
+	s->tables_ms = ut_build_finish(s->ut);
+	ut_say_if_slow(s->ut, 0);
+	if (smp && ut_rows(s->ut) > cfg.rows_cap) { /* CFI denser than any seen: loaded again */
+		sampler_close(smp);
+		cfg.rows_cap = ut_rows(s->ut) + ut_rows(s->ut) / 2 + rows_headroom(o);
+		smp = sampler_open(&cfg, &rc);
+	}
+	if (!(s->smp = s->tg.smp = smp))
 		return rc;
 	sampler_on_fresh(s->smp, stacks_fresh, &s->sc);
 	return sampler_setup_unwind(s->smp, s->ut) ? 1 : 0;
 }
-
-
 
 static void command_mapped(void *ctx, int complete)
 {
@@ -314,9 +322,10 @@ static int session_record(struct session *s, double t0)
 	}
 	if (s->o->stats)
 		warnx_lf("unwind tables: %zu files, %zu rows, %.1f MiB of maps; sampling %.0f ms after start "
-			 "(maps and tables %.0f ms, BPF program %.0f ms; every target %.0f ms after start)",
+			 "(maps %.0f ms, then the BPF program %.0f ms and the unwind tables %.0f ms side by side; "
+			 "every target %.0f ms after start)",
 			 ut_files(s->ut), ut_rows(s->ut), (double)ut_memory(s->ut) / 1048576.0,
-			 (fmax(on, sampler_first_target_at(s->smp)) - t0) * 1000.0, s->tables_ms, s->load_ms,
+			 (fmax(on, sampler_first_target_at(s->smp)) - t0) * 1000.0, s->maps_ms, s->load_ms, s->tables_ms,
 			 (now_sec() - t0) * 1000.0);
 	describe_run(s, s->sc.prof);
 	info_lf("profiling PID %s (%s) at %d Hz%s", s->sc.prof->pids, s->sc.prof->command, s->o->hz,

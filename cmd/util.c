@@ -115,6 +115,32 @@ void sb_printf(struct sbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+int read_all(int fd, void *buf, size_t n)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t r = read(fd, (char *)buf + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+int write_all(int fd, const void *buf, size_t n)
+{
+	for (size_t put = 0; put < n;) {
+		ssize_t w = write(fd, (const char *)buf + put, n - put);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		put += (size_t)w;
+	}
+	return 0;
+}
+
 ssize_t read_file(const char *path, char *buf, size_t max)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

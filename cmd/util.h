@@ -27,6 +27,11 @@ void sb_reset(struct sbuf *b);
 /* Reads at most max-1 bytes of a (proc) file into buf; returns length or -1. */
 ssize_t read_file(const char *path, char *buf, size_t max);
 
+/* Exactly n bytes from or to fd (a pipe), across short counts and EINTR; 0, or -1 when the
+ * other end closed first or failed. */
+int read_all(int fd, void *buf, size_t n);
+int write_all(int fd, const void *buf, size_t n);
+
 /* FNV-1a over bytes, for hash tables. */
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
 /* Whether s[0..len) ends with the NUL-terminated suffix. */

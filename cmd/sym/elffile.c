@@ -294,27 +294,43 @@ Elf_Data *elf_file_symbols(struct elf_file *ef, Elf_Scn *scn)
 	return d && elf_file_data(ef, elf_getscn(ef->elf, sh.sh_link)) ? d : NULL;
 }
 
-Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr, int *type)
+/* The section named name and its header, or NULL. */
+static Elf_Scn *find_section(struct elf_file *ef, const char *name, GElf_Shdr *sh)
 {
 	size_t shstrndx;
 	if (elf_getshdrstrndx(ef->elf, &shstrndx) || !elf_file_data(ef, elf_getscn(ef->elf, shstrndx)))
 		return NULL;
 	Elf_Scn *scn = NULL;
 	for (int guard = 0; (scn = elf_nextscn(ef->elf, scn)) && guard < 65536; guard++) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh))
+		if (!gelf_getshdr(scn, sh))
 			continue;
-		const char *n = elf_strptr(ef->elf, shstrndx, sh.sh_name);
-		if (!n || strcmp(n, name))
-			continue;
-		Elf_Data *d = elf_file_data(ef, scn);
-		if (d && addr)
-			*addr = sh.sh_addr;
-		if (d && type)
-			*type = (int)sh.sh_type;
-		return d;
+		const char *n = elf_strptr(ef->elf, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
 	}
 	return NULL;
+}
+
+Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr, int *type)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(ef, name, &sh);
+	Elf_Data *d = scn ? elf_file_data(ef, scn) : NULL;
+	if (d && addr)
+		*addr = sh.sh_addr;
+	if (d && type)
+		*type = (int)sh.sh_type;
+	return d;
+}
+
+size_t elf_file_section_size(struct elf_file *ef, const char *name)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(ef, name, &sh);
+	if (!scn || sh.sh_type == SHT_NOBITS || sh.sh_size > MAX_SECTION)
+		return 0;
+	/* a compressed section's own size is in a header read only with the whole section */
+	return (sh.sh_flags & SHF_COMPRESSED) ? 8 * sh.sh_size : sh.sh_size;
 }
 
 /* Looked up once: the merge and the labels ask for function starts of many frames. A file

@@ -21,6 +21,19 @@ int ut_refresh_data(struct unwind_tables *t, pid_t pid);
 /* While tables are built for a start: says once, when a file is done after the moment at
  * (now_sec() time; 0 stops it), that they are still being read. */
 void ut_say_if_slow(struct unwind_tables *t, double at);
+/* At start-up, on: files met are registered with their mappings at once and their rows left
+ * for ut_build_pending, which can then run while the BPF program loads; off: built as met. */
+void ut_defer_rows(struct unwind_tables *t, int on);
+/* The most rows built and pending files can give, from the size of their CFI sections. */
+size_t ut_rows_bound(const struct unwind_tables *t);
+void ut_build_pending(struct unwind_tables *t);
+/* The same in a child process, which sends the rows back through a pipe, while this one goes
+ * on (loads the BPF program: a thread would share the address space, and each page the parse
+ * frees would interrupt the loading CPU to flush its TLB). The child's PID, or -1 when not
+ * started (nothing pending, no fork); ut_build_finish then builds them here. Either way, ut_build_finish
+ * must come before the tables are used; it returns the milliseconds the building took. */
+pid_t ut_build_start(struct unwind_tables *t);
+double ut_build_finish(struct unwind_tables *t);
 /* Rows built so far, to size the BPF maps before load. */
 size_t ut_rows(const struct unwind_tables *t);
 size_t ut_files(const struct unwind_tables *t);

@@ -1,0 +1,88 @@
+/* Unwind tables built apart (in a child process, while the BPF program loads) must equal the
+ * same tables built in this process, also when the child dies before it is done. The target
+ * is this test's own process; the tables are uploaded into memfds standing in for the maps. */
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "unwind_tables.h"
+
+struct image {
+	size_t rows, files;
+	void *rows_map, *rules_map, *files_map;
+};
+
+static void *memfd_map(size_t bytes, int *fd)
+{
+	*fd = memfd_create("tables", MFD_CLOEXEC);
+	if (*fd < 0 || ftruncate(*fd, (off_t)bytes))
+		return NULL;
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Builds the tables of this process (apart: 1 in a child, 2 in a child killed at once, 0
+ * here) and uploads them into im. */
+static struct unwind_tables *build(int apart, struct image *im)
+{
+	struct unwind_tables *t = ut_new();
+	ut_defer_rows(t, 1);
+	CHECK_INT(ut_add_pid(t, getpid()), 0);
+	ut_defer_rows(t, 0);
+	size_t bound = ut_rows_bound(t);
+	if (apart) {
+		pid_t builder = ut_build_start(t);
+		CHECK(builder > 0);
+		if (apart == 2 && builder > 0)
+			kill(builder, SIGKILL);
+	}
+	ut_build_finish(t);
+	CHECK(ut_rows(t) > 100);
+	CHECK(ut_rows(t) <= bound);
+	im->rows = ut_rows(t);
+	im->files = ut_files(t);
+	int rows_fd, rules_fd, files_fd;
+	im->rows_map = memfd_map(im->rows * sizeof(struct lf_row), &rows_fd);
+	im->rules_map = memfd_map(LF_MAX_RULES * sizeof(struct lf_rule), &rules_fd);
+	im->files_map = memfd_map(im->files * sizeof(struct lf_file), &files_fd);
+	CHECK(im->rows_map && im->rules_map && im->files_map);
+	ut_attach_maps(t, rows_fd, im->rows, rules_fd, files_fd, im->files, -1); /* no process map: -1 */
+	return t;
+}
+
+static void same(const struct image *a, const struct image *b)
+{
+	CHECK_INT(a->rows, b->rows);
+	CHECK_INT(a->files, b->files);
+	if (a->rows != b->rows || a->files != b->files)
+		return;
+	CHECK(!memcmp(a->rows_map, b->rows_map, a->rows * sizeof(struct lf_row)));
+	CHECK(!memcmp(a->rules_map, b->rules_map, LF_MAX_RULES * sizeof(struct lf_rule)));
+	CHECK(!memcmp(a->files_map, b->files_map, a->files * sizeof(struct lf_file)));
+}
+
+static void apart_equals_here(void)
+{
+	struct image here, apart;
+	struct unwind_tables *a = build(0, &here), *b = build(1, &apart);
+	same(&here, &apart);
+	ut_free(a);
+	ut_free(b);
+}
+
+static void killed_builder_built_here(void)
+{
+	struct image here, apart;
+	struct unwind_tables *a = build(0, &here), *b = build(2, &apart);
+	same(&here, &apart);
+	ut_free(a);
+	ut_free(b);
+}
+
+int main(void)
+{
+	RUN(apart_equals_here);
+	RUN(killed_builder_built_here);
+	CHECK_EXIT();
+}

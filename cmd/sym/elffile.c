@@ -254,18 +254,23 @@ static void say_too_big(const struct elf_file *ef, Elf_Scn *scn, const char *wha
 		 MAX_SECTION >> 20);
 }
 
+/* Whether the bytes the section stores are within the cap; said once when not. */
+static int stored_fits(const struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	if (sh->sh_size <= MAX_SECTION)
+		return 1;
+	say_too_big(ef, scn, "it holds", sh->sh_size);
+	return 0;
+}
+
 /* The check comes before any byte is read: even a compressed section's header is only read
  * with the whole section. */
 static int section_fits(const struct elf_file *ef, Elf_Scn *scn)
 {
 	GElf_Shdr sh;
 	GElf_Chdr ch;
-	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !stored_fits(ef, scn, &sh))
 		return 0;
-	if (sh.sh_size > MAX_SECTION) {
-		say_too_big(ef, scn, "it holds", sh.sh_size);
-		return 0;
-	}
 	if (!(sh.sh_flags & SHF_COMPRESSED))
 		return 1;
 	if (!gelf_getchdr(scn, &ch))
@@ -327,7 +332,7 @@ size_t elf_file_section_size(struct elf_file *ef, const char *name)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn = find_section(ef, name, &sh);
-	if (!scn || sh.sh_type == SHT_NOBITS || sh.sh_size > MAX_SECTION)
+	if (!scn || sh.sh_type == SHT_NOBITS || !stored_fits(ef, scn, &sh))
 		return 0;
 	/* a compressed section's own size is in a header read only with the whole section */
 	return (sh.sh_flags & SHF_COMPRESSED) ? 8 * sh.sh_size : sh.sh_size;

@@ -56,7 +56,8 @@ int elf_file_func_range(struct elf_file *ef, uint64_t vaddr, uint64_t *start, ui
  * (see elf_file_data). */
 Elf_Data *elf_file_section(struct elf_file *ef, const char *name, uint64_t *addr, int *type);
 /* Bytes section name holds, from its header alone: 0 when missing or past the size any
- * section is read at; a compressed one is taken to inflate to 8 times its stored size. */
+ * section is read at (said once, as elf_file_data says it); a compressed one is taken to
+ * inflate to 8 times its stored size. */
 size_t elf_file_section_size(struct elf_file *ef, const char *name);
 /* The one way to a section's bytes (inflated if compressed). NULL when it has none in the
  * file, is unreadable, or is refused: bigger than 256 MiB stored or inflated, which no real

@@ -18,6 +18,8 @@ lua5.4 "$OUT/worker.lua" & wait
 SH
 bg_start sh "$OUT/spawner.sh"
 S=$LAST_PID
+# the first child must be there before lua-flame looks: the shell forks it once it runs
+for _ in $(seq 100); do pgrep -P "$S" >/dev/null && break; sleep 0.05; done
 "$LF" -p "$S" --children --pids -o "$OUT/spawn.folded" 2>"$OUT/spawn.err" &
 lf=$!
 for _ in $(seq 200); do grep -q "profiling PID" "$OUT/spawn.err" && break; sleep 0.1; done

@@ -355,16 +355,21 @@ static int take_built(struct unwind_tables *t, int fd, double *ms)
 	return bad ? -1 : 0;
 }
 
+static void reap_builder(struct unwind_tables *t)
+{
+	close(t->builder_fd);
+	while (waitpid(t->builder, NULL, 0) < 0 && errno == EINTR)
+		;
+	t->builder = 0;
+}
+
 double ut_build_finish(struct unwind_tables *t)
 {
 	double ms = 0, t0 = now_sec();
 	int ok = 0;
 	if (t->builder) {
 		ok = take_built(t, t->builder_fd, &ms) == 0;
-		close(t->builder_fd);
-		while (waitpid(t->builder, NULL, 0) < 0 && errno == EINTR)
-			;
-		t->builder = 0;
+		reap_builder(t);
 	}
 	end_pending(t, !ok); /* without a builder, or one that failed (killed, out of memory): here */
 	return ok ? ms : (now_sec() - t0) * 1000.0;
@@ -624,7 +629,7 @@ void ut_free(struct unwind_tables *t)
 		return;
 	if (t->builder) {
 		kill(t->builder, SIGKILL);
-		ut_build_finish(t);
+		reap_builder(t);
 	}
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	if (t->m_rows)

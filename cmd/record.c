@@ -22,6 +22,7 @@
 #include "restrictions.h"
 #include "sampler.h"
 #include "stacks.h"
+#include "startup_helper.h"
 #include "status.h"
 #include "symbolize.h"
 #include "unwind_tables.h"
@@ -259,13 +260,14 @@ static int open_sampler(struct session *s)
 	ut_defer_rows(s->ut, 0);
 	struct sampler_cfg cfg = { o->threads, o->kernel, o->max_stacks, ut_rows_bound(s->ut) + rows_headroom(o),
 				   ut_files(s->ut) * 2 + 1024, o->lines, o->btf, o->wall ? o->hz : 0 };
-	ut_build_start(s->ut);
+	struct startup_helper helper;
+	startup_helper_start(&helper, s->ut, o->pids, (size_t)o->npids);
 	double t1 = now_sec();
 	s->maps_ms = (t1 - t0) * 1000.0;
 	int rc = 1;
 	struct sampler *smp = sampler_open(&cfg, &rc);
 	s->load_ms = (now_sec() - t1) * 1000.0;
-	s->tables_ms = ut_build_finish(s->ut);
+	s->tables_ms = startup_helper_finish(&helper, s->ut);
 	ut_say_if_slow(s->ut, 0);
 	if (smp && ut_rows(s->ut) > cfg.rows_cap) { /* CFI denser than any seen: loaded again */
 		sampler_close(smp);

@@ -23,6 +23,15 @@ static struct file_score scores[SCORES];
 static size_t nscores, next_score;
 static pthread_mutex_t scores_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static void remember(const struct file_score *f)
+{
+	pthread_mutex_lock(&scores_lock);
+	scores[next_score] = *f;
+	next_score = (next_score + 1) % SCORES;
+	nscores += nscores < SCORES;
+	pthread_mutex_unlock(&scores_lock);
+}
+
 /* match's score for m, remembered; *read set when the file was read for it (ctx says what
  * it found), not when the score was known already. */
 static int score_of(pid_t pid, const struct mapping *m, file_match match, void *ctx, int *read)
@@ -39,12 +48,29 @@ static int score_of(pid_t pid, const struct mapping *m, file_match match, void *
 	score = match(pid, m, ctx);
 	if (score < 0)
 		return 0; /* unread, not a verdict */
-	pthread_mutex_lock(&scores_lock);
-	scores[next_score] = (struct file_score){ match, m->dev, m->inode, score };
-	next_score = (next_score + 1) % SCORES;
-	nscores += nscores < SCORES;
-	pthread_mutex_unlock(&scores_lock);
+	remember(&(struct file_score){ match, m->dev, m->inode, score });
 	return score;
+}
+
+int proc_scores_send(int fd)
+{
+	pthread_mutex_lock(&scores_lock);
+	uint64_t n = nscores;
+	int rc = write_all(fd, &n, sizeof(n)) || write_all(fd, scores, n * sizeof(*scores)) ? -1 : 0;
+	pthread_mutex_unlock(&scores_lock);
+	return rc;
+}
+
+/* The match functions are the same in the sender, a child of this process. */
+int proc_scores_take(int fd)
+{
+	uint64_t n;
+	struct file_score got[SCORES];
+	if (read_all(fd, &n, sizeof(n)) || n > SCORES || read_all(fd, got, n * sizeof(*got)))
+		return -1;
+	for (uint64_t i = 0; i < n; i++)
+		remember(&got[i]);
+	return 0;
 }
 
 int proc_find_file(pid_t pid, file_match match, void *ctx, struct mapping *found)

@@ -16,6 +16,10 @@
  * process that maps it; a file that could not be read is tried again next time. */
 typedef int (*file_match)(pid_t pid, const struct mapping *m, void *ctx);
 int proc_find_file(pid_t pid, file_match match, void *ctx, struct mapping *found);
+/* The scores remembered, sent through fd to the process that forked this one, which takes
+ * them in as if it had found them itself: 0, or -1 (then nothing was taken). */
+int proc_scores_send(int fd);
+int proc_scores_take(int fd);
 
 /* A first look at a process (found not NULL) ends after SCAN_QUICK bytes if *found is nonzero
  * by then: a VM's state is made early, low in the heap, and later VMs are for rescans to

@@ -3,12 +3,10 @@
  * each process's executable mappings with their file and load bias. */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <elf.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -64,8 +62,6 @@ struct unwind_tables {
 	size_t nrefused;
 	int defer;               /* ut_defer_rows */
 	size_t npending, pending_bytes;
-	pid_t builder;           /* ut_build_start's child, 0 if none */
-	int builder_fd;
 };
 
 struct unwind_tables *ut_new(void)
@@ -283,96 +279,56 @@ static void end_pending(struct unwind_tables *t, int build)
 }
 
 void ut_build_pending(struct unwind_tables *t) { end_pending(t, 1); }
+size_t ut_pending(const struct unwind_tables *t) { return t->npending; }
 
-/* What a builder child sends: these counts, then the rows and rules it added, the rule
- * of the full table's slot, and every file's place in the rows. */
-struct built_head {
+/* What ut_send_tables sends: these counts, then every row and rule, the rule of the full
+ * table's slot, and every file's place in the rows. */
+struct tables_head {
 	uint64_t nrows, nrules, nfiles;
 	double ms;
 };
 
-static void build_in_child(struct unwind_tables *t, int fd)
+int ut_send_tables(const struct unwind_tables *t, int fd, double ms)
 {
-	size_t rows0 = t->nrows, rules0 = t->nrules;
-	double t0 = now_sec();
-	ut_build_pending(t);
-	struct built_head h = { t->nrows, t->nrules, t->nfiles, (now_sec() - t0) * 1000.0 };
-	int bad = write_all(fd, &h, sizeof(h)) ||
-		  write_all(fd, t->rows + rows0, (t->nrows - rows0) * sizeof(*t->rows)) ||
-		  write_all(fd, t->rules + rules0, (t->nrules - rules0) * sizeof(*t->rules)) ||
-		  write_all(fd, &t->rules[LF_MAX_RULES - 1], sizeof(*t->rules)) ||
-		  write_all(fd, t->finfo, t->nfiles * sizeof(*t->finfo));
-	_exit(bad);
+	struct tables_head h = { t->nrows, t->nrules, t->nfiles, ms };
+	return write_all(fd, &h, sizeof(h)) || write_all(fd, t->rows, t->nrows * sizeof(*t->rows)) ||
+	       write_all(fd, t->rules, t->nrules * sizeof(*t->rules)) ||
+	       write_all(fd, &t->rules[LF_MAX_RULES - 1], sizeof(*t->rules)) ||
+	       write_all(fd, t->finfo, t->nfiles * sizeof(*t->finfo)) ? -1 : 0;
 }
 
-pid_t ut_build_start(struct unwind_tables *t)
+/* Every rule in the hash again, for rules that came whole from another process. */
+static void index_rules(struct unwind_tables *t)
 {
-	int p[2];
-	if (!t->npending || pipe2(p, O_CLOEXEC))
-		return -1;
-	fflush(NULL); /* nothing buffered is written twice */
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(p[0]);
-		build_in_child(t, p[1]);
-	}
-	close(p[1]);
-	if (pid < 0) {
-		close(p[0]);
-		return -1;
-	}
-	t->builder = pid;
-	t->builder_fd = p[0];
-	return pid;
+	memset(t->rule_keys, 0, t->rule_cap * sizeof(*t->rule_keys));
+	for (size_t i = 0; i < t->nrules; i++)
+		index_rule(t, (uint32_t)i);
 }
 
-/* Takes in what the builder sent; 0, or -1 with the tables as they were. ms: the time the
- * builder took. */
-static int take_built(struct unwind_tables *t, int fd, double *ms)
+int ut_take_tables(struct unwind_tables *t, int fd, double *ms)
 {
-	struct built_head h;
+	struct tables_head h;
 	if (read_all(fd, &h, sizeof(h)) || h.nrows < t->nrows || h.nrows > UINT32_MAX || h.nrules < t->nrules ||
 	    h.nrules > LF_MAX_RULES - 1 || h.nfiles != t->nfiles)
 		return -1;
-	if (h.nrows > t->caprows) {
-		t->caprows = h.nrows;
-		t->rows = xrealloc(t->rows, t->caprows * sizeof(*t->rows));
+	struct lf_row *rows = xmalloc(h.nrows * sizeof(*rows) + 1);
+	struct lf_rule *rules = xcalloc(LF_MAX_RULES, sizeof(*rules));
+	struct lf_file *finfo = xmalloc((t->capfiles + 1) * sizeof(*finfo));
+	int bad = read_all(fd, rows, h.nrows * sizeof(*rows)) || read_all(fd, rules, h.nrules * sizeof(*rules)) ||
+		  read_all(fd, &rules[LF_MAX_RULES - 1], sizeof(*rules)) ||
+		  read_all(fd, finfo, t->nfiles * sizeof(*finfo));
+	if (bad) {
+		free(rows), free(rules), free(finfo);
+		return -1;
 	}
-	struct lf_rule full;
-	struct lf_file *finfo = xmalloc(t->nfiles * sizeof(*finfo) + 1);
-	int bad = read_all(fd, t->rows + t->nrows, (h.nrows - t->nrows) * sizeof(*t->rows)) ||
-		  read_all(fd, t->rules + t->nrules, (h.nrules - t->nrules) * sizeof(*t->rules)) ||
-		  read_all(fd, &full, sizeof(full)) || read_all(fd, finfo, t->nfiles * sizeof(*finfo));
-	if (!bad) { /* the slots past nrows and nrules count only from here */
-		memcpy(t->finfo, finfo, t->nfiles * sizeof(*finfo));
-		t->nrows = h.nrows;
-		t->rules[LF_MAX_RULES - 1] = full;
-		while (t->nrules < h.nrules)
-			index_rule(t, (uint32_t)t->nrules++);
-		*ms = h.ms;
-	}
-	free(finfo);
-	return bad ? -1 : 0;
-}
-
-static void reap_builder(struct unwind_tables *t)
-{
-	close(t->builder_fd);
-	while (waitpid(t->builder, NULL, 0) < 0 && errno == EINTR)
-		;
-	t->builder = 0;
-}
-
-double ut_build_finish(struct unwind_tables *t)
-{
-	double ms = 0, t0 = now_sec();
-	int ok = 0;
-	if (t->builder) {
-		ok = take_built(t, t->builder_fd, &ms) == 0;
-		reap_builder(t);
-	}
-	end_pending(t, !ok); /* without a builder, or one that failed (killed, out of memory): here */
-	return ok ? ms : (now_sec() - t0) * 1000.0;
+	free(t->rows), free(t->rules), free(t->finfo);
+	t->rows = rows, t->rules = rules, t->finfo = finfo;
+	t->nrows = t->caprows = h.nrows;
+	t->nrules = h.nrules;
+	index_rules(t);
+	end_pending(t, 0);
+	*ms = h.ms;
+	return 0;
 }
 
 static struct ut_file *find_file(struct unwind_tables *t, uint64_t dev, uint64_t inode, const char *build_id)
@@ -627,10 +583,6 @@ void ut_free(struct unwind_tables *t)
 {
 	if (!t)
 		return;
-	if (t->builder) {
-		kill(t->builder, SIGKILL);
-		reap_builder(t);
-	}
 	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
 	if (t->m_rows)
 		munmap(t->m_rows, (t->m_rows_cap * sizeof(struct lf_row) + pg - 1) / pg * pg);

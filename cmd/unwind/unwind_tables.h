@@ -27,13 +27,13 @@ void ut_defer_rows(struct unwind_tables *t, int on);
 /* The most rows built and pending files can give, from the size of their CFI sections. */
 size_t ut_rows_bound(const struct unwind_tables *t);
 void ut_build_pending(struct unwind_tables *t);
-/* The same in a child process, which sends the rows back through a pipe, while this one goes
- * on (loads the BPF program: a thread would share the address space, and each page the parse
- * frees would interrupt the loading CPU to flush its TLB). The child's PID, or -1 when not
- * started (nothing pending, no fork); ut_build_finish then builds them here. Either way, ut_build_finish
- * must come before the tables are used; it returns the milliseconds the building took. */
-pid_t ut_build_start(struct unwind_tables *t);
-double ut_build_finish(struct unwind_tables *t);
+/* Files whose rows are still to be built. */
+size_t ut_pending(const struct unwind_tables *t);
+/* The tables whole (rows, rules, each file's place) through fd, from a process forked once
+ * the files were registered, which built their rows (ms: the time it took), to this one:
+ * 0, or -1 with nothing changed (the files still pending). */
+int ut_send_tables(const struct unwind_tables *t, int fd, double ms);
+int ut_take_tables(struct unwind_tables *t, int fd, double *ms);
 /* Rows built so far, to size the BPF maps before load. */
 size_t ut_rows(const struct unwind_tables *t);
 size_t ut_files(const struct unwind_tables *t);

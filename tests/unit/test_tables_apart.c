@@ -1,11 +1,16 @@
-/* Unwind tables built apart (in a child process, while the BPF program loads) must equal the
- * same tables built in this process, also when the child dies before it is done. The target
- * is this test's own process; the tables are uploaded into memfds standing in for the maps. */
+/* Start-up work done apart (startup_helper: in a child process, while the BPF program loads):
+ * the unwind tables must equal the same tables built in this process, also when the child
+ * dies before it is done, and the files' scores it sends must spare this process reading
+ * them. The target is this test's own process; the tables are uploaded into memfds standing
+ * in for the maps. */
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "proc_scan.h"
+#include "startup_helper.h"
 #include "unwind_tables.h"
 
 struct image {
@@ -31,13 +36,15 @@ static struct unwind_tables *build(int apart, struct image *im)
 	CHECK_INT(ut_add_pid(t, getpid()), 0);
 	ut_defer_rows(t, 0);
 	size_t bound = ut_rows_bound(t);
+	struct startup_helper h = { 0, -1 };
+	pid_t self = getpid();
 	if (apart) {
-		pid_t builder = ut_build_start(t);
-		CHECK(builder > 0);
-		if (apart == 2 && builder > 0)
-			kill(builder, SIGKILL);
+		CHECK_INT(startup_helper_start(&h, t, &self, 1), 0);
+		CHECK(h.pid > 0);
+		if (apart == 2 && h.pid > 0)
+			kill(h.pid, SIGKILL);
 	}
-	ut_build_finish(t);
+	startup_helper_finish(&h, t);
 	CHECK(ut_rows(t) > 100);
 	CHECK(ut_rows(t) <= bound);
 	im->rows = ut_rows(t);
@@ -75,9 +82,41 @@ static void check_against_here(int apart)
 static void apart_equals_here(void) { check_against_here(1); }
 static void killed_builder_built_here(void) { check_against_here(2); }
 
+static int reads;
+static int count_reads(pid_t pid, const struct mapping *m, void *ctx)
+{
+	(void)pid, (void)m, (void)ctx;
+	reads++;
+	return 0;
+}
+
+/* A child scores this process's files and sends the scores: finding a file here then reads
+ * none of them. */
+static void scores_taken_from_child(void)
+{
+	int p[2];
+	CHECK_INT(pipe(p), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct mapping m;
+		proc_find_file(getppid(), count_reads, NULL, &m);
+		_exit(reads > 0 && proc_scores_send(p[1]) == 0 ? 0 : 1);
+	}
+	close(p[1]);
+	CHECK_INT(proc_scores_take(p[0]), 0);
+	int status = -1;
+	waitpid(pid, &status, 0);
+	CHECK_INT(status, 0);
+	close(p[0]);
+	struct mapping m;
+	CHECK(proc_find_file(getpid(), count_reads, NULL, &m) != 0); /* no file scored above 0 */
+	CHECK_INT(reads, 0);
+}
+
 int main(void)
 {
 	RUN(apart_equals_here);
 	RUN(killed_builder_built_here);
+	RUN(scores_taken_from_child);
 	CHECK_EXIT();
 }

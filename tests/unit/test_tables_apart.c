@@ -90,16 +90,23 @@ static int count_reads(pid_t pid, const struct mapping *m, void *ctx)
 	return 0;
 }
 
-/* A child scores this process's files and sends the scores: finding a file here then reads
- * none of them. */
+/* A child scores a process's files and sends the scores: finding a file of that process here
+ * then reads none of them. The process is a third one, not this one: under qemu-user (the
+ * aarch64 tests on x86-64), a process sees its own maps as the emulated program's and
+ * another's as they are. */
 static void scores_taken_from_child(void)
 {
 	int p[2];
 	CHECK_INT(pipe(p), 0);
+	pid_t target = fork();
+	if (target == 0) {
+		pause();
+		_exit(0);
+	}
 	pid_t pid = fork();
 	if (pid == 0) {
 		struct mapping m;
-		proc_find_file(getppid(), count_reads, NULL, &m);
+		proc_find_file(target, count_reads, NULL, &m);
 		_exit(reads > 0 && proc_scores_send(p[1]) == 0 ? 0 : 1);
 	}
 	close(p[1]);
@@ -109,8 +116,10 @@ static void scores_taken_from_child(void)
 	CHECK_INT(status, 0);
 	close(p[0]);
 	struct mapping m;
-	CHECK(proc_find_file(getpid(), count_reads, NULL, &m) != 0); /* no file scored above 0 */
+	CHECK(proc_find_file(target, count_reads, NULL, &m) != 0); /* no file scored above 0 */
 	CHECK_INT(reads, 0);
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
 }
 
 int main(void)

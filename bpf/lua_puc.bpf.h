@@ -37,37 +37,59 @@ static __always_inline int puc_state_shape(const struct lf_lua_cfg *c, __u64 g)
  * one into the sampled thread's own stack above sp (the C code spills the global state
  * there, so a stack slot can look like a lua_State but for its tag). The tag is read first:
  * most other objects stop there. */
-static __always_inline int puc_is_state(__u32 pid, __u64 cand, __u64 sp)
+static __always_inline int puc_is_state(struct lf_ustate *u, __u32 pid, __u64 cand)
 {
 	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
-	if (!c || cand - sp < LF_STACK_NEAR || !lf_may_be_object(pid, cand))
+	if (!c || !lf_may_point(pid, cand))
 		return 0;
 	__u8 tt;
 	__u64 g;
-	if (bpf_probe_read_user(&tt, 1, (void *)(cand + c->gch_tt)) || tt != c->gctag_thread ||
-	    read_u64(cand + c->l_l_G, &g) || !g)
+	/* The candidates of a sample are mostly pointers into the same few heap pages (the
+	 * CallInfos, the Lua stack, the state itself): the header is read through a window,
+	 * unless it ends on the next page, which the exact reads may not touch. */
+	__u32 span = c->l_l_G + 8;
+	int at = -1;
+	if (c->gch_tt < span && span <= 64 && (cand & (LF_PAGE_MIN - 1)) + span <= LF_PAGE_MIN)
+		at = lf_lwin_at(u->lw_cand, &u->lw_cand_lo, &u->lw_cand_len, cand, span);
+	if (at >= 0) {
+		tt = u->lw_cand[((__u32)at + c->gch_tt) & (LF_LWIN - 1)];
+		__builtin_memcpy(&g, &u->lw_cand[((__u32)at + c->l_l_G) & (LF_LWIN - 1)], 8);
+		if (tt != c->gctag_thread || !g)
+			return 0;
+	} else if (bpf_probe_read_user(&tt, 1, (void *)(cand + c->gch_tt)) || tt != c->gctag_thread ||
+		   read_u64(cand + c->l_l_G, &g) || !g) {
 		return 0;
+	}
 	for (__u32 i = 0; i < LF_MAX_GS; i++)
 		if (i < c->ngs && c->gs[i] == g)
 			return 1;
 	return puc_state_shape(c, g) ? 2 : 0;
 }
 
-/* The answer is remembered for the last few values of the sample: the core's frames pass the
- * same few pointers (L, its stack, a CallInfo) on in their registers, and a check that reads
- * costs far more than these compares. A global function: verified once, not at each call. */
+/* Whether a register value can be a lua_State at all, with nothing looked up: most values are
+ * numbers, code addresses or pointers into the sampled thread's stack. */
+static __always_inline int puc_may_be_state(__u64 cand, __u64 sp)
+{
+	return cand - sp >= LF_STACK_NEAR && may_be_object_at(cand);
+}
+
+/* The answer is remembered for the last few values of the sample that could point at one: the
+ * core's frames pass the same few pointers (L, its stack, a CallInfo) on in their registers,
+ * and a check that reads costs far more than these compares. Values puc_may_be_state turns
+ * down take no slot, so that they do not push L out. A global function: verified once, not
+ * at each call. */
 __noinline int lf_lua_is_state(__u32 pid, __u64 cand, __u64 sp)
 {
 	__u32 zero = 0;
 	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
-	if (!cand)
+	if (!puc_may_be_state(cand, sp))
 		return 0; /* before the memo: its empty slots hold 0, with a stale answer */
 	if (!u)
-		return puc_is_state(pid, cand, sp);
+		return 0;
 	for (int i = 0; i < LF_SEEN; i++)
 		if (u->seen_v[i] == cand)
 			return u->seen_r[i];
-	int r = puc_is_state(pid, cand, sp);
+	int r = puc_is_state(u, pid, cand);
 	__u32 k = u->seen_next++ & (LF_SEEN - 1);
 	u->seen_v[k] = cand;
 	u->seen_r[k] = (__u8)r;
@@ -99,6 +121,7 @@ static __always_inline void puc_begin(struct lf_ustate *u, const struct lf_lua_c
 	for (int i = 0; i < LF_SEEN; i++)
 		u->seen_v[i] = 0;
 	u->cl_key = 0;
+	u->lw_ci_len = u->lw_tv_len = u->lw_cand_len = 0;
 }
 
 /* A frame of the core at pc inside one of the API functions a host enters the VM by: the
@@ -119,6 +142,36 @@ static __always_inline void puc_close_run(struct lf_ustate *u)
 		lf_note_position_at(u->last_cand, u->cand_frame);
 }
 
+/* Register i (LF_NSAVED: the frame pointer) in *val, and whether it holds a lua_State
+ * (lf_lua_is_state's answer). A register that kept its value since the last frame checked
+ * keeps its answer, and most keep theirs from one frame to the next; the bit i of *tried
+ * says the answer kept is the new value's. */
+static __always_inline int puc_reg_state(struct lf_ustate *u, __u32 pid, __u32 i, __u64 *val, __u32 *tried)
+{
+	__u32 k = i & LF_SAVED_MASK;
+	__u64 v = i < LF_NSAVED ? u->regs[k] : u->bp;
+	*val = v;
+	*tried |= 1u << k;
+	if (u->checked && v == u->last_regs[k] && u->reg_ans[k] != LF_ANS_UNKNOWN)
+		return u->reg_ans[k];
+	int r = puc_may_be_state(v, u->leaf_sp) ? lf_lua_is_state(pid, v, u->leaf_sp) : 0;
+	u->reg_ans[k] = (__u8)r;
+	return r;
+}
+
+/* The registers as judged, for the next frame: an answer not taken again for a register
+ * that changed no longer holds. */
+static __always_inline void puc_keep_regs(struct lf_ustate *u, __u32 tried)
+{
+	for (int i = 0; i <= LF_NSAVED; i++) {
+		__u64 v = i < LF_NSAVED ? u->regs[i] : u->bp;
+		if (!(tried >> i & 1) && (!u->checked || v != u->last_regs[i]))
+			u->reg_ans[i] = LF_ANS_UNKNOWN;
+		u->last_regs[i] = v;
+	}
+	u->checked = 1;
+}
+
 /* The interpreter keeps its lua_State in a callee-saved register: the innermost frame of
  * the Lua core holding one tells which thread runs, and where its activation sits. */
 static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid)
@@ -133,18 +186,17 @@ static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid)
 	if (!same) {
 		/* The interpreter keeps L in one register per build: try the one that held it
 		 * most often first, and the others only when it does not. */
-		__u32 hint = u->l_reg_hint;
+		__u32 hint = u->l_reg_hint, tried = 0;
 		int found = 0;
+		__u64 v;
 		if (hint <= LF_NSAVED) {
-			__u64 v = hint < LF_NSAVED ? u->regs[hint & LF_SAVED_MASK] : u->bp;
-			found = lf_lua_is_state(pid, v, u->leaf_sp);
+			found = puc_reg_state(u, pid, hint, &v, &tried);
 			cand = found ? v : 0;
 		}
 		for (int i = 0; !found && i <= LF_NSAVED; i++) {
 			if ((__u32)i == hint)
 				continue; /* tried first */
-			__u64 v = i < LF_NSAVED ? u->regs[i] : u->bp;
-			found = lf_lua_is_state(pid, v, u->leaf_sp);
+			found = puc_reg_state(u, pid, i, &v, &tried);
 			if (found) {
 				cand = v;
 				reg_hit(i);
@@ -152,10 +204,7 @@ static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid)
 		}
 		if (found == 2)
 			u->vm_unknown = 1;
-		for (int i = 0; i < LF_NSAVED; i++)
-			u->last_regs[i] = u->regs[i];
-		u->last_regs[LF_NSAVED] = u->bp;
-		u->checked = 1;
+		puc_keep_regs(u, tried);
 	}
 	__u64 prev = u->last_cand;
 	if (cand != prev)
@@ -181,18 +230,28 @@ struct puc_walk {
 	__u32 limit;         /* CallInfos walked at most */
 };
 
+/* Fields of the CallInfo at lw_ci_at in its window (lf_lwin_at keeps it whole inside). */
 static __always_inline __u64 ci_u64(const struct lf_ustate *u, __u16 off)
 {
 	__u64 v;
-	__builtin_memcpy(&v, &u->ci_buf[off & (LF_CI_BUF - 1)], 8);
+	__builtin_memcpy(&v, &u->lw_ci[(u->lw_ci_at + off) & (LF_LWIN - 1)], 8);
 	return v;
 }
 
 static __always_inline __u32 ci_u32(const struct lf_ustate *u, __u16 off)
 {
 	__u32 v;
-	__builtin_memcpy(&v, &u->ci_buf[off & (LF_CI_BUF - 1)], 4);
+	__builtin_memcpy(&v, &u->lw_ci[(u->lw_ci_at + off) & (LF_LWIN - 1)], 4);
 	return v;
+}
+
+/* Makes the CallInfo at ci readable with ci_u64 and ci_u32. Returns 0, or -1. */
+static __always_inline int puc_load_ci(struct lf_ustate *u, const struct lf_lua_cfg *c, __u64 ci)
+{
+	__u32 size = c->ci_sizeof & (LF_CI_BUF - 1);
+	int at = size ? lf_lwin_at(u->lw_ci, &u->lw_ci_lo, &u->lw_ci_len, ci, size) : -1;
+	u->lw_ci_at = (__u32)at;
+	return at < 0 ? -1 : 0;
 }
 
 /* Emits the frame of w->ci, if it runs a function: one read for the CallInfo, one for the
@@ -204,17 +263,17 @@ static __always_inline void puc_emit_ci(struct puc_walk *w, int running)
 {
 	const struct lf_lua_cfg *c = w->c;
 	struct lf_ustate *u = w->u;
-	__u32 size = c->ci_sizeof & (LF_CI_BUF - 1);
 	w->next = 0;
-	if (!size || bpf_probe_read_user(u->ci_buf, size, (const void *)w->ci))
+	if (puc_load_ci(u, c, w->ci))
 		return;
 	w->next = ci_u64(u, c->ci_previous);
 	__u64 func = ci_u64(u, c->ci_func), pc = 0, f = 0;
-	if (bpf_probe_read_user(u->tv_buf, 16, (const void *)func))
+	int tv = lf_lwin_at(u->lw_tv, &u->lw_tv_lo, &u->lw_tv_len, func, 16);
+	if (tv < 0)
 		return;
 	__u64 val;
-	__builtin_memcpy(&val, &u->tv_buf[c->tv_value & 7], 8);
-	__u8 tt = u->tv_buf[c->tv_tt & 15];
+	__builtin_memcpy(&val, &u->lw_tv[((__u32)tv + (c->tv_value & 7)) & (LF_LWIN - 1)], 8);
+	__u8 tt = u->lw_tv[((__u32)tv + (c->tv_tt & 15)) & (LF_LWIN - 1)];
 	__u32 cs = c->ci_callstatus_size ? ci_u32(u, c->ci_callstatus) : 0;
 	if (c->ci_callstatus_size == 1)
 		cs &= 0xff;
@@ -282,16 +341,19 @@ static __always_inline void puc_jump_array(struct puc_walk *w)
 	w->inner = LF_LUA_WALK; /* what is left is emitted */
 }
 
-/* The walk reached the base CallInfo: the ring holds the outermost frames, oldest entry
- * (innermost of them) at ring_n % outer once it has wrapped. */
+/* The walk reached the base CallInfo. Every frame was emitted as it was walked, unless there
+ * were more than the two ends keep: then the record goes back to where the innermost ones
+ * end, and the marker and the ring follow (the outermost frames, oldest entry, the innermost
+ * of them, at ring_n % outer once it has wrapped). */
 static __always_inline long puc_walk_end(struct puc_walk *w)
 {
 	__u32 n = w->u->ring_n, first = 0;
-	if (n > w->outer) {
-		put_lua_marker(w->s, w->u, LF_TAG_LFUNC, n - w->outer);
-		first = w->outer ? n % w->outer : 0;
-		n = w->outer;
-	}
+	if (n <= w->outer)
+		return 1;
+	w->u->n = w->u->ring_from;
+	put_lua_marker(w->s, w->u, LF_TAG_LFUNC, n - w->outer);
+	first = w->outer ? n % w->outer : 0;
+	n = w->outer;
 	w->u->ring_at = first;
 	w->u->ring_left = n;
 	w->u->walk_flushing = 1;
@@ -312,35 +374,40 @@ static long puc_flush_one(struct puc_walk *w)
 	return 0;
 }
 
-/* One CallInfo: emitted while in the innermost part, else remembered in the ring with only
- * its link read. Then the flush of the ring, once the walk is over. */
+/* One CallInfo: emitted while the two ends' frames may still be all there is, and past the
+ * innermost part also remembered in the ring (a deeper walk keeps only its last entries).
+ * Then the flush of the ring, if the walk went past what the ends keep. */
 static __noinline long puc_step_cb(__u32 idx, void *data)
 {
 	struct puc_walk *w = data;
 	const struct lf_lua_cfg *c = w->c;
-	if (w->u->walk_flushing)
+	struct lf_ustate *u = w->u;
+	if (u->walk_flushing)
 		return puc_flush_one(w);
 	w->steps = idx;
 	if (!w->ci || w->ci == w->stop)
 		return puc_walk_end(w);
 	if (w->steps >= w->limit) {
-		put_lua_marker(w->s, w->u, LF_TAG_LFUNC, 0);
+		put_lua_marker(w->s, u, LF_TAG_LFUNC, 0);
 		return 1;
 	}
 	if (w->steps == w->inner && (c->flags & LF_LUA_CI_ARRAY))
 		puc_jump_array(w);
-	if (w->steps < w->inner) {
-		if (w->u->n >= LF_MAX_USTACK - 2)
-			return 1;
-		puc_emit_ci(w, w->steps == 0);
-	} else {
-		struct lf_ustate *u = w->u;
+	if (w->steps == w->inner)
+		u->ring_from = u->n;
+	if (w->steps >= w->inner) {
 		if (w->outer)
 			u->ring[(u->ring_n % w->outer) & LF_RING_MASK] = w->ci;
 		u->ring_n++;
+	}
+	if (w->steps < w->inner + w->outer) {
+		if (u->n >= LF_MAX_USTACK - 2)
+			return 1;
+		puc_emit_ci(w, w->steps == 0);
+	} else {
 		w->next = 0;
-		if (!(c->flags & LF_LUA_CI_ARRAY))
-			read_u64(w->ci + c->ci_previous, &w->next);
+		if (!(c->flags & LF_LUA_CI_ARRAY) && !puc_load_ci(u, c, w->ci))
+			w->next = ci_u64(u, c->ci_previous);
 	}
 	if (c->flags & LF_LUA_CI_ARRAY) {
 		w->ci -= c->ci_sizeof;

@@ -54,22 +54,11 @@ static __always_inline __u64 mix(__u64 h, __u64 w)
 struct hash_ctx {
 	const struct lf_stack *s;
 	__u64 h, lua, any;
-	__u32 lua_from;
+	__u32 lua_from, traces;
 };
 
 #ifndef LF_NO_BPF_LOOP
-/* What a record tells the namer: its Lua part and LuaJIT's trace words. Stacks with the same
- * ones name the same functions, whatever their native frames and exact pcs. 1 for such a
- * word, else 0. */
-static __always_inline __u64 names_lua(__u32 i, __u32 lua_from, __u64 w)
-{
-	__u64 t = (w >> LF_TAG_SHIFT) ^ LF_TAG_LJTRACE;
-	__u64 bit = (1 ^ lf_below(i, lua_from)) | (1 ^ ((t | -t) >> 63));
-	barrier_var(bit); /* as in lf_below */
-	return bit;
-}
-
-#define LF_HASH_CHUNK 4 /* words a call: a call costs as much as hashing several words */
+#define LF_HASH_CHUNK 8 /* words a call: a call costs as much as hashing several words */
 
 /* h with w mixed in when in is 1, as it was when in is 0. A product, not a branch or a mask
  * of ones ANDed: the verifier follows one path through it, where it takes each case of
@@ -77,6 +66,15 @@ static __always_inline __u64 names_lua(__u32 i, __u32 lua_from, __u64 w)
 static __always_inline __u64 mix_if(__u64 h, __u64 w, __u64 in)
 {
 	return h + (mix(h, w) - h) * in;
+}
+
+/* 1 for a LuaJIT trace word, else 0 (the branchless way of mix_if). */
+static __always_inline __u64 is_trace_word(__u64 w)
+{
+	__u64 t = (w >> LF_TAG_SHIFT) ^ LF_TAG_LJTRACE;
+	__u64 bit = 1 ^ ((t | -t) >> 63);
+	barrier_var(bit); /* as in lf_below */
+	return bit;
 }
 
 /* Kernel words LF_HASH_CHUNK * j onwards, those below the record's count. */
@@ -91,38 +89,61 @@ static long hash_kern(__u32 j, void *data)
 	return 0;
 }
 
-/* User words LF_HASH_CHUNK * j onwards, into the record's hash and its names' hash. */
-static long hash_user(__u32 j, void *data)
+/* Native words LF_HASH_CHUNK * j onwards, into the record's hash, and a LuaJIT process's
+ * trace words also into its names' hash: they name traces. */
+static long hash_native(__u32 j, void *data)
 {
 	struct hash_ctx *c = data;
 #pragma clang loop unroll(full)
 	for (__u32 d = 0; d < LF_HASH_CHUNK; d++) {
 		__u32 i = j * LF_HASH_CHUNK + d;
-		__u64 w = c->s->user[i & (LF_MAX_USTACK - 1)], in = lf_below(i, c->s->nuser);
-		__u64 names = names_lua(i, c->lua_from, w) & in;
+		__u64 w = c->s->user[i & (LF_MAX_USTACK - 1)], in = lf_below(i, c->lua_from);
 		c->h = mix_if(c->h, w, in);
-		c->lua = mix_if(c->lua, w, names);
-		c->any |= names;
+		if (c->traces) {
+			__u64 names = is_trace_word(w) & in;
+			c->lua = mix_if(c->lua, w, names);
+			c->any |= names;
+		}
+	}
+	return 0;
+}
+
+/* Words of the Lua part LF_HASH_CHUNK * j onwards, into its names' hash alone: the record's
+ * hash takes that hash at the end rather than each word again. */
+static long hash_lua(__u32 j, void *data)
+{
+	struct hash_ctx *c = data;
+#pragma clang loop unroll(full)
+	for (__u32 d = 0; d < LF_HASH_CHUNK; d++) {
+		__u32 i = c->lua_from + j * LF_HASH_CHUNK + d;
+		__u64 in = lf_below(i, c->s->nuser);
+		c->lua = mix_if(c->lua, c->s->user[i & (LF_MAX_USTACK - 1)], in);
+		c->any |= in;
 	}
 	return 0;
 }
 #endif
 
 /* The record's hash, and in *lua the hash of what its functions' names depend on (0: it
- * has nothing to name). Through bpf_loop where there is one: its callback is verified once,
- * where an unrolled loop is verified at each of the several places a sample can end. */
-static __always_inline __u64 stack_hash(const struct lf_stack *s, __u32 lua_from, __u64 *lua)
+ * has nothing to name): its Lua part and LuaJIT's trace words. Stacks with the same ones
+ * name the same functions, whatever their native frames and exact pcs. Through bpf_loop
+ * where there is one: its callback is verified once, where an unrolled loop is verified at
+ * each of the several places a sample can end. */
+static __always_inline __u64 stack_hash(const struct lf_stack *s, __u32 lua_from, __u32 traces, __u64 *lua)
 {
-	struct hash_ctx c = { s, mix(s->nkern, s->nuser), 0, 0, lua_from };
+	struct hash_ctx c = { s, mix(s->nkern, s->nuser), 0, 0, lua_from, traces };
 	if (s->flags & LF_FLAG_OFFCPU) /* the same frames on and off the CPU are two stacks */
 		c.h = mix(c.h, s->flags & (LF_FLAG_OFFCPU | LF_FLAG_RUNNABLE));
 #ifndef LF_NO_BPF_LOOP
 	if (has_bpf_loop) {
 		__u32 nk = s->nkern & (2 * LF_MAX_KSTACK - 1), nu = s->nuser & (2 * LF_MAX_USTACK - 1);
+		__u32 nn = lua_from < nu ? lua_from : nu;
+		c.lua_from = nn;
 		bpf_loop((nk + LF_HASH_CHUNK - 1) / LF_HASH_CHUNK, hash_kern, &c, 0);
-		bpf_loop((nu + LF_HASH_CHUNK - 1) / LF_HASH_CHUNK, hash_user, &c, 0);
+		bpf_loop((nn + LF_HASH_CHUNK - 1) / LF_HASH_CHUNK, hash_native, &c, 0);
+		bpf_loop((nu - nn + LF_HASH_CHUNK - 1) / LF_HASH_CHUNK, hash_lua, &c, 0);
 		*lua = c.any ? c.lua | 1 : 0;
-		return c.h;
+		return mix(c.h, c.lua);
 	}
 #endif
 	for (int i = 0; i < LF_MAX_KSTACK; i++) {
@@ -288,7 +309,7 @@ __noinline int lf_end_counts(void)
 	s->nuser = u->n < LF_MAX_USTACK ? u->n : LF_MAX_USTACK;
 	/* hashed once: the verifier walks each copy of its loop over the whole record */
 	stage(LF_STAGE_STATS);
-	__u64 lua, h = stack_hash(s, u->lua_from, &lua);
+	__u64 lua, h = stack_hash(s, u->lua_from, u->runtime == LF_RT_LUAJIT, &lua);
 	stage(LF_STAGE_HASH);
 	if (s->flags & LF_FLAG_OFFCPU)
 		wall_park(s, h, lua);

@@ -45,7 +45,28 @@ static __always_inline int step_fp(struct lf_ustate *u)
 	return 0;
 }
 
-static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *r)
+/* The frame pointer and the callee-saved registers rule rid says a frame saved under its CFA:
+ * the registers into u->regs, the frame pointer into window_val (the frame's bp as it was
+ * when not saved). One call for all of them: most frames save several, and a call for each
+ * cost more than its read from the window. Returns 0, or -1 when the frame pointer cannot be
+ * read (the registers are then left as they were). */
+__noinline int lf_read_saved(__u64 cfa, __u32 rid)
+{
+	__u32 zero = 0;
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	const struct lf_rule *r = bpf_map_lookup_elem(&rules, &rid);
+	if (!u || !r)
+		return -1;
+	u->window_val = u->bp;
+	if ((r->flags & LF_RULE_FP_SAVED) && win_get(u, cfa + (__s64)r->fp_off, &u->window_val))
+		return -1;
+	for (int i = 0; i < LF_NSAVED; i++)
+		if (r->saved[i])
+			win_get(u, cfa + 8 * (__s64)r->saved[i], &u->regs[i]);
+	return 0;
+}
+
+static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *r, __u32 rid)
 {
 	__u64 cfa;
 	switch (r->kind) {
@@ -75,17 +96,14 @@ static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *
 	__u64 base = cfa - 8 * LF_FRAME_SLOTS <= u->sp ? u->sp : cfa - 8 * LF_FRAME_SLOTS;
 	if (cfa > u->sp)
 		stack_window(u, base, cfa);
-	__u64 ra, bp = u->bp;
+	__u64 ra;
 	int rc = arch_frame_ra(u, r, cfa, &ra);
 	if (rc)
 		return rc;
-	if ((r->flags & LF_RULE_FP_SAVED) && window_read(u, cfa + (__s64)r->fp_off, &bp))
+	if (lf_read_saved(cfa, rid))
 		return LF_MARK_BAD_READ;
-	for (int i = 0; i < LF_NSAVED; i++)
-		if (r->saved[i])
-			window_read(u, cfa + 8 * (__s64)r->saved[i], &u->regs[i]);
 	u->sp = cfa;
-	u->bp = bp;
+	u->bp = u->window_val;
 	u->ip = ra;
 	u->exact = 0;
 	return 0;
@@ -215,7 +233,7 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 			return rc;
 	}
 	__u64 leaf_sp = u->exact && u->n == 1 ? u->sp : 0, bp_before = u->bp;
-	int rc = step_rule(u, r);
+	int rc = step_rule(u, r, rid);
 	stage(LF_STAGE_STEP_READ);
 	/* A thread's outermost frame says so in its rules (STOP: glibc's _start and clone3,
 	 * a program's entry point); a zero return address anywhere else is a walk gone wrong

@@ -10,10 +10,13 @@
 struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
 
 #define LF_LJ_SEEN 4   /* VMs not found by user space that a CPU remembers (a power of two) */
+#define LF_ANS_UNKNOWN 0xff /* a register value not judged */
 #define LF_SEEN 4 /* register values remembered per sample by the check for a lua_State */
 #define LF_FRAME_SLOTS 8 /* stack words under a CFA a frame needs at most (a power of two) */
 #define LF_WIN_WORDS 64  /* stack words read ahead at once (a power of two) */
 #define LF_CI_BUF 128 /* bytes of a CallInfo read at once (every version's is smaller) */
+#define LF_LWIN 1024  /* bytes of each of the Lua walk's read-ahead windows (a power of two) */
+#define LF_PAGE_MIN 4096 /* the smallest page size of every supported architecture */
 
 struct lf_ustate {
 	__u64 ip, sp, bp;
@@ -34,8 +37,6 @@ struct lf_ustate {
 	__u64 m_start, m_end;  /* last mapping found, index m_idx (m_end 0: none) */
 	__u32 m_idx, r_file;   /* last row found: rule r_rule for [r_lo, r_hi) of r_file */
 	__u32 r_lo, r_hi, r_rule, r_valid;
-	__u8 ci_buf[LF_CI_BUF + 8];  /* the CallInfo being walked, read in one go */
-	__u8 tv_buf[24];             /* the TValue of its function */
 	__u8 fp_pbuf[LF_FP_BUF + 8]; /* a Proto's fingerprinted fields */
 	__u8 fp_sbuf[LF_FP_BUF + 8]; /* its chunk name's header; a GCfunc's before that */
 	__u64 memo_key, memo_ptr;    /* last function fingerprinted in this sample */
@@ -73,18 +74,27 @@ struct lf_ustate {
 	/* Entries of the Lua walk's ring left to emit once it reached the root: in the map value,
 	 * as walk_flushing is (set before it is read, so not cleared per sample). On the walker's
 	 * stack, verifiers before 6.7 took it for the 0 it starts as, and dropped the emitting. */
-	__u32 ring_left, ring_pad;
+	__u32 ring_left, ring_from; /* ... and, PUC Lua, the record's words before the ring's frames */
 	/* Also past the part cleared per sample: the callee-saved registers (arch.h) as recovered
 	 * for the current frame, set whole when the walk starts; and those puc_note_state last
 	 * judged, read only once it has (checked). */
 	__u64 regs[LF_NSAVED];
-	__u64 last_regs[LF_NSAVED + 1];
+	__u64 last_regs[LF_SAVED_MASK + 1];
+	__u8 reg_ans[LF_SAVED_MASK + 1]; /* lf_lua_is_state's answer for each of last_regs, or LF_ANS_UNKNOWN */
 	__u32 win_len, win_pad;
 	__u64 window_val; /* lf_window_read's answer */
 	__u64 seen_v[LF_SEEN];   /* values lf_lua_is_state judged in this sample (puc_begin clears them) */
 	__u8 seen_r[LF_SEEN];
 	__u32 seen_next;
 	__u64 cl_key, cl_proto;  /* PUC Lua: the last closure whose Proto was read, and it (puc_begin clears it) */
+	/* PUC Lua reads CallInfos, the stack slots of their functions and the headers of what
+	 * may be a lua_State through windows (lf_lwin_at): what each holds (len 0: nothing;
+	 * puc_begin empties them), and where in them the CallInfo being walked is. */
+	__u64 lw_ci_lo, lw_tv_lo, lw_cand_lo;
+	__u32 lw_ci_len, lw_tv_len, lw_cand_len, lw_ci_at;
+	__u8 lw_ci[LF_LWIN + 8];
+	__u8 lw_tv[LF_LWIN + 8];
+	__u8 lw_cand[LF_LWIN + 8];
 	/* Kept from sample to sample: LuaJIT VMs user space has not found that were lately found on
 	 * this CPU's stacks (lf_lj_probe_g), and their processes; the next slot to take. */
 	__u64 lj_seen_g[LF_LJ_SEEN];
@@ -309,25 +319,57 @@ static __always_inline int array_window_down(struct lf_ustate *u, __u64 floor, _
 	return 0;
 }
 
-/* The 8 bytes at addr, from the window when it holds them, else read on their own, into
- * the ustate's window_val. Returns 0, or -1 when they cannot be read. A global function: the
- * verifier checks it once, not at each of the many places that read a stack slot. */
+/* The 8 bytes at addr into *v, from the window when it holds them, else read on their own.
+ * Returns 0, or -1 when they cannot be read. */
+static __always_inline int win_get(struct lf_ustate *u, __u64 addr, __u64 *v)
+{
+	__u64 off = addr - u->win_lo;
+	if (off < u->win_len && u->win_len - off >= 8 && off <= 8 * LF_WIN_WORDS - 8) {
+		__u32 o = (__u32)off;
+		barrier_var(o); /* keeps the bound, which the verifier needs, from being folded away */
+		if (o <= 8 * LF_WIN_WORDS - 8) {
+			__builtin_memcpy(v, (const __u8 *)u->win + o, 8);
+			return 0;
+		}
+	}
+	return read_u64(addr, v) ? -1 : 0;
+}
+
+/* win_get into the ustate's window_val. A global function: the verifier checks it once, not
+ * at each of the many places that read a stack slot. */
 __noinline int lf_window_read(__u64 addr)
 {
 	__u32 zero = 0;
 	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
 	if (!u)
 		return -1;
-	__u64 off = addr - u->win_lo;
-	if (off < u->win_len && u->win_len - off >= 8 && off <= 8 * LF_WIN_WORDS - 8) {
-		__u32 o = (__u32)off;
-		barrier_var(o); /* keeps the bound, which the verifier needs, from being folded away */
-		if (o <= 8 * LF_WIN_WORDS - 8) {
-			__builtin_memcpy(&u->window_val, (const __u8 *)u->win + o, 8);
-			return 0;
-		}
-	}
-	return read_u64(addr, &u->window_val) ? -1 : 0;
+	return win_get(u, addr, &u->window_val);
+}
+
+/* Offset in buf of the len bytes at addr, refilling the window (buf, *lo, *wlen) when it does
+ * not hold them all: with up to LF_LWIN bytes ending at addr + len, none below addr's page.
+ * A chain walked from its innermost link outwards (a Lua stack, CallInfos allocated one after
+ * another) finds the next links already there. The window lies in the pages the exact read
+ * touches, so it fails only where that read would, and never faults where it would not.
+ * Returns the offset, or -1 when the memory cannot be read. */
+static __always_inline int lf_lwin_at(__u8 *buf, __u64 *lo, __u32 *wlen, __u64 addr, __u32 len)
+{
+	__u64 off = addr - *lo;
+	if (off < *wlen && *wlen - off >= len)
+		return (int)off;
+	__u64 end = addr + len, page = addr & ~(__u64)(LF_PAGE_MIN - 1);
+	__u64 start = end - LF_LWIN;
+	if (start < page || start > addr)
+		start = page;
+	__u64 n = end - start;
+	*wlen = 0;
+	if (!len || n > LF_LWIN || end < addr)
+		return -1;
+	*lo = start;
+	if (bpf_probe_read_user(buf, n, (const void *)start))
+		return -1;
+	*wlen = (__u32)n;
+	return (int)(addr - start);
 }
 
 static __always_inline int window_read(struct lf_ustate *u, __u64 addr, __u64 *v)

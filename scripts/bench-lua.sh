@@ -2,7 +2,7 @@
 # Benchmark of Lua stack walking: BPF run time per sample for lua5.4 and LuaJIT (-joff, JIT on)
 # at 5, 20 and 128 Lua frames and for native-only stacks (with and without frame pointers), each
 # beside the floor (bench/floor.bpf.c: a program that only filters the PID and counts, run on
-# the same target right after) and as a ratio to it; the throughput cost on a CPU-bound lua5.4
+# the same target in the same seconds) and as a ratio to it; the throughput cost on a CPU-bound lua5.4
 # workload and on nginx+Lua under wrk at 99 and 999 Hz. Prints a table with goals.
 # Needs root, gcc, bpftool, jq, lua5.4, luajit, nginx with libnginx-mod-http-lua, wrk and curl.
 # Knobs: PARTS (any of "bpf cpu nginx", default all), RUNS (BPF runs per case, 3), SECS (seconds
@@ -82,7 +82,7 @@ REC=$ROOT/bench/rec.lua
 proc_cpu_ms() { sed 's/.*) //' /proc/"$1"/stat 2>/dev/null | awk -v t="$(getconf CLK_TCK)" '{ print ($12 + $13) * 1000 / t }'; }
 
 # bpf_case NAME CMD...: RUNS runs of CMD profiled at 999 Hz, each measuring SECS seconds
-# of BPF counters, then the floor program on the same target for SECS seconds. Appends "ns_per_sample
+# of BPF counters, with the floor program on the same target in the same seconds. Appends "ns_per_sample
 # ns_per_tick lua_frames native_frames samples load faults_per_sample
 # lua_flame_cpu_ms_per_1000_samples lua_flame_peak_rss_mib floor_ns_per_sample start_up_ms" lines to
 # $W/bpf.NAME, and each second's ns per sample to $W/sec.NAME (lua-flame) and $W/fsec.NAME (floor).
@@ -107,6 +107,10 @@ bpf_case() {
 			perf stat -x, -e exceptions:page_fault_kernel -p "$tp" -o "$W/pf" -- sleep "$SECS" 2>/dev/null &
 			pf=$!
 		fi
+		# the floor, on the same target in the same seconds: both see the same machine
+		# (a floor measured before or after drifted between 0.3 and 1 us here)
+		"$FLOOR" "$tp" 999 "$SECS" >"$W/floor.out" 2>"$W/floor.err" &
+		fp=$!
 		l0=$(load1); c0=$(proc_cpu_ms "$lp"); a=$(bpf_counters "$lp"); b=$a
 		for _ in $(seq "$SECS"); do
 			sleep 1
@@ -117,10 +121,8 @@ bpf_case() {
 		rss=$(awk '/^VmHWM:/ { print $2 }' /proc/"$lp"/status 2>/dev/null)
 		faults=-1
 		[ -n "$pf" ] && wait "$pf" && faults=$(awk -F, '/page_fault_kernel/ { print $1 + 0 }' "$W/pf")
+		wait "$fp" || log "$name run $r: the floor program failed: $(cat "$W/floor.err")"
 		kill -INT "$lp" 2>/dev/null; wait "$lp"; rc=$?; forget $lp
-		# the floor, on the same target with lua-flame gone
-		"$FLOOR" "$tp" 999 "$SECS" >"$W/floor.out" 2>"$W/floor.err" ||
-			log "$name run $r: the floor program failed: $(cat "$W/floor.err")"
 		awk '{ print $1 }' "$W/floor.out" >>"$W/fsec.$name"
 		fl=$(awk '{ print $1 }' "$W/floor.out" | median)
 		st=$(sed -n 's/.*sampling \([0-9]*\) ms after start.*/\1/p' "$W/$name.err")
@@ -344,7 +346,7 @@ echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 if want bpf; then
 	echo "BPF time per target sample at 999 Hz ($RUNS runs x ${SECS}s), beside the floor program measured on"
-	echo "the same target right after lua-flame (median of each run; p90 of the runs' seconds):"
+	echo "the same target in the same seconds as lua-flame (median of each run; p90 of the runs' seconds):"
 	brow "case" "median" "p90" "floor" "ratio" "goal" "result" "load"
 	for c in $CASES; do
 		f=$W/bpf.$c d=${c#*-}

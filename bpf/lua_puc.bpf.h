@@ -50,7 +50,7 @@ static __always_inline int puc_is_state(struct lf_ustate *u, __u32 pid, __u64 ca
 	__u32 span = c->l_l_G + 8;
 	int at = -1;
 	if (c->gch_tt < span && span <= 64 && (cand & (LF_PAGE_MIN - 1)) + span <= LF_PAGE_MIN)
-		at = lf_lwin_at(u->lw_cand, &u->lw_cand_lo, &u->lw_cand_len, cand, span);
+		at = lf_lwin_at(LF_LWIN_CAND, cand, span);
 	if (at >= 0) {
 		tt = u->lw_cand[((__u32)at + c->gch_tt) & (LF_LWIN - 1)];
 		__builtin_memcpy(&g, &u->lw_cand[((__u32)at + c->l_l_G) & (LF_LWIN - 1)], 8);
@@ -142,34 +142,15 @@ static __always_inline void puc_close_run(struct lf_ustate *u)
 		lf_note_position_at(u->last_cand, u->cand_frame);
 }
 
-/* Register i (LF_NSAVED: the frame pointer) in *val, and whether it holds a lua_State
- * (lf_lua_is_state's answer). A register that kept its value since the last frame checked
- * keeps its answer, and most keep theirs from one frame to the next; the bit i of *tried
- * says the answer kept is the new value's. */
-static __always_inline int puc_reg_state(struct lf_ustate *u, __u32 pid, __u32 i, __u64 *val, __u32 *tried)
+/* Whether register i (LF_NSAVED: the frame pointer) holds a lua_State, as lf_lua_is_state
+ * tells, its value in *v. */
+static __always_inline int puc_reg_state(struct lf_ustate *u, __u32 pid, __u32 i, __u64 *v)
 {
-	__u32 k = i & LF_SAVED_MASK;
-	__u64 v = i < LF_NSAVED ? u->regs[k] : u->bp;
-	*val = v;
-	*tried |= 1u << k;
-	if (u->checked && v == u->last_regs[k] && u->reg_ans[k] != LF_ANS_UNKNOWN)
-		return u->reg_ans[k];
-	int r = puc_may_be_state(v, u->leaf_sp) ? lf_lua_is_state(pid, v, u->leaf_sp) : 0;
-	u->reg_ans[k] = (__u8)r;
-	return r;
-}
-
-/* The registers as judged, for the next frame: an answer not taken again for a register
- * that changed no longer holds. */
-static __always_inline void puc_keep_regs(struct lf_ustate *u, __u32 tried)
-{
-	for (int i = 0; i <= LF_NSAVED; i++) {
-		__u64 v = i < LF_NSAVED ? u->regs[i] : u->bp;
-		if (!(tried >> i & 1) && (!u->checked || v != u->last_regs[i]))
-			u->reg_ans[i] = LF_ANS_UNKNOWN;
-		u->last_regs[i] = v;
-	}
-	u->checked = 1;
+	__u32 k = i;
+	barrier_var(k); /* the mask below must reach the verifier, not be folded into a check of i */
+	k &= LF_SAVED_MASK;
+	*v = k < LF_NSAVED ? u->regs[k] : u->bp;
+	return puc_may_be_state(*v, u->leaf_sp) ? lf_lua_is_state(pid, *v, u->leaf_sp) : 0;
 }
 
 /* The interpreter keeps its lua_State in a callee-saved register: the innermost frame of
@@ -186,17 +167,17 @@ static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid)
 	if (!same) {
 		/* The interpreter keeps L in one register per build: try the one that held it
 		 * most often first, and the others only when it does not. */
-		__u32 hint = u->l_reg_hint, tried = 0;
+		__u32 hint = u->l_reg_hint;
 		int found = 0;
 		__u64 v;
 		if (hint <= LF_NSAVED) {
-			found = puc_reg_state(u, pid, hint, &v, &tried);
+			found = puc_reg_state(u, pid, hint, &v);
 			cand = found ? v : 0;
 		}
 		for (int i = 0; !found && i <= LF_NSAVED; i++) {
 			if ((__u32)i == hint)
 				continue; /* tried first */
-			found = puc_reg_state(u, pid, i, &v, &tried);
+			found = puc_reg_state(u, pid, i, &v);
 			if (found) {
 				cand = v;
 				reg_hit(i);
@@ -204,7 +185,10 @@ static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid)
 		}
 		if (found == 2)
 			u->vm_unknown = 1;
-		puc_keep_regs(u, tried);
+		for (int i = 0; i < LF_NSAVED; i++)
+			u->last_regs[i] = u->regs[i];
+		u->last_regs[LF_NSAVED] = u->bp;
+		u->checked = 1;
 	}
 	__u64 prev = u->last_cand;
 	if (cand != prev)
@@ -249,7 +233,7 @@ static __always_inline __u32 ci_u32(const struct lf_ustate *u, __u16 off)
 static __always_inline int puc_load_ci(struct lf_ustate *u, const struct lf_lua_cfg *c, __u64 ci)
 {
 	__u32 size = c->ci_sizeof & (LF_CI_BUF - 1);
-	int at = size ? lf_lwin_at(u->lw_ci, &u->lw_ci_lo, &u->lw_ci_len, ci, size) : -1;
+	int at = size ? lf_lwin_at(LF_LWIN_CI, ci, size) : -1;
 	u->lw_ci_at = (__u32)at;
 	return at < 0 ? -1 : 0;
 }
@@ -268,7 +252,7 @@ static __always_inline void puc_emit_ci(struct puc_walk *w, int running)
 		return;
 	w->next = ci_u64(u, c->ci_previous);
 	__u64 func = ci_u64(u, c->ci_func), pc = 0, f = 0;
-	int tv = lf_lwin_at(u->lw_tv, &u->lw_tv_lo, &u->lw_tv_len, func, 16);
+	int tv = lf_lwin_at(LF_LWIN_TV, func, 16);
 	if (tv < 0)
 		return;
 	__u64 val;
@@ -393,6 +377,9 @@ static __noinline long puc_step_cb(__u32 idx, void *data)
 	}
 	if (w->steps == w->inner && (c->flags & LF_LUA_CI_ARRAY))
 		puc_jump_array(w);
+#ifndef LF_NO_BPF_LOOP
+	/* The ring is not in the walk without bpf_loop, which stops at its innermost frames: the
+	 * verifier would take each step's ways through it in each copy of the unrolled walk. */
 	if (w->steps == w->inner)
 		u->ring_from = u->n;
 	if (w->steps >= w->inner) {
@@ -400,6 +387,7 @@ static __noinline long puc_step_cb(__u32 idx, void *data)
 			u->ring[(u->ring_n % w->outer) & LF_RING_MASK] = w->ci;
 		u->ring_n++;
 	}
+#endif
 	if (w->steps < w->inner + w->outer) {
 		if (u->n >= LF_MAX_USTACK - 2)
 			return 1;

@@ -74,18 +74,14 @@ static __always_inline int lj_read_link(const struct lj_walk *w, __u64 *func, __
 	return 0;
 }
 
-/* A frame: written out while the two ends' frames may still be all there is, and past the
- * innermost part also kept in the ring (a deeper walk keeps only its last entries). */
+/* A frame: written out while in the innermost part, else kept in the ring of the outermost. */
 static __always_inline void lj_put_frame(struct lj_walk *w, __u64 func, __u64 aux)
 {
-	struct lf_ustate *u = w->u;
-	if (w->frames == w->inner)
-		u->ring_from = u->n;
-	if (w->frames < w->inner + w->outer) {
-		put_word(w->s, u, lf_word(LF_TAG_LJFUNC, func));
-		put_word(w->s, u, aux);
-	}
-	if (w->frames >= w->inner) {
+	if (w->frames < w->inner) {
+		put_word(w->s, w->u, lf_word(LF_TAG_LJFUNC, func));
+		put_word(w->s, w->u, aux);
+	} else {
+		struct lf_ustate *u = w->u;
 		__u32 i = w->outer ? 2 * (u->ring_n % w->outer) : 0;
 		u->ring[i & LF_RING_MASK] = lf_word(LF_TAG_LJFUNC, func);
 		u->ring[(i + 1) & LF_RING_MASK] = aux;
@@ -94,19 +90,16 @@ static __always_inline void lj_put_frame(struct lj_walk *w, __u64 func, __u64 au
 	w->frames++;
 }
 
-/* The walk reached the bottom of the stack. Every frame was written as it was walked, unless
- * there were more than the two ends keep: then the record goes back to where the innermost
- * ones end, and the marker and the ring follow, from its oldest entry (the innermost of the
- * outermost frames). */
+/* The walk reached the bottom of the stack: the marker if frames were left out, then the
+ * ring from its oldest entry (the innermost of the outermost frames). */
 static __always_inline long lj_walk_end(struct lj_walk *w)
 {
 	__u32 n = w->u->ring_n, first = 0;
-	if (n <= w->outer)
-		return 1;
-	w->u->n = w->u->ring_from;
-	put_lua_marker(w->s, w->u, LF_TAG_LJFUNC, n - w->outer);
-	first = w->outer ? n % w->outer : 0;
-	n = w->outer;
+	if (n > w->outer) {
+		put_lua_marker(w->s, w->u, LF_TAG_LJFUNC, n - w->outer);
+		first = w->outer ? n % w->outer : 0;
+		n = w->outer;
+	}
 	w->u->ring_at = first;
 	w->u->ring_left = n;
 	w->u->walk_flushing = 1;
@@ -134,7 +127,7 @@ static __noinline long lj_step_cb(__u32 idx, void *data)
 	__s64 ftsz = 0;
 	if (w->u->walk_flushing)
 		return lj_flush_one(w);
-	if (w->base <= w->stack + 8 * (1 + c->fr2) || (w->frames < w->inner + w->outer && w->u->n >= LF_MAX_USTACK - 2) ||
+	if (w->base <= w->stack + 8 * (1 + c->fr2) || (w->frames < w->inner && w->u->n >= LF_MAX_USTACK - 2) ||
 	    lj_read_link(w, &func, &ftsz) || !ftsz)
 		return lj_walk_end(w);
 	if (idx >= w->limit) {   /* the loop index: not followed as a constant by the verifier */

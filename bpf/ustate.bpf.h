@@ -10,7 +10,6 @@
 struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
 
 #define LF_LJ_SEEN 4   /* VMs not found by user space that a CPU remembers (a power of two) */
-#define LF_ANS_UNKNOWN 0xff /* a register value not judged */
 #define LF_SEEN 4 /* register values remembered per sample by the check for a lua_State */
 #define LF_FRAME_SLOTS 8 /* stack words under a CFA a frame needs at most (a power of two) */
 #define LF_WIN_WORDS 64  /* stack words read ahead at once (a power of two) */
@@ -79,8 +78,7 @@ struct lf_ustate {
 	 * for the current frame, set whole when the walk starts; and those puc_note_state last
 	 * judged, read only once it has (checked). */
 	__u64 regs[LF_NSAVED];
-	__u64 last_regs[LF_SAVED_MASK + 1];
-	__u8 reg_ans[LF_SAVED_MASK + 1]; /* lf_lua_is_state's answer for each of last_regs, or LF_ANS_UNKNOWN */
+	__u64 last_regs[LF_NSAVED + 1];
 	__u32 win_len, win_pad;
 	__u64 window_val; /* lf_window_read's answer */
 	__u64 seen_v[LF_SEEN];   /* values lf_lua_is_state judged in this sample (puc_begin clears them) */
@@ -346,13 +344,13 @@ __noinline int lf_window_read(__u64 addr)
 	return win_get(u, addr, &u->window_val);
 }
 
-/* Offset in buf of the len bytes at addr, refilling the window (buf, *lo, *wlen) when it does
- * not hold them all: with up to LF_LWIN bytes ending at addr + len, none below addr's page.
- * A chain walked from its innermost link outwards (a Lua stack, CallInfos allocated one after
+/* Offset in the window (buf, *lo, *wlen) of the len bytes at addr, refilled when it does not
+ * hold them all: with up to LF_LWIN bytes ending at addr + len, none below addr's page. A
+ * chain walked from its innermost link outwards (a Lua stack, CallInfos allocated one after
  * another) finds the next links already there. The window lies in the pages the exact read
  * touches, so it fails only where that read would, and never faults where it would not.
  * Returns the offset, or -1 when the memory cannot be read. */
-static __always_inline int lf_lwin_at(__u8 *buf, __u64 *lo, __u32 *wlen, __u64 addr, __u32 len)
+static __always_inline int lwin_at(__u8 *buf, __u64 *lo, __u32 *wlen, __u64 addr, __u32 len)
 {
 	__u64 off = addr - *lo;
 	if (off < *wlen && *wlen - off >= len)
@@ -370,6 +368,24 @@ static __always_inline int lf_lwin_at(__u8 *buf, __u64 *lo, __u32 *wlen, __u64 a
 		return -1;
 	*wlen = (__u32)n;
 	return (int)(addr - start);
+}
+
+enum { LF_LWIN_CI, LF_LWIN_TV, LF_LWIN_CAND }; /* PUC Lua's read-ahead windows */
+
+/* lwin_at for window `which` of the sample. A global function: the verifier checks it once,
+ * not in every copy of the Lua walk's step (unrolled on kernels before 5.17), where each of
+ * its ways out would double the states to check. */
+__noinline int lf_lwin_at(__u32 which, __u64 addr, __u32 len)
+{
+	__u32 zero = 0;
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	if (!u)
+		return -1;
+	if (which == LF_LWIN_CI)
+		return lwin_at(u->lw_ci, &u->lw_ci_lo, &u->lw_ci_len, addr, len);
+	if (which == LF_LWIN_TV)
+		return lwin_at(u->lw_tv, &u->lw_tv_lo, &u->lw_tv_len, addr, len);
+	return lwin_at(u->lw_cand, &u->lw_cand_lo, &u->lw_cand_len, addr, len);
 }
 
 static __always_inline int window_read(struct lf_ustate *u, __u64 addr, __u64 *v)

@@ -42,24 +42,19 @@ static __always_inline int puc_is_state(struct lf_ustate *u, __u32 pid, __u64 ca
 	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
 	if (!c || !lf_may_point(pid, cand))
 		return 0;
-	__u8 tt;
-	__u64 g;
 	/* The candidates of a sample are mostly pointers into the same few heap pages (the
-	 * CallInfos, the Lua stack, the state itself): the header is read through a window,
-	 * unless it ends on the next page, which the exact reads may not touch. */
-	__u32 span = c->l_l_G + 8;
-	int at = -1;
-	if (c->gch_tt < span && span <= 64 && (cand & (LF_PAGE_MIN - 1)) + span <= LF_PAGE_MIN)
-		at = lf_lwin_at(LF_LWIN_CAND, cand, span);
-	if (at >= 0) {
-		tt = u->lw_cand[((__u32)at + c->gch_tt) & (LF_LWIN - 1)];
-		__builtin_memcpy(&g, &u->lw_cand[((__u32)at + c->l_l_G) & (LF_LWIN - 1)], 8);
-		if (tt != c->gctag_thread || !g)
-			return 0;
-	} else if (bpf_probe_read_user(&tt, 1, (void *)(cand + c->gch_tt)) || tt != c->gctag_thread ||
-		   read_u64(cand + c->l_l_G, &g) || !g) {
+	 * CallInfos, the Lua stack, the state itself): the tag, and l_G only after a thread's
+	 * tag, are read through a window. */
+	int at = lf_lwin_at(LF_LWIN_CAND, cand + c->gch_tt, 1);
+	if (at < 0 || u->lw_cand[(__u32)at & (LF_LWIN - 1)] != c->gctag_thread)
 		return 0;
-	}
+	__u64 g;
+	at = lf_lwin_at(LF_LWIN_CAND, cand + c->l_l_G, 8);
+	if (at < 0)
+		return 0;
+	__builtin_memcpy(&g, &u->lw_cand[(__u32)at & (LF_LWIN - 1)], 8);
+	if (!g)
+		return 0;
 	for (__u32 i = 0; i < LF_MAX_GS; i++)
 		if (i < c->ngs && c->gs[i] == g)
 			return 1;
@@ -331,17 +326,15 @@ static __always_inline void puc_jump_array(struct puc_walk *w)
  * of them, at ring_n % outer once it has wrapped). */
 static __always_inline long puc_walk_end(struct puc_walk *w)
 {
-	__u32 n = w->u->ring_n, first = 0;
+	__u32 n = w->u->ring_n;
 	if (n <= w->outer)
 		return 1;
 	w->u->n = w->u->ring_from;
 	put_lua_marker(w->s, w->u, LF_TAG_LFUNC, n - w->outer);
-	first = w->outer ? n % w->outer : 0;
-	n = w->outer;
-	w->u->ring_at = first;
-	w->u->ring_left = n;
+	w->u->ring_at = w->outer ? n % w->outer : 0;
+	w->u->ring_left = w->outer;
 	w->u->walk_flushing = 1;
-	return n == 0;
+	return w->outer == 0;
 }
 
 static long puc_flush_one(struct puc_walk *w)

@@ -51,9 +51,11 @@ static __always_inline __u64 mix(__u64 h, __u64 w)
 	return h ^ (h >> 29);
 }
 
+/* Two lanes per hash (h and h2, lua and lua2), words taken in turn: each word's mix waits
+ * for the one before it in its lane only, so the lanes' multiplies overlap. */
 struct hash_ctx {
 	const struct lf_stack *s;
-	__u64 h, lua, any;
+	__u64 h, h2, lua, lua2, any;
 	__u32 lua_from, traces;
 };
 
@@ -77,13 +79,35 @@ static __always_inline __u64 is_trace_word(__u64 w)
 	return bit;
 }
 
+/* The chunk of words from at into the lanes *a and *b, when all of it is below end; else
+ * only those below end, into *a alone (the last chunk). Every word of a chunk wholly inside
+ * goes in without the product of mix_if. */
+static __always_inline void hash_chunk(const __u64 *w, __u32 at, __u32 end, __u64 *a, __u64 *b)
+{
+	if (at + LF_HASH_CHUNK <= end) {
+		__u64 x = *a, y = *b;
+#pragma clang loop unroll(full)
+		for (__u32 d = 0; d < LF_HASH_CHUNK; d += 2) {
+			x = mix(x, w[(at + d) & (LF_MAX_USTACK - 1)]);
+			y = mix(y, w[(at + d + 1) & (LF_MAX_USTACK - 1)]);
+		}
+		*a = x;
+		*b = y;
+		return;
+	}
+#pragma clang loop unroll(full)
+	for (__u32 d = 0; d < LF_HASH_CHUNK; d++)
+		*a = mix_if(*a, w[(at + d) & (LF_MAX_USTACK - 1)], lf_below(at + d, end));
+}
+
 /* Kernel words LF_HASH_CHUNK * j onwards, those below the record's count. */
 static long hash_kern(__u32 j, void *data)
 {
 	struct hash_ctx *c = data;
+	__u32 at = j * LF_HASH_CHUNK;
 #pragma clang loop unroll(full)
 	for (__u32 d = 0; d < LF_HASH_CHUNK; d++) {
-		__u32 k = j * LF_HASH_CHUNK + d;
+		__u32 k = at + d;
 		c->h = mix_if(c->h, c->s->kern[k & (LF_MAX_KSTACK - 1)], lf_below(k, c->s->nkern));
 	}
 	return 0;
@@ -94,16 +118,19 @@ static long hash_kern(__u32 j, void *data)
 static long hash_native(__u32 j, void *data)
 {
 	struct hash_ctx *c = data;
+	__u32 at = j * LF_HASH_CHUNK;
+	if (!c->traces) {
+		hash_chunk(c->s->user, at, c->lua_from, &c->h, &c->h2);
+		return 0;
+	}
 #pragma clang loop unroll(full)
 	for (__u32 d = 0; d < LF_HASH_CHUNK; d++) {
-		__u32 i = j * LF_HASH_CHUNK + d;
+		__u32 i = at + d;
 		__u64 w = c->s->user[i & (LF_MAX_USTACK - 1)], in = lf_below(i, c->lua_from);
+		__u64 names = is_trace_word(w) & in;
 		c->h = mix_if(c->h, w, in);
-		if (c->traces) {
-			__u64 names = is_trace_word(w) & in;
-			c->lua = mix_if(c->lua, w, names);
-			c->any |= names;
-		}
+		c->lua = mix_if(c->lua, w, names);
+		c->any |= names;
 	}
 	return 0;
 }
@@ -113,13 +140,8 @@ static long hash_native(__u32 j, void *data)
 static long hash_lua(__u32 j, void *data)
 {
 	struct hash_ctx *c = data;
-#pragma clang loop unroll(full)
-	for (__u32 d = 0; d < LF_HASH_CHUNK; d++) {
-		__u32 i = c->lua_from + j * LF_HASH_CHUNK + d;
-		__u64 in = lf_below(i, c->s->nuser);
-		c->lua = mix_if(c->lua, c->s->user[i & (LF_MAX_USTACK - 1)], in);
-		c->any |= in;
-	}
+	c->any = 1;
+	hash_chunk(c->s->user, c->lua_from + j * LF_HASH_CHUNK, c->s->nuser, &c->lua, &c->lua2);
 	return 0;
 }
 #endif
@@ -131,7 +153,7 @@ static long hash_lua(__u32 j, void *data)
  * each of the several places a sample can end. */
 static __always_inline __u64 stack_hash(const struct lf_stack *s, __u32 lua_from, __u32 traces, __u64 *lua)
 {
-	struct hash_ctx c = { s, mix(s->nkern, s->nuser), 0, 0, lua_from, traces };
+	struct hash_ctx c = { s, mix(s->nkern, s->nuser), 0, 0, 0, 0, lua_from, traces };
 	if (s->flags & LF_FLAG_OFFCPU) /* the same frames on and off the CPU are two stacks */
 		c.h = mix(c.h, s->flags & (LF_FLAG_OFFCPU | LF_FLAG_RUNNABLE));
 #ifndef LF_NO_BPF_LOOP
@@ -142,8 +164,9 @@ static __always_inline __u64 stack_hash(const struct lf_stack *s, __u32 lua_from
 		bpf_loop((nk + LF_HASH_CHUNK - 1) / LF_HASH_CHUNK, hash_kern, &c, 0);
 		bpf_loop((nn + LF_HASH_CHUNK - 1) / LF_HASH_CHUNK, hash_native, &c, 0);
 		bpf_loop((nu - nn + LF_HASH_CHUNK - 1) / LF_HASH_CHUNK, hash_lua, &c, 0);
-		*lua = c.any ? c.lua | 1 : 0;
-		return mix(c.h, c.lua);
+		__u64 names = mix(c.lua, c.lua2);
+		*lua = c.any ? names | 1 : 0;
+		return mix(mix(c.h, c.h2), names);
 	}
 #endif
 	for (int i = 0; i < LF_MAX_KSTACK; i++) {
@@ -380,13 +403,14 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 		return 0;
 	__u32 pid = s->pid;
 	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
+	const struct lf_lua_cfg *lc = rt_puc_cfg(pid);
 	stage(LF_STAGE_ENTER_WALK);
 	if (p && !u->n) {
 		u->stack_hi = stack_range(p, u->sp, &u->stack_lo);
 		u->win_len = 0;
-		rt_first(u, pid);
+		rt_first(u, lc);
 	}
-	rt_begin(u, pid);
+	rt_begin(u, pid, lc);
 	stage(LF_STAGE_RT_BEGIN);
 	if (!p) {
 		end_user(ctx, s, u, LF_MARK_NO_PROC, 0);

@@ -25,11 +25,17 @@ __noinline __u32 lf_take_fp_of(__u32 pid, __u32 lj, __u64 proto)
 	return jc ? lf_take_fp(u, &jc->fp, proto) : 0;
 }
 
-/* Each time the walker's program runs (again for each tail call of a long walk, always
- * without bpf_loop): which runtime pid runs, and the file holding its VM. */
-static __always_inline void rt_begin(struct lf_ustate *u, __u32 pid)
+/* pid's PUC Lua configuration, or 0: looked up once for rt_first and rt_begin. */
+static __always_inline const struct lf_lua_cfg *rt_puc_cfg(__u32 pid)
 {
-	const struct lf_lua_cfg *lc = bpf_map_lookup_elem(&lua_cfgs, &pid);
+	return bpf_map_lookup_elem(&lua_cfgs, &pid);
+}
+
+/* Each time the walker's program runs (again for each tail call of a long walk, always
+ * without bpf_loop): which runtime pid runs (lc: its PUC Lua configuration, if any), and
+ * the file holding its VM. */
+static __always_inline void rt_begin(struct lf_ustate *u, __u32 pid, const struct lf_lua_cfg *lc)
+{
 	const struct lf_lj_cfg *ljc = lc ? 0 : bpf_map_lookup_elem(&lj_cfgs, &pid);
 	u->runtime = lc ? LF_RT_PUC : ljc ? LF_RT_LUAJIT : LF_RT_NONE;
 	u->core_file = lc ? lc->core_file : ljc ? ljc->core_file : LF_FILE_NONE;
@@ -39,11 +45,11 @@ static __always_inline void rt_begin(struct lf_ustate *u, __u32 pid)
 /* Once, at the start of a sample's walk: what the walk learns as it goes (the C frames of
  * LuaJIT's chain still to come, a host's call the next frame makes) starts empty, and stays
  * across the tail calls of a long walk. */
-static __always_inline void rt_first(struct lf_ustate *u, __u32 pid)
+static __always_inline void rt_first(struct lf_ustate *u, const struct lf_lua_cfg *lc)
 {
 	u->lj_chain = 0;
 	u->entry_next = 0;
-	puc_begin(u, bpf_map_lookup_elem(&lua_cfgs, &pid));
+	puc_begin(u, lc);
 }
 
 /* A frame in the VM's file at pc, before the unwinder steps out of it: PUC Lua looks for

@@ -110,14 +110,20 @@ static __always_inline int step_rule(struct lf_ustate *u, const struct lf_rule *
 }
 
 
-/* Mapping of ip: consecutive frames are mostly in the same file, so the last one is
- * tried first. */
-static __always_inline int find_map_cached(struct lf_ustate *u, __u32 pid, __u64 ip)
+/* Mapping of ip in p (pid's): consecutive frames are mostly in the same file, so the last
+ * one found is tried first. */
+static __always_inline int find_map_cached(struct lf_ustate *u, const struct lf_proc *p, __u32 pid, __u64 ip)
 {
 	if (ip >= u->m_start && ip < u->m_end)
 		return (int)u->m_idx;
 	int mi = lf_find_map(pid, ip);
 	u->m_end = 0;
+	if (mi >= 0 && mi < LF_MAX_PROC_MAPS) {
+		const struct lf_map_ent *m = &p->m[(__u32)mi & (LF_MAX_PROC_MAPS - 1)];
+		u->m_start = m->start;
+		u->m_end = m->end;
+		u->m_idx = (__u32)mi;
+	}
 	return mi;
 }
 
@@ -182,16 +188,13 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	s->user[u->cur & (LF_MAX_USTACK - 1)] = lf_word(tag, u->ip) | (u->entry_next ? LF_NAT_ENTRY : 0);
 	u->entry_next = 0;
 	u->n++;
-	int mi = find_map_cached(u, s->pid, u->ip);
+	int mi = find_map_cached(u, p, s->pid, u->ip);
 	if (mi < 0 || mi >= LF_MAX_PROC_MAPS) {
 		lf_ask_code(s->pid);
 		int rc = lf_rt_unmapped_frame();
 		return rc >= 0 ? rc : LF_MARK_NO_MAPPING;
 	}
 	const struct lf_map_ent *m = &p->m[(__u32)mi & (LF_MAX_PROC_MAPS - 1)];
-	u->m_start = m->start;
-	u->m_end = m->end;
-	u->m_idx = (__u32)mi;
 	if (m->file == LF_FILE_JIT) {
 		s->user[u->cur & (LF_MAX_USTACK - 1)] = lf_word(LF_TAG_FP, u->ip);
 		int rc = lf_rt_jit_frame();
@@ -245,7 +248,7 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	/* Hand-written assembly (LuaJIT's VM helpers) can sit inside a bigger function's CFI
 	 * although it is entered by a call: a sampled leaf whose rule leads nowhere is
 	 * retried as a frameless function, accepted only if its caller is mapped code. */
-	if (rc == 0 && leaf_sp && lf_find_map(s->pid, u->ip) < 0) {
+	if (rc == 0 && leaf_sp && find_map_cached(u, p, s->pid, u->ip) < 0) {
 		__u64 ra, sp;
 		if (arch_frameless_ra(u, leaf_sp, &ra, &sp) || lf_find_map(s->pid, ra) < 0)
 			return 0; /* the next step reports the unmapped pc */

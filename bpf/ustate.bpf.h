@@ -42,9 +42,7 @@ struct lf_ustate {
 	__u32 memo_fp, memo_pad;
 	__u32 checked;
 	__u32 l_reg_hint;        /* from lf_lua_cfg, 0xff when unknown */
-	__u32 nlpos, nthreads;
-	struct lf_lpos lpos[LF_MAX_LPOS];
-	__u64 threads[LF_MAX_LTHREADS];
+	__u32 nlpos, nthreads;   /* entries of lpos and threads set in this sample */
 	__u32 lua_elided, lua_depth; /* lua_States whose walk left frames out / lost the root */
 	__u32 lua_short;             /* lua_States walked without bpf_loop */
 	/* Ring of the Lua walk: entries stored, next entry to emit. In the map value, not in
@@ -58,6 +56,10 @@ struct lf_ustate {
 	 * ring, until the walk reaches the root (PUC: CallInfo addresses; LuaJIT: word pairs). */
 	__u64 ring[2 * LF_LUA_OUTER];
 	__u64 native_ring[LF_NATIVE_OUTER]; /* outermost native frames in order, while folding a deep stack */
+	/* Where lua_States ran, and which they are (lf_note_position_at): past the part cleared
+	 * per sample, since only the first nlpos and nthreads entries are ever read. */
+	struct lf_lpos lpos[LF_MAX_LPOS];
+	__u64 threads[LF_MAX_LTHREADS];
 	__u64 win[LF_WIN_WORDS]; /* memory from win_lo up, win_len bytes (stack_window, array_window_down) */
 	/* Set by rt_begin (past the part cleared per sample, which the compiler can clear only up
 	 * to a size): where hosts enter the VM. PUC Lua's API functions, as pcs of the core file

@@ -10,6 +10,7 @@ const volatile bool has_task_pt_regs = false; /* kernel 5.15+: bpf_task_pt_regs 
 const volatile bool walk_lua = true;          /* false where the verifier cannot take the Lua walk */
 const volatile bool per_thread = false;
 const volatile bool want_kernel = true;
+const volatile bool small_stacks = false; /* stacks_small in use (maps allocated on demand) */
 const volatile __u32 wall_hz = 0; /* wall mode's rate: time off the CPU counts as samples at it */
 const volatile __u64 pidns_dev = 0, pidns_ino = 0; /* set when lua-flame is in a child PID namespace */
 

@@ -30,6 +30,17 @@ struct {
 	__type(value, struct lf_stack);
 } stacks SEC(".maps");
 
+/* The records lf_stack_is_small says fit a small value, where maps are allocated on demand
+ * (preallocated, it would hold its full size in memory beside the full map's): user space
+ * reads both maps. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 8192); /* resized by user space before load */
+	__type(key, struct lf_stack_key);
+	__type(value, struct lf_stack_small);
+} stacks_small SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, LF_STAT_MAX);
@@ -225,25 +236,35 @@ static __always_inline void announce(struct lf_stack_key *key, __u64 lua)
 		stat_inc(LF_STAT_FRESH_LOST);
 }
 
-/* Adds n to the count of key's stack, making its entry from s if it is new in this
- * generation (announced on `fresh` if its Lua part, hashed in lua, is new); with n 0, only
- * makes it. */
-static __always_inline void add_stack(struct lf_stack_key *key, struct lf_stack *s, __u64 n, __u64 lua)
+/* Adds n to the count of key's stack in map (stacks or stacks_small: the value's first words
+ * are the count), making its entry from s if it is new in this generation (announced on
+ * `fresh` if its Lua part, hashed in lua, is new); with n 0, only makes it. */
+static __always_inline void add_stack_in(void *map, struct lf_stack_key *key, struct lf_stack *s, __u64 n,
+					 __u64 lua)
 {
-	struct lf_stack *old = bpf_map_lookup_elem(&stacks, key);
+	__u64 *old = bpf_map_lookup_elem(map, key);
 	if (!old) {
 		s->count = n;
-		if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST) == 0) {
+		if (bpf_map_update_elem(map, key, s, BPF_NOEXIST) == 0) {
 			stat_inc(LF_STAT_ENTRIES);
 			announce(key, lua);
 			return;
 		}
-		old = bpf_map_lookup_elem(&stacks, key); /* made by another CPU meanwhile */
+		old = bpf_map_lookup_elem(map, key); /* made by another CPU meanwhile */
 	}
 	if (!old)
 		stat_inc(LF_STAT_LOST_MAPFULL);
 	else if (n) /* no atomic op on a constant 0: clang makes it an atomic OR, which 5.10 lacks */
-		__sync_fetch_and_add(&old->count, n);
+		__sync_fetch_and_add(old, n);
+}
+
+/* add_stack_in the map s's record belongs in. */
+static __always_inline void add_stack(struct lf_stack_key *key, struct lf_stack *s, __u64 n, __u64 lua)
+{
+	if (small_stacks && lf_stack_is_small(s->nkern, s->nuser, s->flags))
+		add_stack_in(&stacks_small, key, s, n, lua);
+	else
+		add_stack_in(&stacks, key, s, n, lua);
 }
 
 /* Adds n to the count of s's stack (whose hash is h, its Lua part's lua) in the current

@@ -127,6 +127,8 @@ struct lf_parked {
 	struct lf_stack_key key; /* the stack it left with (gen unused) */
 };
 
+/* The user words come first: a record without kernel frames and with at most
+ * LF_SMALL_USTACK user words is stored as the start of this struct alone (lf_stack_small). */
 struct lf_stack {
 	__u64 count;
 	__u32 pid;
@@ -134,8 +136,32 @@ struct lf_stack {
 	__u16 nkern;
 	__u16 nuser;
 	__u32 flags;
-	__u64 kern[LF_MAX_KSTACK];
 	__u64 user[LF_MAX_USTACK];
+	__u64 kern[LF_MAX_KSTACK];
 };
+
+/* Most stacks a CPU profile sees: in user code, up to this many words. A new entry copies its
+ * whole value, and a workload makes its distinct stacks anew in every generation: a small
+ * value is 1 KiB, a full record 4.6 KiB. */
+#define LF_SMALL_USTACK 128
+
+struct lf_stack_small {
+	__u64 count;
+	__u32 pid;
+	__u32 tid;
+	__u16 nkern; /* always 0 */
+	__u16 nuser;
+	__u32 flags;
+	__u64 user[LF_SMALL_USTACK];
+};
+
+_Static_assert(__builtin_offsetof(struct lf_stack_small, user) == __builtin_offsetof(struct lf_stack, user),
+	       "a small record is the start of a full one");
+
+/* Whether a record is kept as a small one. */
+static inline int lf_stack_is_small(__u16 nkern, __u16 nuser, __u32 flags)
+{
+	return !nkern && nuser <= LF_SMALL_USTACK && !(flags & LF_FLAG_OFFCPU);
+}
 
 #endif

@@ -242,6 +242,7 @@ static const struct lf_stack *cut_at_context(struct stack_ctx *c, const struct l
 	if (at < 0)
 		return st;
 	memcpy(&cut, st, offsetof(struct lf_stack, user));
+	memcpy(cut.kern, st->kern, sizeof(cut.kern));
 	int n = 0;
 	for (int i = 0; i <= at; i++)
 		cut.user[n++] = st->user[i];

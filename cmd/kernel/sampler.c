@@ -50,6 +50,12 @@ struct sampler {
 	double first_target_at;     /* when the first target was added (now_sec), 0: none yet */
 };
 
+/* A record read from stacks_small into a full one: what follows its words is cleared. */
+static void widen_small(struct lf_stack *st)
+{
+	memset((char *)st + sizeof(struct lf_stack_small), 0, sizeof(*st) - sizeof(struct lf_stack_small));
+}
+
 /* A stack new to the namer (announce in profile.bpf.c): hand it over while its process is
  * still as it was sampled. */
 static int on_fresh(void *ctx, void *data, size_t size)
@@ -65,8 +71,11 @@ static int on_fresh(void *ctx, void *data, size_t size)
 	if (size < sizeof(k) || !s->fresh_cb)
 		return 0;
 	memcpy(&k, data, sizeof(k));
-	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &k, s->fbuf) == 0)
-		s->fresh_cb(&k, s->fbuf, s->fresh_ctx);
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks_small), &k, s->fbuf) == 0)
+		widen_small(s->fbuf);
+	else if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &k, s->fbuf) != 0)
+		return 0;
+	s->fresh_cb(&k, s->fbuf, s->fresh_ctx);
 	return 0;
 }
 
@@ -208,12 +217,18 @@ static int configure(struct sampler *s, const struct sampler_cfg *cfg, int walk_
 		s->skel->rodata->pidns_dev = dev;
 		s->skel->rodata->pidns_ino = ino;
 	}
-	if (cfg->max_stacks)
+	if (cfg->max_stacks) {
 		bpf_map__set_max_entries(s->skel->maps.stacks, cfg->max_stacks);
+		bpf_map__set_max_entries(s->skel->maps.stacks_small, cfg->max_stacks);
+	}
 	bpf_map__set_max_entries(s->skel->maps.rows, (__u32)cfg->rows_cap);
 	bpf_map__set_max_entries(s->skel->maps.files, (__u32)cfg->files_cap);
+	s->skel->rodata->small_stacks = kf_nonprealloc_maps();
 	if (!kf_nonprealloc_maps()) {
+		bpf_map__set_max_entries(s->skel->maps.stacks_small, 1);
 		bpf_map__set_map_flags(s->skel->maps.stacks, bpf_map__map_flags(s->skel->maps.stacks) & ~BPF_F_NO_PREALLOC);
+		bpf_map__set_map_flags(s->skel->maps.stacks_small,
+				       bpf_map__map_flags(s->skel->maps.stacks_small) & ~BPF_F_NO_PREALLOC);
 		bpf_map__set_map_flags(s->skel->maps.procs, bpf_map__map_flags(s->skel->maps.procs) & ~BPF_F_NO_PREALLOC);
 		bpf_map__set_map_flags(s->skel->maps.off_stacks,
 				       bpf_map__map_flags(s->skel->maps.off_stacks) & ~BPF_F_NO_PREALLOC);
@@ -439,72 +454,94 @@ static void wait_for_programs(void)
 
 #define DRAIN_BATCH 64
 
-/* The old generations' stacks, DRAIN_BATCH at a time: a few system calls a drain, not two a
- * stack. Returns how many were handed to cb, with *done set if that was all of them; if not
- * (kernels before 5.6 have no batches), the caller's walk key by key does what is left. An
- * old generation's entries no longer change, so reading them and deleting them after is safe. */
-static long drain_batch(struct sampler *s, int fd, __u32 next_gen, sampler_cb cb, void *ctx, int *done)
+/* One stack of a drain, read from map fd whose values are vsize bytes, into a full record. */
+static void drained(const struct lf_stack_key *k, const void *value, size_t vsize, struct lf_stack *full,
+		    sampler_cb cb, void *ctx)
+{
+	if (vsize < sizeof(*full)) {
+		memcpy(full, value, vsize);
+		widen_small(full);
+		value = full;
+	}
+	cb(k, value, ctx);
+}
+
+/* The old generations' stacks of map fd (values of vsize bytes), DRAIN_BATCH at a time: a
+ * few system calls a drain, not two a stack. Returns how many were handed to cb, with *done
+ * set if that was all of them; if not (kernels before 5.6 have no batches), the caller's walk
+ * key by key does what is left. An old generation's entries no longer change, so reading them
+ * and deleting them after is safe. */
+static long drain_batch(struct sampler *s, int fd, size_t vsize, __u32 next_gen, sampler_cb cb, void *ctx,
+			int *done)
 {
 	struct lf_stack_key keys[DRAIN_BATCH], old[DRAIN_BATCH];
 	__u64 token = 0;
-	long drained = 0;
+	long n = 0;
 	if (!s->batch)
 		s->batch = xmalloc(DRAIN_BATCH * sizeof(*s->batch));
 	for (int first = 1;; first = 0) {
 		__u32 count = DRAIN_BATCH, nold = 0;
 		int err = bpf_map_lookup_batch(fd, first ? NULL : &token, &token, keys, s->batch, &count, NULL);
 		if (err && errno != ENOENT) /* also ENOSPC: a bucket holds more than a batch */
-			return drained;
+			return n;
 		for (__u32 i = 0; i < count; i++) {
 			if (keys[i].gen == next_gen)
 				continue;
-			cb(&keys[i], &s->batch[i], ctx);
+			drained(&keys[i], (const char *)s->batch + i * vsize, vsize, s->buf, cb, ctx);
 			old[nold++] = keys[i];
 		}
-		drained += nold;
+		n += nold;
 		__u32 deleted = nold;
 		if (nold && bpf_map_delete_batch(fd, old, &deleted, NULL))
 			for (__u32 i = deleted; i < nold; i++)
 				bpf_map_delete_elem(fd, &old[i]);
 		if (err) { /* ENOENT: the map's end */
 			*done = 1;
-			return drained;
+			return n;
 		}
 	}
 }
 
+/* drain_batch, then key by key what it did not do: every stack on old kernels, the rest
+ * after an error. */
+static long drain_map(struct sampler *s, int fd, size_t vsize, __u32 next_gen, sampler_cb cb, void *ctx)
+{
+	int done = 0;
+	long n = drain_batch(s, fd, vsize, next_gen, cb, ctx, &done);
+	size_t cap = 256, nk = 0;
+	struct lf_stack_key *keys = xmalloc(cap * sizeof(*keys)), k, *prev = NULL;
+	while (!done && bpf_map_get_next_key(fd, prev, &k) == 0 && nk < 10000000) {
+		if (nk == cap)
+			keys = xrealloc(keys, (cap *= 2) * sizeof(*keys));
+		keys[nk] = k;
+		prev = &keys[nk++];
+	}
+	for (size_t i = 0; i < nk; i++) {
+		if (keys[i].gen == next_gen)
+			continue;
+		if (bpf_map_lookup_and_delete_elem(fd, &keys[i], s->batch) != 0) {
+			if (bpf_map_lookup_elem(fd, &keys[i], s->batch) != 0)
+				continue;
+			bpf_map_delete_elem(fd, &keys[i]);
+		}
+		drained(&keys[i], s->batch, vsize, s->buf, cb, ctx);
+		n++;
+	}
+	free(keys);
+	return n;
+}
+
 long sampler_drain(struct sampler *s, sampler_cb cb, void *ctx)
 {
-	int fd = bpf_map__fd(s->skel->maps.stacks);
 	__u32 next_gen = s->gen + 1;
 	s->skel->bss->cur_gen = next_gen;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	wait_for_programs();
-	int done = 0;
-	long drained = drain_batch(s, fd, next_gen, cb, ctx, &done);
-	size_t cap = 256, n = 0;
-	struct lf_stack_key *keys = xmalloc(cap * sizeof(*keys)), k, *prev = NULL;
-	/* what batches did not do: every stack on old kernels, the rest after an error */
-	while (!done && bpf_map_get_next_key(fd, prev, &k) == 0 && n < 10000000) {
-		if (n == cap)
-			keys = xrealloc(keys, (cap *= 2) * sizeof(*keys));
-		keys[n] = k;
-		prev = &keys[n++];
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (keys[i].gen == next_gen)
-			continue;
-		if (bpf_map_lookup_and_delete_elem(fd, &keys[i], s->buf) != 0) {
-			if (bpf_map_lookup_elem(fd, &keys[i], s->buf) != 0)
-				continue;
-			bpf_map_delete_elem(fd, &keys[i]);
-		}
-		cb(&keys[i], s->buf, ctx);
-		drained++;
-	}
-	free(keys);
+	long n = drain_map(s, bpf_map__fd(s->skel->maps.stacks_small), sizeof(struct lf_stack_small), next_gen,
+			   cb, ctx);
+	n += drain_map(s, bpf_map__fd(s->skel->maps.stacks), sizeof(struct lf_stack), next_gen, cb, ctx);
 	s->gen = next_gen;
-	return drained;
+	return n;
 }
 
 /* Credits one parked thread's time off the CPU up to now_ns to its stack. */

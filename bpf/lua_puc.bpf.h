@@ -42,17 +42,16 @@ static __always_inline int puc_is_state(struct lf_ustate *u, __u32 pid, __u64 ca
 	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
 	if (!c || !lf_may_point(pid, cand))
 		return 0;
-	/* The candidates of a sample are mostly pointers into the same few heap pages (the
-	 * CallInfos, the Lua stack, the state itself): the tag, and l_G only after a thread's
-	 * tag, are read through a window. */
+	/* One read holds the tag and, after it, l_G (lwin_fwd): when they lie on two pages, l_G
+	 * is read only after a thread's tag. */
 	int at = lf_lwin_at(LF_LWIN_CAND, cand + c->gch_tt, 1);
-	if (at < 0 || u->lw_cand[(__u32)at & (LF_LWIN - 1)] != c->gctag_thread)
+	if (at < 0 || u->lw_cand[(__u32)at & (LF_CAND_SPAN - 1)] != c->gctag_thread)
 		return 0;
 	__u64 g;
 	at = lf_lwin_at(LF_LWIN_CAND, cand + c->l_l_G, 8);
 	if (at < 0)
 		return 0;
-	__builtin_memcpy(&g, &u->lw_cand[(__u32)at & (LF_LWIN - 1)], 8);
+	__builtin_memcpy(&g, &u->lw_cand[(__u32)at & (LF_CAND_SPAN - 1)], 8);
 	if (!g)
 		return 0;
 	for (__u32 i = 0; i < LF_MAX_GS; i++)

@@ -15,6 +15,7 @@ struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
 #define LF_WIN_WORDS 64  /* stack words read ahead at once (a power of two) */
 #define LF_CI_BUF 128 /* bytes of a CallInfo read at once (every version's is smaller) */
 #define LF_LWIN 1024  /* bytes of each of the Lua walk's read-ahead windows (a power of two) */
+#define LF_CAND_SPAN 64 /* bytes of a possible lua_State read at once: its tag and l_G */
 #define LF_PAGE_MIN 4096 /* the smallest page size of every supported architecture */
 
 struct lf_ustate {
@@ -94,7 +95,7 @@ struct lf_ustate {
 	__u32 lw_ci_len, lw_tv_len, lw_cand_len, lw_ci_at;
 	__u8 lw_ci[LF_LWIN + 8];
 	__u8 lw_tv[LF_LWIN + 8];
-	__u8 lw_cand[LF_LWIN + 8];
+	__u8 lw_cand[LF_CAND_SPAN + 8];
 	/* Kept from sample to sample: LuaJIT VMs user space has not found that were lately found on
 	 * this CPU's stacks (lf_lj_probe_g), and their processes; the next slot to take. */
 	__u64 lj_seen_g[LF_LJ_SEEN];
@@ -372,6 +373,29 @@ static __always_inline int lwin_at(__u8 *buf, __u64 *lo, __u32 *wlen, __u64 addr
 	return (int)(addr - start);
 }
 
+/* As lwin_at, for the headers of values that may be a lua_State: those are far apart (each
+ * malloc'ed on its own), so a window reaching back finds little; this one holds up to
+ * LF_CAND_SPAN bytes from addr on, none past addr's page unless the exact read goes there too. */
+static __always_inline int lwin_fwd(__u8 *buf, __u64 *lo, __u32 *wlen, __u64 addr, __u32 len)
+{
+	__u64 off = addr - *lo;
+	if (off < *wlen && *wlen - off >= len)
+		return (int)off;
+	__u64 n = ((addr | (LF_PAGE_MIN - 1)) + 1) - addr;
+	if (n > LF_CAND_SPAN)
+		n = LF_CAND_SPAN;
+	if (n < len)
+		n = len;
+	*wlen = 0;
+	if (!len || n > LF_CAND_SPAN)
+		return -1;
+	*lo = addr;
+	if (bpf_probe_read_user(buf, n, (const void *)addr))
+		return -1;
+	*wlen = (__u32)n;
+	return 0;
+}
+
 enum { LF_LWIN_CI, LF_LWIN_TV, LF_LWIN_CAND }; /* PUC Lua's read-ahead windows */
 
 /* lwin_at for window `which` of the sample. A global function: the verifier checks it once,
@@ -387,7 +411,7 @@ __noinline int lf_lwin_at(__u32 which, __u64 addr, __u32 len)
 		return lwin_at(u->lw_ci, &u->lw_ci_lo, &u->lw_ci_len, addr, len);
 	if (which == LF_LWIN_TV)
 		return lwin_at(u->lw_tv, &u->lw_tv_lo, &u->lw_tv_len, addr, len);
-	return lwin_at(u->lw_cand, &u->lw_cand_lo, &u->lw_cand_len, addr, len);
+	return lwin_fwd(u->lw_cand, &u->lw_cand_lo, &u->lw_cand_len, addr, len);
 }
 
 static __always_inline int window_read(struct lf_ustate *u, __u64 addr, __u64 *v)

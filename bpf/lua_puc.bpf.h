@@ -105,6 +105,26 @@ static __always_inline void reg_hit(__u32 i)
 		(*v)++;
 }
 
+#define LF_REG_MEMO 256 /* code blocks remembered per CPU (a power of two) */
+#define LF_REG_BLOCK 8  /* log2 of a block's bytes */
+
+/* In which register a lua_State was found last in a block of the core's code (key: the core's
+ * file and the block's number, plus 1; 0 is an empty slot). A function keeps L in one
+ * register, but not every function in the same one: the leaf, sampled all over the
+ * interpreter, tried the registers most other frames use first. Only the order in which
+ * registers are tried comes from here, never whether they are. */
+struct lf_reg_memo {
+	__u64 key;
+	__u32 reg, pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LF_REG_MEMO);
+	__type(key, __u32);
+	__type(value, struct lf_reg_memo);
+} lua_reg_memo SEC(".maps");
+
 /* At a sample's start: where hosts enter the VM (c NULL: not PUC Lua), for puc_note_entry. */
 static __always_inline void puc_begin(struct lf_ustate *u, const struct lf_lua_cfg *c)
 {
@@ -149,7 +169,7 @@ static __always_inline int puc_reg_state(struct lf_ustate *u, __u32 pid, __u32 i
 
 /* The interpreter keeps its lua_State in a callee-saved register: the innermost frame of
  * the Lua core holding one tells which thread runs, and where its activation sits. */
-static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid)
+static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid, __u32 pc)
 {
 	/* Callee-saved registers rarely change from one frame to the next: reuse the last
 	 * answer when they did not, and record a position only where the running lua_State
@@ -159,9 +179,12 @@ static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid)
 		same = same && u->last_regs[i] == u->regs[i];
 	__u64 cand = same ? u->last_cand : 0;
 	if (!same) {
-		/* The interpreter keeps L in one register per build: try the one that held it
-		 * most often first, and the others only when it does not. */
-		__u32 hint = u->l_reg_hint;
+		/* Try first the register that held L last in this block of code, else the one
+		 * that held it most often, and the others only when it does not. */
+		__u64 key = (((__u64)u->core_file << 32) | (pc >> LF_REG_BLOCK)) + 1;
+		__u32 slot = (__u32)((key * 0x9e3779b97f4a7c15ULL) >> 56) & (LF_REG_MEMO - 1);
+		struct lf_reg_memo *rm = bpf_map_lookup_elem(&lua_reg_memo, &slot);
+		__u32 hint = rm && rm->key == key ? rm->reg : u->l_reg_hint;
 		int found = 0;
 		__u64 v;
 		if (hint <= LF_NSAVED) {
@@ -175,6 +198,10 @@ static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid)
 			if (found) {
 				cand = v;
 				reg_hit(i);
+				if (rm) {
+					rm->key = key;
+					rm->reg = (__u32)i;
+				}
 			}
 		}
 		if (found == 2)

@@ -429,6 +429,10 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 	if (p && !u->n) {
 		u->stack_hi = stack_range(p, u->sp, &u->stack_lo);
 		u->win_len = 0;
+		if (u->m_pid != pid || u->m_gen != p->gen)
+			u->m_end = 0; /* the last sample's mapping is not this process's, or has changed */
+		u->m_pid = pid;
+		u->m_gen = p->gen;
 		rt_first(u, lc);
 	}
 	rt_begin(u, pid, lc);

@@ -70,7 +70,7 @@ struct lf_proc {
 	__u32 n;
 	__u32 ndata;   /* 0: not known, every address may hold data */
 	__u32 nstacks; /* 0: none known, every stack is read frame by frame */
-	__u32 pad;
+	__u32 gen;     /* another number each time user space writes the entry (any process's) */
 	struct lf_map_ent m[LF_MAX_PROC_MAPS];
 	struct lf_range data[LF_MAX_DATA];
 	struct lf_range stacks[LF_MAX_STACKS]; /* exact mappings of threads' stacks (stack_ranges) */

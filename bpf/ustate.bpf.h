@@ -34,9 +34,6 @@ struct lf_ustate {
 	__u32 lua_from;   /* first word of the Lua part in the record */
 	__u64 last_cand; /* puc_note_state's last answer */
 	__u32 cand_frame, cand_noted; /* last frame that held last_cand; its position's frame */
-	__u64 m_start, m_end;  /* last mapping found, index m_idx (m_end 0: none) */
-	__u32 m_idx, r_file;   /* last row found: rule r_rule for [r_lo, r_hi) of r_file */
-	__u32 r_lo, r_hi, r_rule, r_valid;
 	__u8 fp_pbuf[LF_FP_BUF + 8]; /* a Proto's fingerprinted fields */
 	__u8 fp_sbuf[LF_FP_BUF + 8]; /* its chunk name's header; a GCfunc's before that */
 	__u64 memo_key, memo_ptr;    /* last function fingerprinted in this sample */
@@ -57,6 +54,13 @@ struct lf_ustate {
 	 * ring, until the walk reaches the root (PUC: CallInfo addresses; LuaJIT: word pairs). */
 	__u64 ring[2 * LF_LUA_OUTER];
 	__u64 native_ring[LF_NATIVE_OUTER]; /* outermost native frames in order, while folding a deep stack */
+	/* Kept from sample to sample, past the part cleared per sample: the last mapping found,
+	 * index m_idx of process m_pid's entry as user space wrote it the m_gen-th time (m_end 0:
+	 * none), and the last row found, rule r_rule for [r_lo, r_hi) of file r_file (a file's
+	 * rows never change once loaded). The next sample mostly starts in the same ones. */
+	__u64 m_start, m_end;
+	__u32 m_idx, m_pid, m_gen, r_file;
+	__u32 r_lo, r_hi, r_rule, r_valid;
 	/* Where lua_States ran, and which they are (lf_note_position_at): past the part cleared
 	 * per sample, since only the first nlpos and nthreads entries are ever read. */
 	struct lf_lpos lpos[LF_MAX_LPOS];

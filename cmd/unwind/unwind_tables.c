@@ -46,6 +46,7 @@ struct unwind_tables {
 	size_t rule_cap;
 	struct lf_file *finfo;
 	size_t nfiles, capfiles, files_synced;
+	__u32 proc_gen; /* the last lf_proc.gen written */
 	struct ut_file *files;
 	struct ut_proc *procs;
 	size_t nprocs;
@@ -566,6 +567,7 @@ int ut_sync(struct unwind_tables *t)
 		if (!t->procs[i].dirty)
 			continue;
 		__u32 key = (__u32)t->procs[i].pid;
+		t->procs[i].p->gen = ++t->proc_gen;
 		if (bpf_map_update_elem(t->procs_fd, &key, t->procs[i].p, BPF_ANY))
 			rc = -1;
 		t->procs[i].dirty = 0;

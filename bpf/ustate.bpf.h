@@ -402,7 +402,8 @@ static __always_inline int lwin_fwd(__u8 *buf, __u64 *lo, __u32 *wlen, __u64 add
 
 enum { LF_LWIN_CI, LF_LWIN_TV, LF_LWIN_CAND }; /* PUC Lua's read-ahead windows */
 
-/* lwin_at for window `which` of the sample. A global function: the verifier checks it once,
+/* The window `which` of the sample: lwin_at for CallInfos and stack slots, lwin_fwd for what
+ * may be a lua_State. A global function: the verifier checks it once,
  * not in every copy of the Lua walk's step (unrolled on kernels before 5.17), where each of
  * its ways out would double the states to check. */
 __noinline int lf_lwin_at(__u32 which, __u64 addr, __u32 len)

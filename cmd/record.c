@@ -392,6 +392,7 @@ static void describe_lua(struct session *s, struct record_result *res)
 	res->nprocs = (int)s->tg.nt;
 	res->nlua = runtime_found(s, res->lua, sizeof(res->lua), 1);
 	res->gone = s->sc.gone;
+	res->namer_nice_only = s->smp && sampler_namer_nice_only(s->smp);
 	res->jit_code = s->sc.jit_code;
 	res->fiber_roots = s->sc.fiber_roots;
 	res->lua_partial = s->sc.lua_partial;

@@ -166,8 +166,11 @@ void status_summary(const struct record_opts *o, const struct profile *p, const 
 	if (r->gone)
 		warnx_lf("%llu samples (%.1f%%) have a Lua function that was freed, or whose process exited, "
 			 "before its name could be read (a state closed right after its work, a VM per request?): "
-			 "shown as " LF_LABEL_GONE ", not complete", (unsigned long long)r->gone,
-			 p->total ? 100.0 * (double)r->gone / (double)p->total : 0.0);
+			 "shown as " LF_LABEL_GONE ", not complete%s", (unsigned long long)r->gone,
+			 p->total ? 100.0 * (double)r->gone / (double)p->total : 0.0,
+			 r->namer_nice_only ? "; the kernel refused the thread that names them a deadline "
+					      "reservation (run as root, in a cpuset that is not narrowed: "
+					      "not under taskset), so it named them later" : "");
 	if (r->jit_code)
 		warnx_lf("%llu samples (%.1f%%) ran machine code that no runtime claims, or a LuaJIT trace "
 			 "before its VM was found: shown as " LF_LABEL_JIT ", not complete",

@@ -20,6 +20,7 @@
 
 #include "kfeatures.h"
 #include "lua_merge.h"
+#include "namer_sched.h"
 #include "sampler.h"
 #include "proc_ns.h"
 #include "unwind_tables.h"
@@ -40,7 +41,9 @@ struct sampler {
 	void *fresh_ctx;
 	struct lf_stack *fbuf;      /* the namer thread's copy of a new stack */
 	pthread_t namer;
-	int namer_on, namer_stop;   /* namer_stop: an eventfd that ends the thread */
+	enum namer_sched namer_sched; /* set by the namer itself */
+	int namer_on, namer_stop;
+	int namer_on_once;          /* a namer ran and was joined: namer_sched holds */   /* namer_stop: an eventfd that ends the thread */
 	int wake;                   /* eventfd: the BPF side asked for a process's maps */
 	int wall_hz;                /* wall mode's rate, 0: CPU mode */
 	struct bpf_link **sw_links; /* wall mode: per CPU, threads leaving it */
@@ -79,17 +82,12 @@ static int on_fresh(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-#define NAMER_NICE -15
-
 /* The namer thread: new stacks are handled within milliseconds, whatever the main loop is
  * busy with (symbolizing a drain, scanning memory), before the functions in them are freed. */
 static void *namer_main(void *arg)
 {
 	struct sampler *s = arg;
-	/* A busy target's threads would keep it waiting for a CPU for milliseconds, while a
-	 * request's Lua state may be closed: it runs briefly at each wake-up, so it may come
-	 * first (failing that, it names as soon as it can). */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), NAMER_NICE);
+	s->namer_sched = namer_sched_raise();
 	/* It sleeps until a stack is announced or it is told to stop: no wake-up on a timer. */
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	struct epoll_event rb = { .events = EPOLLIN, .data.u32 = 0 }, stop = { .events = EPOLLIN, .data.u32 = 1 };
@@ -136,6 +134,11 @@ void sampler_on_fresh(struct sampler *s, sampler_cb cb, void *ctx)
 			 "drain will show as " LF_LABEL_GONE);
 }
 
+int sampler_namer_nice_only(struct sampler *s)
+{
+	return s->namer_on_once && s->namer_sched == NAMER_NICE_ONLY;
+}
+
 void sampler_stop_naming(struct sampler *s)
 {
 	if (s->namer_on) {
@@ -144,6 +147,7 @@ void sampler_stop_naming(struct sampler *s)
 			warnx_lf("cannot tell the thread naming new stacks to stop: %s", strerror(errno));
 		pthread_join(s->namer, NULL);
 		s->namer_on = 0;
+		s->namer_on_once = 1;
 	}
 	if (s->rb && s->fresh_cb)
 		ring_buffer__consume(s->rb);  /* what was announced meanwhile */

@@ -54,6 +54,9 @@ long sampler_drain(struct sampler *s, sampler_cb cb, void *ctx);
 void sampler_on_fresh(struct sampler *s, sampler_cb cb, void *ctx);
 /* Ends that thread, after handling every stack announced so far (call before the last drain). */
 void sampler_stop_naming(struct sampler *s);
+/* After sampler_stop_naming: whether that thread ran without its deadline reservation
+ * (namer_sched.h), so names were read later than they could be. */
+int sampler_namer_nice_only(struct sampler *s);
 void sampler_stats(struct sampler *s, uint64_t out[LF_STAT_MAX]);
 /* One of them (LF_STAT_*), read now. */
 uint64_t sampler_stat(struct sampler *s, unsigned i);

@@ -24,10 +24,11 @@
 
 struct gn_item { uint64_t proto, fn, node, key; int mod; };
 struct gn_module { uint64_t table, key; char name[GN_KEY_MAX]; };
-struct gn_memo { uint64_t fn, proto; };
+struct gn_memo { uint64_t fn, proto; uint32_t era; };
 struct gn_vm {
 	uint64_t space, g, reg;
 	int used, n, nmods, nold, next_mod;
+	uint32_t era;            /* memo entries of another era are free: forgetting clears nothing */
 	long work;               /* nodes the walk may still read */
 	struct gn_item *items;
 	struct gn_module *mods;  /* package.loaded's modules, _G first; next_mod: the next to read */
@@ -131,10 +132,10 @@ static uint64_t proto_of(struct walk *w, uint64_t fn)
 	size_t h = (size_t)((fn >> 4) * 0x9e3779b97f4a7c15ULL >> 51);
 	for (int i = 0; i < 8; i++) {
 		struct gn_memo *e = &memo[(h + (size_t)i) & (GN_MEMO - 1)];
-		if (e->fn == fn)
+		if (e->era == w->vm->era && e->fn == fn)
 			return e->proto;
-		if (!e->fn) {
-			*e = (struct gn_memo){ fn, w->ops->proto_of(w->ctx, fn) };
+		if (e->era != w->vm->era) {
+			*e = (struct gn_memo){ fn, w->ops->proto_of(w->ctx, fn), w->vm->era };
 			return e->proto;
 		}
 	}
@@ -226,7 +227,10 @@ static void forget(struct gn_vm *vm)
 {
 	vm->reg = 0;
 	vm->n = vm->nmods = vm->nold = vm->next_mod = 0;
-	memset(vm->memo, 0, GN_MEMO * sizeof(*vm->memo));
+	if (++vm->era == 0) { /* after 2^32 VMs: no entry may look current */
+		memset(vm->memo, 0, GN_MEMO * sizeof(*vm->memo));
+		vm->era = 1;
+	}
 }
 
 static struct gn_vm *vm_of(uint64_t space, uint64_t g)

@@ -20,7 +20,9 @@ struct label_entry {
 	char text[LABEL_TEXT_MAX];
 };
 
-struct label_cache { struct label_entry *slots; size_t nslots; };
+/* tags: a word per slot, the key's hash (0: free), probed before the slots themselves: a table
+ * of many labels is megabytes, and a probe that touched each slot missed the CPU's caches. */
+struct label_cache { struct label_entry *slots; uint64_t *tags; size_t nslots; };
 
 /* The entry for this key and fingerprint, or NULL. */
 struct label_entry *label_cache_get(struct label_cache *c, uint64_t ctx, uint64_t proto, int64_t pos,

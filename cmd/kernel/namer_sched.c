@@ -34,18 +34,18 @@ struct lf_sched_attr {
 };
 
 #define LF_SCHED_DEADLINE 6
-#define LF_SCHED_FLAG_RECLAIM 0x02  /* may use bandwidth other deadline threads leave idle */
 
-static int deadline(uint64_t flags)
+/* Without SCHED_FLAG_RECLAIM: reclaiming idle bandwidth would let a busy namer take nearly a
+ * whole CPU ahead of every ordinary thread. */
+static int deadline(void)
 {
 #ifdef SYS_sched_setattr
 	struct lf_sched_attr a = {
-		.size = sizeof(a), .policy = LF_SCHED_DEADLINE, .flags = flags,
+		.size = sizeof(a), .policy = LF_SCHED_DEADLINE,
 		.runtime = RUNTIME_US * 1000ULL, .deadline = PERIOD_US * 1000ULL, .period = PERIOD_US * 1000ULL,
 	};
 	return (int)syscall(SYS_sched_setattr, 0, &a, 0);
 #else
-	(void)flags;
 	errno = ENOSYS;
 	return -1;
 #endif
@@ -55,7 +55,7 @@ enum namer_sched namer_sched_raise(void)
 {
 	/* Refused without CAP_SYS_NICE, in a cpuset narrower than its scheduling domain (some
 	 * containers, taskset) or past the system's deadline bandwidth: then nice alone. */
-	if (deadline(LF_SCHED_FLAG_RECLAIM) == 0 || deadline(0) == 0)
+	if (deadline() == 0)
 		return NAMER_DEADLINE;
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), NAMER_NICE);
 	return NAMER_NICE_ONLY;

@@ -37,18 +37,25 @@ struct lf_sched_attr {
 
 /* Without SCHED_FLAG_RECLAIM: reclaiming idle bandwidth would let a busy namer take nearly a
  * whole CPU ahead of every ordinary thread. */
-static int deadline(void)
+static int set_attr(int tid, const struct lf_sched_attr *a)
 {
 #ifdef SYS_sched_setattr
+	return (int)syscall(SYS_sched_setattr, tid, a, 0);
+#else
+	(void)tid;
+	(void)a;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static int deadline(void)
+{
 	struct lf_sched_attr a = {
 		.size = sizeof(a), .policy = LF_SCHED_DEADLINE,
 		.runtime = RUNTIME_US * 1000ULL, .deadline = PERIOD_US * 1000ULL, .period = PERIOD_US * 1000ULL,
 	};
-	return (int)syscall(SYS_sched_setattr, 0, &a, 0);
-#else
-	errno = ENOSYS;
-	return -1;
-#endif
+	return set_attr(0, &a);
 }
 
 enum namer_sched namer_sched_raise(void)
@@ -59,4 +66,10 @@ enum namer_sched namer_sched_raise(void)
 		return NAMER_DEADLINE;
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), NAMER_NICE);
 	return NAMER_NICE_ONLY;
+}
+
+void namer_sched_lower(int tid)
+{
+	struct lf_sched_attr a = { .size = sizeof(a), .policy = 0 /* SCHED_OTHER */, .nice = NAMER_NICE };
+	(void)set_attr(tid, &a);
 }

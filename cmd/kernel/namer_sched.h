@@ -8,4 +8,6 @@ enum namer_sched { NAMER_DEADLINE, NAMER_NICE_ONLY };
 /* Puts the calling thread ahead of ordinary threads: a deadline reservation where the kernel
  * grants one, else a high nice value. Returns which it got. */
 enum namer_sched namer_sched_raise(void);
+/* Makes thread tid (the namer, raised) an ordinary thread at that nice value again. */
+void namer_sched_lower(int tid);
 #endif

@@ -42,6 +42,7 @@ struct sampler {
 	struct lf_stack *fbuf;      /* the namer thread's copy of a new stack */
 	pthread_t namer;
 	enum namer_sched namer_sched; /* set by the namer itself */
+	int namer_tid;
 	int namer_on, namer_stop;
 	int namer_on_once;          /* a namer ran and was joined: namer_sched holds */   /* namer_stop: an eventfd that ends the thread */
 	int wake;                   /* eventfd: the BPF side asked for a process's maps */
@@ -87,6 +88,7 @@ static int on_fresh(void *ctx, void *data, size_t size)
 static void *namer_main(void *arg)
 {
 	struct sampler *s = arg;
+	__atomic_store_n(&s->namer_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 	s->namer_sched = namer_sched_raise();
 	/* It sleeps until a stack is announced or it is told to stop: no wake-up on a timer. */
 	int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -134,6 +136,24 @@ void sampler_on_fresh(struct sampler *s, sampler_cb cb, void *ctx)
 			 "drain will show as " LF_LABEL_GONE);
 }
 
+#define NAMER_STOP_WAIT 2.0 /* seconds: its longest batch of new stacks takes milliseconds */
+
+/* Waits for the namer to end. Should it be kept from running (a deadline reservation the
+ * kernel stopped replenishing), it is made an ordinary thread again, which ends: the profile
+ * is written however the kernel schedules. */
+static void join_namer(struct sampler *s)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += (time_t)NAMER_STOP_WAIT;
+	if (pthread_timedjoin_np(s->namer, NULL, &until) == 0)
+		return;
+	namer_sched_lower(__atomic_load_n(&s->namer_tid, __ATOMIC_ACQUIRE));
+	warnx_lf("the thread naming new stacks did not end within %.0f s with its deadline reservation; "
+		 "it now runs as an ordinary thread", NAMER_STOP_WAIT);
+	pthread_join(s->namer, NULL);
+}
+
 int sampler_namer_nice_only(struct sampler *s)
 {
 	return s->namer_on_once && s->namer_sched == NAMER_NICE_ONLY;
@@ -145,7 +165,7 @@ void sampler_stop_naming(struct sampler *s)
 		uint64_t one = 1;
 		if (write(s->namer_stop, &one, sizeof(one)) != sizeof(one))
 			warnx_lf("cannot tell the thread naming new stacks to stop: %s", strerror(errno));
-		pthread_join(s->namer, NULL);
+		join_namer(s);
 		s->namer_on = 0;
 		s->namer_on_once = 1;
 	}

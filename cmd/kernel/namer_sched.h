@@ -3,7 +3,7 @@
 #ifndef LF_NAMER_SCHED_H
 #define LF_NAMER_SCHED_H
 
-enum namer_sched { NAMER_DEADLINE, NAMER_NICE_ONLY };
+enum namer_sched { NAMER_DEADLINE = 0, NAMER_NICE_ONLY }; /* 0 also stands for "not raised yet" */
 
 /* Puts the calling thread ahead of ordinary threads: a deadline reservation where the kernel
  * grants one, else a high nice value. Returns which it got. */

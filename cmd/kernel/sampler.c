@@ -41,10 +41,9 @@ struct sampler {
 	void *fresh_ctx;
 	struct lf_stack *fbuf;      /* the namer thread's copy of a new stack */
 	pthread_t namer;
-	enum namer_sched namer_sched; /* set by the namer itself */
+	enum namer_sched namer_sched; /* set by the namer itself (NAMER_DEADLINE, 0, until it runs) */
 	int namer_tid;
-	int namer_on, namer_stop;
-	int namer_on_once;          /* a namer ran and was joined: namer_sched holds */   /* namer_stop: an eventfd that ends the thread */
+	int namer_on, namer_stop;   /* namer_stop: an eventfd that ends the thread */
 	int wake;                   /* eventfd: the BPF side asked for a process's maps */
 	int wall_hz;                /* wall mode's rate, 0: CPU mode */
 	struct bpf_link **sw_links; /* wall mode: per CPU, threads leaving it */
@@ -156,7 +155,7 @@ static void join_namer(struct sampler *s)
 
 int sampler_namer_nice_only(struct sampler *s)
 {
-	return s->namer_on_once && s->namer_sched == NAMER_NICE_ONLY;
+	return s->namer_sched == NAMER_NICE_ONLY;
 }
 
 void sampler_stop_naming(struct sampler *s)
@@ -167,7 +166,6 @@ void sampler_stop_naming(struct sampler *s)
 			warnx_lf("cannot tell the thread naming new stacks to stop: %s", strerror(errno));
 		join_namer(s);
 		s->namer_on = 0;
-		s->namer_on_once = 1;
 	}
 	if (s->rb && s->fresh_cb)
 		ring_buffer__consume(s->rb);  /* what was announced meanwhile */

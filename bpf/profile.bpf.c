@@ -66,6 +66,7 @@ static __always_inline __u64 mix(__u64 h, __u64 w)
  * for the one before it in its lane only, so the lanes' multiplies overlap. */
 struct hash_ctx {
 	const struct lf_stack *s;
+	const __u32 *nd; /* each native word's note_run delta: the word is hashed less it */
 	__u64 h, h2, lua, lua2, any;
 	__u32 lua_from, traces;
 };
@@ -90,17 +91,23 @@ static __always_inline __u64 is_trace_word(__u64 w)
 	return bit;
 }
 
+/* Word i of w less nd's entry for it (nd: the native part's deltas, else 0). */
+static __always_inline __u64 hashed_word(const __u64 *w, const __u32 *nd, __u32 i)
+{
+	return w[i & (LF_MAX_USTACK - 1)] - (nd ? nd[i & (LF_NDELTA - 1)] : 0);
+}
+
 /* The chunk of words from at into the lanes *a and *b, when all of it is below end; else
  * only those below end, into *a alone (the last chunk). Every word of a chunk wholly inside
  * goes in without the product of mix_if. */
-static __always_inline void hash_chunk(const __u64 *w, __u32 at, __u32 end, __u64 *a, __u64 *b)
+static __always_inline void hash_chunk(const __u64 *w, const __u32 *nd, __u32 at, __u32 end, __u64 *a, __u64 *b)
 {
 	if (at + LF_HASH_CHUNK <= end) {
 		__u64 x = *a, y = *b;
 #pragma clang loop unroll(full)
 		for (__u32 d = 0; d < LF_HASH_CHUNK; d += 2) {
-			x = mix(x, w[(at + d) & (LF_MAX_USTACK - 1)]);
-			y = mix(y, w[(at + d + 1) & (LF_MAX_USTACK - 1)]);
+			x = mix(x, hashed_word(w, nd, at + d));
+			y = mix(y, hashed_word(w, nd, at + d + 1));
 		}
 		*a = x;
 		*b = y;
@@ -108,7 +115,7 @@ static __always_inline void hash_chunk(const __u64 *w, __u32 at, __u32 end, __u6
 	}
 #pragma clang loop unroll(full)
 	for (__u32 d = 0; d < LF_HASH_CHUNK; d++)
-		*a = mix_if(*a, w[(at + d) & (LF_MAX_USTACK - 1)], lf_below(at + d, end));
+		*a = mix_if(*a, hashed_word(w, nd, at + d), lf_below(at + d, end));
 }
 
 /* Kernel words LF_HASH_CHUNK * j onwards, those below the record's count. */
@@ -131,13 +138,13 @@ static long hash_native(__u32 j, void *data)
 	struct hash_ctx *c = data;
 	__u32 at = j * LF_HASH_CHUNK;
 	if (!c->traces) {
-		hash_chunk(c->s->user, at, c->lua_from, &c->h, &c->h2);
+		hash_chunk(c->s->user, c->nd, at, c->lua_from, &c->h, &c->h2);
 		return 0;
 	}
 #pragma clang loop unroll(full)
 	for (__u32 d = 0; d < LF_HASH_CHUNK; d++) {
 		__u32 i = at + d;
-		__u64 w = c->s->user[i & (LF_MAX_USTACK - 1)], in = lf_below(i, c->lua_from);
+		__u64 w = hashed_word(c->s->user, c->nd, i), in = lf_below(i, c->lua_from);
 		__u64 names = is_trace_word(w) & in;
 		c->h = mix_if(c->h, w, in);
 		c->lua = mix_if(c->lua, w, names);
@@ -152,19 +159,21 @@ static long hash_lua(__u32 j, void *data)
 {
 	struct hash_ctx *c = data;
 	c->any = 1;
-	hash_chunk(c->s->user, c->lua_from + j * LF_HASH_CHUNK, c->s->nuser, &c->lua, &c->lua2);
+	hash_chunk(c->s->user, 0, c->lua_from + j * LF_HASH_CHUNK, c->s->nuser, &c->lua, &c->lua2);
 	return 0;
 }
 #endif
 
 /* The record's hash, and in *lua the hash of what its functions' names depend on (0: it
  * has nothing to name): its Lua part and LuaJIT's trace words. Stacks with the same ones
- * name the same functions, whatever their native frames and exact pcs. Through bpf_loop
- * where there is one: its callback is verified once, where an unrolled loop is verified at
- * each of the several places a sample can end. */
-static __always_inline __u64 stack_hash(const struct lf_stack *s, __u32 lua_from, __u32 traces, __u64 *lua)
+ * name the same functions, whatever their native frames and exact pcs; native words are
+ * hashed as note_run said, so that pcs user space labels alike make one stack. Through
+ * bpf_loop where there is one: its callback is verified once, where an unrolled loop is
+ * verified at each of the several places a sample can end. */
+static __always_inline __u64 stack_hash(const struct lf_stack *s, const struct lf_ustate *u, __u64 *lua)
 {
-	struct hash_ctx c = { s, mix(s->nkern, s->nuser), 0, 0, 0, 0, lua_from, traces };
+	__u32 lua_from = u->lua_from, traces = u->runtime == LF_RT_LUAJIT;
+	struct hash_ctx c = { s, u->ndelta, mix(s->nkern, s->nuser), 0, 0, 0, 0, lua_from, traces };
 	if (s->flags & LF_FLAG_OFFCPU) /* the same frames on and off the CPU are two stacks */
 		c.h = mix(c.h, s->flags & (LF_FLAG_OFFCPU | LF_FLAG_RUNNABLE));
 #ifndef LF_NO_BPF_LOOP
@@ -324,6 +333,7 @@ static __always_inline void end_walk(struct lf_stack *s, struct lf_ustate *u, in
 		if (i > LF_MAX_NATIVE)
 			i = LF_MAX_NATIVE;
 		s->user[i] = lf_word(LF_TAG_MARK, (__u32)rc);
+		u->ndelta[i & (LF_NDELTA - 1)] = 0;
 		u->n = i + 1;
 		if (!(s->flags & LF_FLAG_OFFCPU)) /* the statistics are of CPU samples */
 			stat_inc(LF_STAT_MARK_BASE + (rc < LF_MARK_COUNT ? rc : 0));
@@ -353,7 +363,7 @@ __noinline int lf_end_counts(void)
 	s->nuser = u->n < LF_MAX_USTACK ? u->n : LF_MAX_USTACK;
 	/* hashed once: the verifier walks each copy of its loop over the whole record */
 	stage(LF_STAGE_STATS);
-	__u64 lua, h = stack_hash(s, u->lua_from, u->runtime == LF_RT_LUAJIT, &lua);
+	__u64 lua, h = stack_hash(s, u, &lua);
 	stage(LF_STAGE_HASH);
 	if (s->flags & LF_FLAG_OFFCPU)
 		wall_park(s, h, lua);

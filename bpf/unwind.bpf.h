@@ -131,10 +131,13 @@ static __always_inline int find_map_cached(struct lf_ustate *u, const struct lf_
 
 /* Rows found lately on this CPU, by a hash of file and pc: the return addresses of a
  * workload's hot paths repeat from sample to sample, and a file's rows never change once
- * loaded (they are only ever appended). An empty slot has hi 0, which no pc is below. */
+ * loaded (they are only ever appended). An empty slot has hi 0, which no pc is below. run:
+ * the start of the row's label run, LF_NO_RUN when it has none. */
 struct lf_rule_memo {
-	__u32 file, lo, hi, rule;
+	__u32 file, lo, hi, rule, run;
 };
+
+#define LF_NO_RUN 0xffffffffu
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -143,8 +146,17 @@ struct {
 	__type(value, struct lf_rule_memo);
 } rule_memo SEC(".maps");
 
+/* The pc where row idx's label run starts, or LF_NO_RUN. */
+static __always_inline __u32 run_start(const struct lf_row *r, __u32 idx)
+{
+	__u32 back = r->rule >> LF_ROW_RUN_SHIFT, first = idx - (back - 1);
+	const struct lf_row *f = back && back - 1 <= idx ? bpf_map_lookup_elem(&rows, &first) : 0;
+	return f ? f->pc : LF_NO_RUN;
+}
+
 /* Rule for pc in file: recursion and loops repeat the same rows, so the last row's range
- * is tried first, then this CPU's memo, then the file's rows. Returns the rule index or -1. */
+ * is tried first, then this CPU's memo, then the file's rows. Returns the rule index or -1;
+ * u->r_* then describe the row. */
 static __always_inline int find_rule_cached(struct lf_ustate *u, __u32 file, __u32 pc)
 {
 	if (u->r_valid && file == u->r_file && pc >= u->r_lo && pc < u->r_hi)
@@ -165,14 +177,36 @@ static __always_inline int find_rule_cached(struct lf_ustate *u, __u32 file, __u
 		m->file = file;
 		m->lo = r->pc;
 		m->hi = n && n->pc > r->pc ? n->pc : r->pc + 1;
-		m->rule = r->rule;
+		m->rule = r->rule & LF_ROW_RULE;
+		m->run = run_start(r, idx);
 	}
 	u->r_valid = 1;
 	u->r_file = file;
 	u->r_lo = m->lo;
 	u->r_hi = m->hi;
 	u->r_rule = m->rule;
+	u->r_run = m->run;
 	return (int)m->rule;
+}
+
+/* How far the current frame's pc lies past the one its label run (unwind.h) is hashed as,
+ * into ndelta (lf_end_counts subtracts it): a hot loop's instructions and a function's call
+ * sites make one stack, not one each. A leaf (exact pc) is hashed as its run's second byte
+ * (user space also labels its pc - 1: the run's first byte stays apart), a return address as
+ * its run's first byte unless it is its row's last (then the return address is the next
+ * row's first byte, maybe a function's start, which user space looks for). */
+static __always_inline void note_run(struct lf_ustate *u, __u32 pc)
+{
+#ifndef LF_NO_BPF_LOOP
+	__u32 norm = u->exact ? u->r_run + 1 : u->r_run;
+	if (!leaf_by_row || u->r_run == LF_NO_RUN || pc <= norm || pc - norm >= 0x1000000)
+		return;
+	if (u->exact ? u->n != 1 : pc + 1 >= u->r_hi)
+		return;
+	u->ndelta[u->cur & (LF_NDELTA - 1)] = pc - norm;
+#else
+	(void)u, (void)pc; /* hashed whole: the verifiers without bpf_loop take no more */
+#endif
 }
 
 /* Records the current frame and moves to its caller. Returns 0 to go on, -1 when the
@@ -186,6 +220,7 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	u->cur = nat_slot(u->n);
 	/* A runtime's step to this frame may have told that it entered the runtime's VM. */
 	s->user[u->cur & (LF_MAX_USTACK - 1)] = lf_word(tag, u->ip) | (u->entry_next ? LF_NAT_ENTRY : 0);
+	u->ndelta[u->cur & (LF_NDELTA - 1)] = 0;
 	u->entry_next = 0;
 	u->n++;
 	int mi = find_map_cached(u, p, s->pid, u->ip);
@@ -204,16 +239,20 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 		return LF_MARK_NO_TABLE;
 	stage(LF_STAGE_STEP_MAP);
 	__u32 pc = (__u32)(u->ip - m->bias - (u->exact ? 0 : 1));
+	/* before the runtime's look, which may step past a leaf in its VM: that one too is
+	 * hashed by its label run */
+	int ri = find_rule_cached(u, m->file, pc);
+	if (ri >= 0)
+		note_run(u, pc);
+	stage(LF_STAGE_STEP_RULE);
 	if (m->file == u->core_file) {
 		int rc = lf_rt_core_frame(pc);
 		if (rc >= 0)
 			return rc;
 	}
 	stage(LF_STAGE_STEP_CORE);
-	int ri = find_rule_cached(u, m->file, pc);
 	__u32 rid = (__u32)ri;
 	const struct lf_rule *r = ri < 0 ? 0 : bpf_map_lookup_elem(&rules, &rid);
-	stage(LF_STAGE_STEP_RULE);
 	/* A signal trampoline without CFI (musl's) is known by its bytes; glibc's has an 'S'
 	 * CIE. Reading code bytes costs a user read, so only frames without a usable rule pay. */
 	if ((!r || r->kind == LF_RULE_END) && !u->exact && is_sigreturn(u->ip)) {
@@ -308,6 +347,7 @@ static __always_inline void fold_deep(struct lf_stack *s, struct lf_ustate *u)
 	if (n <= LF_NATIVE_INNER + LF_NATIVE_OUTER)
 		return;
 	__u32 first = n - LF_NATIVE_OUTER; /* the outermost frames are first..n-1, all in the ring */
+	__builtin_memset(u->ndelta, 0, sizeof(u->ndelta)); /* it no longer follows the words */
 	struct fold_ctx fc = { s, u, first };
 	LF_EACH(LF_NATIVE_OUTER, fold_take, &fc);
 	s->user[LF_NATIVE_INNER] = lf_word(LF_TAG_ELIDED, n - LF_NATIVE_INNER - LF_NATIVE_OUTER);

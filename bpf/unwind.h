@@ -39,11 +39,21 @@ struct lf_rule {
 	__s8 saved[LF_SAVED_ROOM]; /* register i at CFA + 8 * saved[i], 0 = unchanged */
 };
 
-/* One row: rule for [pc, next row's pc) of a file, pc as an ELF virtual address. */
+/* One row: rule for [pc, next row's pc) of a file, pc as an ELF virtual address. rule holds
+ * the rule's index (LF_ROW_RULE) and, above it, the row's place in its label run. */
 struct lf_row {
 	__u32 pc;
 	__u32 rule;
 };
+
+#define LF_ROW_RULE 0xffffu /* the rule's index (LF_MAX_RULES is 65536) */
+/* rule >> LF_ROW_RUN_SHIFT: 0, or 1 + how many rows back the row's label run starts. A run
+ * is rows of one FDE over which every pc past the run's first byte gets one frame label, in
+ * every use user space makes of a leaf's pc (its symbol, its function's start, the function
+ * of pc - 1): samples whose leaf lies in one run are counted as one stack, not one for each
+ * instruction. */
+#define LF_ROW_RUN_SHIFT 16
+#define LF_ROW_RUN_MAX   0xffffu
 
 struct lf_file {
 	__u32 row_start; /* index into the global row array */

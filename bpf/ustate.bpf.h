@@ -17,6 +17,7 @@ struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
 #define LF_LWIN 1024  /* bytes of each of the Lua walk's read-ahead windows (a power of two) */
 #define LF_CAND_SPAN 64 /* bytes of a possible lua_State read at once: its tag and l_G */
 #define LF_PAGE_MIN 4096 /* the smallest page size of every supported architecture */
+#define LF_NDELTA 256    /* native words' note_run entries (a power of two above LF_MAX_NATIVE) */
 
 struct lf_ustate {
 	__u64 ip, sp, bp;
@@ -56,11 +57,12 @@ struct lf_ustate {
 	__u64 native_ring[LF_NATIVE_OUTER]; /* outermost native frames in order, while folding a deep stack */
 	/* Kept from sample to sample, past the part cleared per sample: the last mapping found,
 	 * index m_idx of process m_pid's entry as user space wrote it the m_gen-th time (m_end 0:
-	 * none), and the last row found, rule r_rule for [r_lo, r_hi) of file r_file (a file's
+	 * none), and the last row found, rule r_rule for [r_lo, r_hi) of file r_file, its label run
+	 * starting at r_run (a file's
 	 * rows never change once loaded). The next sample mostly starts in the same ones. */
 	__u64 m_start, m_end;
 	__u32 m_idx, m_pid, m_gen, r_file;
-	__u32 r_lo, r_hi, r_rule, r_valid;
+	__u32 r_lo, r_hi, r_rule, r_valid, r_run, r_pad;
 	/* Where lua_States ran, and which they are (lf_note_position_at): past the part cleared
 	 * per sample, since only the first nlpos and nthreads entries are ever read. */
 	struct lf_lpos lpos[LF_MAX_LPOS];
@@ -87,6 +89,8 @@ struct lf_ustate {
 	__u64 regs[LF_NSAVED];
 	__u64 last_regs[LF_NSAVED + 1];
 	__u32 win_len, win_pad;
+	/* note_run's answer for each native word written in this sample (set with the word) */
+	__u32 ndelta[LF_NDELTA];
 	__u64 window_val; /* lf_window_read's answer */
 	__u64 seen_v[LF_SEEN];   /* values lf_lua_is_state judged in this sample (puc_begin clears them) */
 	__u8 seen_r[LF_SEEN];
@@ -197,6 +201,7 @@ static __always_inline int lf_sample(struct lf_ustate **u, struct lf_stack **s)
 	return *u && *s ? 0 : -1;
 }
 
+_Static_assert(LF_NDELTA > LF_MAX_NATIVE && !(LF_NDELTA & (LF_NDELTA - 1)), "ndelta holds every native word");
 _Static_assert(!(LF_MAX_PROC_MAPS & (LF_MAX_PROC_MAPS - 1)) && !(LF_MAX_DATA & (LF_MAX_DATA - 1)) &&
 		       !(LF_MAX_STACKS & (LF_MAX_STACKS - 1)),
 	       "LF_SEARCH takes arrays of a power of two entries");

@@ -259,7 +259,7 @@ static int open_sampler(struct session *s)
 		targets_add_children(&s->tg);
 	ut_defer_rows(s->ut, 0);
 	struct sampler_cfg cfg = { o->threads, o->kernel, o->max_stacks, ut_rows_bound(s->ut) + rows_headroom(o),
-				   ut_files(s->ut) * 2 + 1024, o->lines, o->btf, o->wall ? o->hz : 0 };
+				   ut_files(s->ut) * 2 + 1024, o->lines, o->btf, o->wall ? o->hz : 0, o->addresses };
 	struct startup_helper helper;
 	startup_helper_start(&helper, s->ut, o->pids, (size_t)o->npids);
 	double t1 = now_sec();

@@ -129,10 +129,10 @@ static void print_stats(const uint64_t *st)
 		if (st[lua[i].stat])
 			sb_printf(&b, ", %s %llu", lua[i].what, (unsigned long long)st[lua[i].stat]);
 	warnx_lf("stats: samples %llu, complete stacks %llu, lost (map full) %llu, kernel stack errors "
-		 "%llu, new stacks named late %llu%s", (unsigned long long)st[LF_STAT_SAMPLES],
+		 "%llu, new stacks named late %llu, map entries made %llu%s", (unsigned long long)st[LF_STAT_SAMPLES],
 		 (unsigned long long)st[LF_STAT_COMPLETE], (unsigned long long)st[LF_STAT_LOST_MAPFULL],
 		 (unsigned long long)st[LF_STAT_KSTACK_ERR], (unsigned long long)st[LF_STAT_FRESH_LOST],
-		 b.s ? b.s : "");
+		 (unsigned long long)st[LF_STAT_ENTRIES], b.s ? b.s : "");
 	sb_free(&b);
 }
 

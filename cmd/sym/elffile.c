@@ -244,7 +244,7 @@ static void section_name(Elf *elf, Elf_Scn *scn, char *out, size_t size)
 /* An image in memory (the vdso, at most 1 MiB) has no section past the cap: nothing to name. */
 static void say_too_big(const struct elf_file *ef, Elf_Scn *scn, const char *what, uint64_t size)
 {
-	if (ef->fd < 0 || !first_told(ef->fd))
+	if (ef->fd < 0 || ef->quiet || !first_told(ef->fd))
 		return;
 	char path[4096], name[256];
 	file_name(ef->fd, path, sizeof(path));

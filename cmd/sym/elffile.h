@@ -18,6 +18,7 @@ struct elf_file {
 	uint64_t entry;  /* e_entry: where the kernel starts a program (the loader's, for ld.so) */
 	char build_id[41];
 	char debuglink[256];
+	int quiet;       /* a section past the cap is skipped without a word: another reader says it */
 	struct elf_seg seg[16];
 	int nseg;
 	/* .eh_frame_hdr and .eh_frame, found on first use (0: not looked up, 1: present,

@@ -55,7 +55,10 @@ static int in_code(struct elf_file *ef, size_t idx)
 	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
 }
 
-static void add_table(struct elf_syms *s, struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh)
+/* A symbol of ef's table that names code, as the lookups take it: calls cb with it. */
+typedef void (*sym_cb)(void *ctx, uint64_t addr, uint64_t size, const char *name);
+
+static void scan_table(struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh, sym_cb cb, void *ctx)
 {
 	Elf_Data *d = elf_file_symbols(ef, scn);
 	if (!d)
@@ -73,23 +76,34 @@ static void add_table(struct elf_syms *s, struct elf_file *ef, Elf_Scn *scn, con
 			continue;
 		const char *name = elf_strptr(ef->elf, sh->sh_link, sym.st_name);
 		if (name)
-			add_sym(s, sym.st_value, sym.st_size, name);
+			cb(ctx, sym.st_value, sym.st_size, name);
 	}
 }
 
-void elfsyms_add_file(struct elf_syms *s, struct elf_file *ef)
+/* Every symbol of ef the lookups take, both tables, to cb. */
+static void scan_file(struct elf_file *ef, sym_cb cb, void *ctx)
 {
 	/* Stripped executables keep their entry point: name it as the toolchain does. A real
 	 * symbol at the same address wins in elfsyms_finish (it has a size). */
 	GElf_Ehdr eh;
 	if (gelf_getehdr(ef->elf, &eh) && eh.e_entry && elf_file_section(ef, ".interp", NULL, NULL))
-		add_sym(s, eh.e_entry, LF_START_SIZE, "_start");
+		cb(ctx, eh.e_entry, LF_START_SIZE, "_start");
 	Elf_Scn *scn = NULL;
 	for (int guard = 0; (scn = elf_nextscn(ef->elf, scn)) && guard < 65536; guard++) {
 		GElf_Shdr sh;
 		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
-			add_table(s, ef, scn, &sh);
+			scan_table(ef, scn, &sh, cb, ctx);
 	}
+}
+
+static void add_cb(void *ctx, uint64_t addr, uint64_t size, const char *name)
+{
+	add_sym(ctx, addr, size, name);
+}
+
+void elfsyms_add_file(struct elf_syms *s, struct elf_file *ef)
+{
+	scan_file(ef, add_cb, s);
 }
 
 static int cmp_sym(const void *a, const void *b)
@@ -166,22 +180,80 @@ int elfsyms_range(const struct elf_syms *s, const char *name, uint64_t *lo, uint
 	return -1;
 }
 
+/* The separate debug file of ef mapped at path in pid: below the process's root, else the
+ * host's by build-id (a container rarely has debug files; the host's are safe when the
+ * build-id matches, and the directory given cannot exist, so only that path is tried). */
+static struct elf_file *debug_file(const struct elf_file *ef, pid_t pid, const char *path)
+{
+	struct elf_file *dbg = NULL;
+	if (path) {
+		char root[64], dir[4096];
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+		snprintf(dir, sizeof(dir), "%s", path);
+		dbg = elfsyms_open_debug(ef, root, dirname(dir));
+	}
+	if (!dbg && ef->build_id[0])
+		dbg = elfsyms_open_debug(ef, "", "/nonexistent");
+	return dbg;
+}
+
 void elfsyms_load(struct elf_syms *s, struct elf_file *ef, pid_t pid, const char *path)
 {
 	elfsyms_add_file(s, ef);
-	char root[64], dir[4096];
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	snprintf(dir, sizeof(dir), "%s", path);
-	struct elf_file *dbg = elfsyms_open_debug(ef, root, dirname(dir));
-	/* A container rarely has debug files; the host's are safe when the build-id matches.
-	 * The directory given cannot exist, so only the build-id path is tried. */
-	if (!dbg && ef->build_id[0])
-		dbg = elfsyms_open_debug(ef, "", "/nonexistent");
+	struct elf_file *dbg = debug_file(ef, pid, path);
 	if (dbg) {
 		elfsyms_add_file(s, dbg);
 		elf_file_close(dbg);
 	}
 	elfsyms_finish(s);
+}
+
+struct bounds { uint64_t *v; size_t n, cap; };
+
+static void push_bound(struct bounds *b, uint64_t a)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 256;
+		b->v = xrealloc(b->v, b->cap * sizeof(*b->v));
+	}
+	b->v[b->n++] = a;
+}
+
+/* A symbol's start and the end of what elfsyms_lookup names by it: its size, or 4 KiB on
+ * for an unsized one (the next symbol's start ends it too, and is a bound of its own). */
+static void bound_cb(void *ctx, uint64_t addr, uint64_t size, const char *name)
+{
+	(void)name;
+	if (ctx && ((struct bounds *)ctx)->n < MAX_SYMS * 2) {
+		push_bound(ctx, addr);
+		push_bound(ctx, addr + (size ? size : 4097));
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+size_t elfsyms_bounds(struct elf_file *ef, pid_t pid, const char *path, uint64_t **out)
+{
+	/* The symbolizer reads the same tables and says what it cannot read. */
+	struct bounds b = { 0 };
+	int quiet = ef->quiet;
+	ef->quiet = 1;
+	scan_file(ef, bound_cb, &b);
+	ef->quiet = quiet;
+	struct elf_file *dbg = debug_file(ef, pid, path);
+	if (dbg) {
+		dbg->quiet = 1;
+		scan_file(dbg, bound_cb, &b);
+		elf_file_close(dbg);
+	}
+	if (b.n)
+		qsort(b.v, b.n, sizeof(*b.v), cmp_u64);
+	*out = b.v;
+	return b.n;
 }
 
 void elfsyms_free(struct elf_syms *s)

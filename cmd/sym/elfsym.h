@@ -28,6 +28,10 @@ const char *elfsyms_lookup(const struct elf_syms *s, uint64_t vaddr);
 /* Every symbol source of ef, the file mapped at path in pid: its own tables and a separate
  * debug file (below the process's root, else the host's by build-id); finished. */
 void elfsyms_load(struct elf_syms *s, struct elf_file *ef, pid_t pid, const char *path);
+/* The addresses where the name elfsyms_lookup gives may change, from the same sources as
+ * elfsyms_load (path may be NULL: ef's own and the host's debug file): each symbol's start
+ * and end, sorted, in *out (to free). Returns how many. */
+size_t elfsyms_bounds(struct elf_file *ef, pid_t pid, const char *path, uint64_t **out);
 /* The address range [lo, hi) elfsyms_lookup names name; 0, or -1 when no symbol is so named. */
 int elfsyms_range(const struct elf_syms *s, const char *name, uint64_t *lo, uint64_t *hi);
 void elfsyms_free(struct elf_syms *s);

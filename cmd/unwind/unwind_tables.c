@@ -14,6 +14,7 @@
 #include "cfi.h"
 #include "data_ranges.h"
 #include "elffile.h"
+#include "elfsym.h"
 #include "unwind_tables.h"
 #include "util.h"
 
@@ -25,6 +26,8 @@ struct ut_file {
 	int nseg;
 	struct elf_file *pending; /* open until ut_build_pending builds its rows */
 	int interp;
+	pid_t pid;                /* a process that maps it, and where (NULL: the vdso): for its symbols */
+	char *path;
 	struct ut_file *next;
 };
 
@@ -160,6 +163,44 @@ static void describe_crt(struct cfi_table *ct, struct elf_file *ef)
 	}
 }
 
+/* Whether the row [lo, hi) may be in a label run (unwind.h): a NORMAL rule, inside the FDE
+ * [*fs, *fe) (looked up again when lo is outside the last one) by which user space names a
+ * function, and no symbol starting or ending inside it (b[*k] is the first bound above lo). */
+static int run_row(struct elf_file *ef, const struct lf_rule *rule, uint64_t lo, uint64_t hi, uint64_t *fs,
+		   uint64_t *fe, const uint64_t *b, size_t nb, size_t *k)
+{
+	while (*k < nb && b[*k] <= lo)
+		(*k)++;
+	if (rule->kind != LF_RULE_NORMAL || (*k < nb && b[*k] < hi))
+		return 0;
+	if ((lo < *fs || lo >= *fe) && elf_file_func_range(ef, lo, fs, fe))
+		*fs = 1, *fe = 0;
+	return lo >= *fs && hi <= *fe;
+}
+
+/* Sets each row's place in its label run: runs are rows of one FDE, none starting at a
+ * symbol's bound but the first. */
+static void mark_runs(struct unwind_tables *t, const struct lf_file *fi, struct elf_file *ef, const struct ut_file *f)
+{
+	uint64_t *b, fs = 1, fe = 0, run_fs = 0;
+	size_t nb = elfsyms_bounds(ef, f->pid, f->path, &b), k = 0;
+	uint32_t first = 0, end = fi->row_start + fi->row_count;
+	int in_run = 0;
+	for (uint32_t i = fi->row_start; i + 1 < end; i++) {
+		struct lf_row *r = &t->rows[i];
+		size_t k0 = k;
+		if (!run_row(ef, &t->rules[r->rule & LF_ROW_RULE], r->pc, t->rows[i + 1].pc, &fs, &fe, b, nb, &k)) {
+			in_run = 0;
+			continue;
+		}
+		int at_bound = k > k0 && b[k - 1] == r->pc;
+		if (!in_run || fs != run_fs || at_bound || i - first >= LF_ROW_RUN_MAX - 1)
+			first = i, run_fs = fs, in_run = 1;
+		r->rule |= (i - first + 1) << LF_ROW_RUN_SHIFT;
+	}
+	free(b);
+}
+
 static void add_rows(struct unwind_tables *t, struct cfi_table *ct, struct lf_file *fi)
 {
 	fi->row_start = (uint32_t)t->nrows;
@@ -214,6 +255,7 @@ static void build_rows(struct unwind_tables *t, struct ut_file *f, struct elf_fi
 		free(w.buf);
 		describe_crt(&ct, ef);
 		add_rows(t, &ct, &t->finfo[f->index]);
+		mark_runs(t, &t->finfo[f->index], ef, f);
 		if (t->say_slow_at && now_sec() >= t->say_slow_at) {
 			info_lf("still reading unwind tables (%zu files, %zu rows so far); sampling starts once "
 				"they are built", t->nfiles, t->nrows);
@@ -231,11 +273,13 @@ static void build_rows(struct unwind_tables *t, struct ut_file *f, struct elf_fi
  * interp: the image is a process's dynamic loader, whose entry point is where its first
  * thread starts. */
 static int add_file(struct unwind_tables *t, struct elf_file *ef, uint64_t dev, uint64_t inode, int interp,
-		    int may_defer)
+		    int may_defer, pid_t pid, const char *path)
 {
 	struct ut_file *f = xcalloc(1, sizeof(*f));
 	f->dev = dev;
 	f->inode = inode;
+	f->pid = pid;
+	f->path = path ? xstrdup(path) : NULL;
 	memcpy(f->build_id, ef->build_id, sizeof(f->build_id));
 	memcpy(f->seg, ef->seg, sizeof(f->seg));
 	f->nseg = ef->nseg;
@@ -381,7 +425,7 @@ static struct ut_file *file_for(struct unwind_tables *t, pid_t pid, const struct
 			say_refused(t, pid, m, why);
 		return NULL;
 	}
-	if (!add_file(t, ef, m->dev, m->inode, interp, 1))
+	if (!add_file(t, ef, m->dev, m->inode, interp, 1, pid, m->path))
 		elf_file_close(ef);
 	return t->files;
 }
@@ -401,7 +445,7 @@ static struct ut_file *vdso_for(struct unwind_tables *t, pid_t pid, const struct
 		return NULL;
 	struct ut_file *f = find_file(t, 0, 0, ef->build_id);
 	if (!f) {
-		add_file(t, ef, 0, 0, 0, 0);
+		add_file(t, ef, 0, 0, 0, 0, pid, NULL);
 		f = t->files;
 	}
 	elf_file_close(ef);
@@ -596,6 +640,7 @@ void ut_free(struct unwind_tables *t)
 		n = f->next;
 		if (f->pending)
 			elf_file_close(f->pending);
+		free(f->path);
 		free(f);
 	}
 	for (size_t i = 0; i < t->nprocs; i++)

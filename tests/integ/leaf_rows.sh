@@ -1,0 +1,52 @@
+# A sampled leaf is counted by its CFI row where every pc of the row gets one label: a hot
+# loop makes one kernel map entry, not one per instruction, and the profile is the same. Two
+# recordings of one process at the same time, one with every leaf pc a stack of its own
+# (LUA_FLAME_EXACT_LEAF=1, as before rows were flagged), must give the same stacks, and the
+# default one far fewer map entries.
+. "$(dirname "$0")/../lib.sh"
+
+P=$ROOT/tests/progs
+CF="-O2 -fomit-frame-pointer -g0"
+gcc $CF -shared -fPIC -o "$OUT/libunwtest.so" "$P/unwind_lib.c" &&
+gcc $CF -o "$OUT/unwind" "$P/unwind.c" -L"$OUT" -lunwtest -Wl,-rpath,"$OUT" -ldl -lpthread &&
+cp "$OUT/unwind" "$OUT/unwind-stripped" && strip "$OUT/unwind-stripped" ||
+	{ fail build "gcc failed"; finish; }
+
+# entries ERR: "map entries made" of a --stats run.
+entries() { sed -n 's/.*map entries made \([0-9]*\).*/\1/p' "$1"; }
+# missing A B: stacks with at least 10 samples in A that B lacks (printed), as a count.
+missing() {
+	awk 'NR == FNR { sub(/ [0-9]+$/, ""); seen[$0] = 1; next }
+		{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (n >= 10 && !(s in seen)) { print s > "/dev/stderr"; m++ } }
+		END { print m + 0 }' "$2" "$1"
+}
+
+# same NAME K CMD...: CMD profiled 4 s by both recordings at once; the default one must make
+# at most 1/K of the other's map entries.
+same() {
+	name=$1 k=$2; shift 2
+	cd "$ROOT" && bg_start "$@"
+	sleep 0.5
+	LUA_FLAME_EXACT_LEAF=1 "$LF" -p "$LAST_PID" -d 4 -F 997 --stats -o "$OUT/$name.exact.folded" \
+		2>"$OUT/$name.exact.err" &
+	rec=$!
+	"$LF" -p "$LAST_PID" -d 4 -F 997 --stats -o "$OUT/$name.folded" 2>"$OUT/$name.err"
+	wait "$rec"
+	kill "$LAST_PID"
+	e=$(entries "$OUT/$name.err") x=$(entries "$OUT/$name.exact.err")
+	check "$name: map entries by label run ($e) at most 1/$k of by pc ($x)" \
+		sh -c "[ -n '$e' ] && [ -n '$x' ] && [ $((k * ${e:-0})) -le ${x:-0} ]"
+	a=$(missing "$OUT/$name.folded" "$OUT/$name.exact.folded" 2>"$OUT/$name.only_rows")
+	b=$(missing "$OUT/$name.exact.folded" "$OUT/$name.folded" 2>"$OUT/$name.only_exact")
+	check "$name: every stack of 10 samples or more in both profiles ($a, $b missing)" \
+		sh -c "[ $a = 0 ] && [ $b = 0 ] && [ $(total "$OUT/$name.folded") -ge 2000 ]"
+}
+
+# A tight C loop has few pcs; lua5.4's interpreter loop and LuaJIT's (with -joff) many.
+# LuaJIT's demo makes a closure per gmatch call, and each is a Lua frame of its own.
+same native 1 "$OUT/unwind" deep 8
+same native_stripped 1 "$OUT/unwind-stripped" deep 8
+same lua54 2 lua5.4 tests/progs/demo.lua
+same luajit_interp 3 luajit -joff bench/rec.lua 5
+same luajit 1 luajit tests/progs/demo.lua
+finish

@@ -437,12 +437,18 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 	const struct lf_lua_cfg *lc = rt_puc_cfg(pid);
 	stage(LF_STAGE_ENTER_WALK);
 	if (p && !u->n) {
-		u->stack_hi = stack_range(p, u->sp, &u->stack_lo);
-		u->win_len = 0;
-		if (u->m_pid != pid || u->m_gen != p->gen)
-			u->m_end = 0; /* the last sample's mapping is not this process's, or has changed */
+		if (u->m_pid != pid || u->m_gen != p->gen) /* the last sample's process, as it was? */
+			u->m_end = u->sr_hi = 0;
 		u->m_pid = pid;
 		u->m_gen = p->gen;
+		/* a thread's samples mostly follow each other on a CPU: its stack mapping is kept */
+		if (u->sp < u->sr_lo || u->sp >= u->sr_hi) {
+			u->sr_hi = stack_range(p, u->sp, &u->sr_lo);
+			u->sr_lo = u->sr_hi ? u->sr_lo : 0;
+		}
+		u->stack_lo = u->sr_lo;
+		u->stack_hi = u->sr_hi;
+		u->win_len = 0;
 		rt_first(u, lc);
 	}
 	rt_begin(u, pid, lc);

@@ -57,10 +57,10 @@ struct lf_ustate {
 	__u64 native_ring[LF_NATIVE_OUTER]; /* outermost native frames in order, while folding a deep stack */
 	/* Kept from sample to sample, past the part cleared per sample: the last mapping found,
 	 * index m_idx of process m_pid's entry as user space wrote it the m_gen-th time (m_end 0:
-	 * none), and the last row found, rule r_rule for [r_lo, r_hi) of file r_file, its label run
-	 * starting at r_run (a file's
-	 * rows never change once loaded). The next sample mostly starts in the same ones. */
-	__u64 m_start, m_end;
+	 * none), the last thread stack mapping found [sr_lo, sr_hi) (sr_hi 0: none), and the last
+	 * row found, rule r_rule for [r_lo, r_hi) of file r_file, its label run starting at r_run
+	 * (a file's rows never change once loaded). The next sample mostly starts in the same ones. */
+	__u64 m_start, m_end, sr_lo, sr_hi;
 	__u32 m_idx, m_pid, m_gen, r_file;
 	__u32 r_lo, r_hi, r_rule, r_valid, r_run, r_pad;
 	/* Where lua_States ran, and which they are (lf_note_position_at): past the part cleared

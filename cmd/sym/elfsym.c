@@ -55,12 +55,18 @@ static int in_code(struct elf_file *ef, size_t idx)
 	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
 }
 
-/* A symbol of ef's table that names code, as the lookups take it: calls cb with it. */
+/* A symbol of ef's table that names code, as the lookups take it: calls cb with it (with
+ * name NULL when cb_names is not cb: the names are not read, and a symbol whose name could
+ * not be is passed too). */
 typedef void (*sym_cb)(void *ctx, uint64_t addr, uint64_t size, const char *name);
+
+static void add_cb(void *ctx, uint64_t addr, uint64_t size, const char *name);
+#define cb_names add_cb
 
 static void scan_table(struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh, sym_cb cb, void *ctx)
 {
-	Elf_Data *d = elf_file_symbols(ef, scn);
+	int names = cb == cb_names;
+	Elf_Data *d = names ? elf_file_symbols(ef, scn) : sh->sh_entsize ? elf_file_data(ef, scn) : NULL;
 	if (!d)
 		return;
 	size_t n = d->d_size / sh->sh_entsize;   /* inflated, when it was compressed */
@@ -74,8 +80,8 @@ static void scan_table(struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh, s
 		if (t != STT_FUNC && t != STT_GNU_IFUNC &&
 		    (t != STT_NOTYPE || !sym.st_size || sym.st_shndx >= SHN_LORESERVE || !in_code(ef, sym.st_shndx)))
 			continue;
-		const char *name = elf_strptr(ef->elf, sh->sh_link, sym.st_name);
-		if (name)
+		const char *name = names ? elf_strptr(ef->elf, sh->sh_link, sym.st_name) : NULL;
+		if (name || !names)
 			cb(ctx, sym.st_value, sym.st_size, name);
 	}
 }
@@ -230,15 +236,28 @@ static void bound_cb(void *ctx, uint64_t addr, uint64_t size, const char *name)
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* v[0..n) into order, a byte at a time from the lowest (tmp: room for n): a library's
+ * tens of thousands of bounds take a fraction of a millisecond, where qsort took 17. */
+static void sort_u64(uint64_t *v, uint64_t *tmp, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t at[257] = { 0 };
+		for (size_t i = 0; i < n; i++)
+			at[((v[i] >> shift) & 0xff) + 1]++;
+		if (at[((v[0] >> shift) & 0xff) + 1] == n)
+			continue; /* every value has this byte alike */
+		for (int d = 0; d < 256; d++)
+			at[d + 1] += at[d];
+		for (size_t i = 0; i < n; i++)
+			tmp[at[(v[i] >> shift) & 0xff]++] = v[i];
+		memcpy(v, tmp, n * sizeof(*v));
+	}
 }
 
 size_t elfsyms_bounds(struct elf_file *ef, pid_t pid, const char *path, uint64_t **out)
 {
-	/* The symbolizer reads the same tables and says what it cannot read. */
+	/* The symbolizer reads the same tables and says what it cannot read; the names, which
+	 * it reads too, are not needed here. */
 	struct bounds b = { 0 };
 	int quiet = ef->quiet;
 	ef->quiet = 1;
@@ -250,8 +269,11 @@ size_t elfsyms_bounds(struct elf_file *ef, pid_t pid, const char *path, uint64_t
 		scan_file(dbg, bound_cb, &b);
 		elf_file_close(dbg);
 	}
-	if (b.n)
-		qsort(b.v, b.n, sizeof(*b.v), cmp_u64);
+	if (b.n) {
+		uint64_t *tmp = xmalloc(b.n * sizeof(*tmp));
+		sort_u64(b.v, tmp, b.n);
+		free(tmp);
+	}
 	*out = b.v;
 	return b.n;
 }

@@ -339,6 +339,38 @@ static void symbols_of_cxx_are_demangled(void)
 	elf_file_close(ef);
 }
 
+/* Between two consecutive bounds elfsyms_bounds gives, elfsyms_lookup names every address
+ * alike (the unwinder counts a leaf's pcs there as one stack): checked at both ends of each
+ * span, for the small object and for libc (with its debug file, when one is installed). */
+static void bounds_hold_every_label_change(void)
+{
+	const char *files[] = { so, LIBC };
+	build_so();
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		int fd = open(files[f], O_RDONLY);
+		struct elf_file *ef = fd >= 0 ? elf_file_open_fd(fd) : NULL;
+		CHECK(ef != NULL);
+		if (!ef)
+			continue;
+		struct elf_syms s = { 0 };
+		elfsyms_load(&s, ef, getpid(), files[f]);
+		uint64_t *b;
+		size_t nb = elfsyms_bounds(ef, getpid(), files[f], &b), bad = 0, unsorted = 0;
+		CHECK(nb >= s.n && nb > 0); /* a start and an end for each symbol kept */
+		for (size_t i = 0; i + 1 < nb; i++) {
+			unsorted += b[i] > b[i + 1];
+			if (b[i] < b[i + 1] && elfsyms_lookup(&s, b[i]) != elfsyms_lookup(&s, b[i + 1] - 1))
+				bad++;
+		}
+		CHECK(unsorted == 0);
+		CHECK(bad == 0);
+		CHECK(elfsyms_lookup(&s, b[0] - 1) == NULL || b[0] == 0);
+		free(b);
+		elfsyms_free(&s);
+		elf_file_close(ef);
+	}
+}
+
 int main(void)
 {
 	RUN(resolves_known_functions);
@@ -348,5 +380,6 @@ int main(void)
 	RUN(parses_maps_lines);
 	RUN(demangles_cxx_names);
 	RUN(symbols_of_cxx_are_demangled);
+	RUN(bounds_hold_every_label_change);
 	CHECK_EXIT();
 }

@@ -35,8 +35,6 @@ struct lf_ustate {
 	__u32 lua_from;   /* first word of the Lua part in the record */
 	__u64 last_cand; /* puc_note_state's last answer */
 	__u32 cand_frame, cand_noted; /* last frame that held last_cand; its position's frame */
-	__u8 fp_pbuf[LF_FP_BUF + 8]; /* a Proto's fingerprinted fields */
-	__u8 fp_sbuf[LF_FP_BUF + 8]; /* its chunk name's header; a GCfunc's before that */
 	__u64 memo_key, memo_ptr;    /* last function fingerprinted in this sample */
 	__u32 memo_fp, memo_pad;
 	__u32 checked;
@@ -55,6 +53,10 @@ struct lf_ustate {
 	 * ring, until the walk reaches the root (PUC: CallInfo addresses; LuaJIT: word pairs). */
 	__u64 ring[2 * LF_LUA_OUTER];
 	__u64 native_ring[LF_NATIVE_OUTER]; /* outermost native frames in order, while folding a deep stack */
+	/* Read into before each use, so past the part cleared per sample: a Proto's fingerprinted
+	 * fields, and its chunk name's header (a GCfunc's before that). */
+	__u8 fp_pbuf[LF_FP_BUF + 8];
+	__u8 fp_sbuf[LF_FP_BUF + 8];
 	/* Kept from sample to sample, past the part cleared per sample: the last mapping found,
 	 * index m_idx of process m_pid's entry as user space wrote it the m_gen-th time (m_end 0:
 	 * none), the last thread stack mapping found [sr_lo, sr_hi) (sr_hi 0: none), and the last

@@ -15,10 +15,12 @@ cp "$OUT/unwind" "$OUT/unwind-stripped" && strip "$OUT/unwind-stripped" ||
 
 # entries ERR: "map entries made" of a --stats run.
 entries() { sed -n 's/.*map entries made \([0-9]*\).*/\1/p' "$1"; }
-# missing A B: stacks with at least 10 samples in A that B lacks (printed), as a count.
+# missing A B: stacks with at least 1% of A's samples that B lacks (printed), as a count. The
+# two recordings tick at their own phases of a workload that repeats itself, so a rarer stack
+# may well be seen by one only (13 samples of 4,000 against none happened).
 missing() {
-	awk 'NR == FNR { sub(/ [0-9]+$/, ""); seen[$0] = 1; next }
-		{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (n >= 10 && !(s in seen)) { print s > "/dev/stderr"; m++ } }
+	awk -v min="$(($(total "$1") / 100))" 'NR == FNR { sub(/ [0-9]+$/, ""); seen[$0] = 1; next }
+		{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (n >= min && !(s in seen)) { print s > "/dev/stderr"; m++ } }
 		END { print m + 0 }' "$2" "$1"
 }
 
@@ -39,7 +41,7 @@ same() {
 		awk -v e="${e:-x}" -v x="${x:-x}" -v k="$k" 'BEGIN { exit !(e ~ /^[0-9]+$/ && x ~ /^[0-9]+$/ && k * e <= x) }'
 	a=$(missing "$OUT/$name.folded" "$OUT/$name.exact.folded" 2>"$OUT/$name.only_rows")
 	b=$(missing "$OUT/$name.exact.folded" "$OUT/$name.folded" 2>"$OUT/$name.only_exact")
-	check "$name: every stack of 10 samples or more in both profiles ($a, $b missing)" \
+	check "$name: every stack of 1% of the samples or more in both profiles ($a, $b missing)" \
 		sh -c "[ $a = 0 ] && [ $b = 0 ] && [ $(total "$OUT/$name.folded") -ge 2000 ]"
 }
 

@@ -5,9 +5,9 @@
 
 /* The innermost Lua frame's pc only serves --lines; without it, one stack per call path. */
 const volatile bool want_lines = false;
-/* A leaf's pc only serves its label (not with --addresses): leaves in one label run (unwind.h)
- * are one stack. */
-const volatile bool leaf_by_row = false;
+/* A native frame's pc only serves its label (not with --addresses): pcs in one label run
+ * (unwind.h) make one stack. */
+const volatile bool label_runs = false;
 const volatile bool has_bpf_loop = false;     /* kernel 5.17+: unwind in one call */
 const volatile bool has_task_pt_regs = false; /* kernel 5.15+: bpf_task_pt_regs */
 const volatile bool walk_lua = true;          /* false where the verifier cannot take the Lua walk */

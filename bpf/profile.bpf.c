@@ -444,7 +444,6 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 		/* a thread's samples mostly follow each other on a CPU: its stack mapping is kept */
 		if (u->sp < u->sr_lo || u->sp >= u->sr_hi) {
 			u->sr_hi = stack_range(p, u->sp, &u->sr_lo);
-			u->sr_lo = u->sr_hi ? u->sr_lo : 0;
 		}
 		u->stack_lo = u->sr_lo;
 		u->stack_hi = u->sr_hi;

@@ -199,7 +199,7 @@ static __always_inline void note_run(struct lf_ustate *u, __u32 pc)
 {
 #ifndef LF_NO_BPF_LOOP
 	__u32 norm = u->exact ? u->r_run + 1 : u->r_run;
-	if (!leaf_by_row || u->r_run == LF_NO_RUN || pc <= norm || pc - norm >= 0x1000000)
+	if (!label_runs || u->r_run == LF_NO_RUN || pc <= norm || pc - norm >= 0x1000000)
 		return;
 	if (u->exact ? u->n != 1 : pc + 1 >= u->r_hi)
 		return;

@@ -223,8 +223,8 @@ static int configure(struct sampler *s, const struct sampler_cfg *cfg, int walk_
 	s->skel->rodata->per_thread = cfg->per_thread;
 	s->skel->rodata->want_kernel = cfg->kernel;
 	s->skel->rodata->want_lines = cfg->lines;
-	/* LUA_FLAME_EXACT_LEAF=1: every leaf pc a stack of its own, as the tests' reference */
-	s->skel->rodata->leaf_by_row = !cfg->addresses && !getenv("LUA_FLAME_EXACT_LEAF");
+	/* LUA_FLAME_EXACT_PCS=1: every pc a stack of its own, as the tests' reference */
+	s->skel->rodata->label_runs = !cfg->addresses && !getenv("LUA_FLAME_EXACT_PCS");
 	s->skel->rodata->has_bpf_loop = loop;
 	s->skel->rodata->has_task_pt_regs = kf_task_pt_regs();
 	s->skel->rodata->walk_lua = walk_lua;

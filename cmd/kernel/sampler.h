@@ -22,7 +22,7 @@ struct sampler_cfg {
 	int lines;                  /* keep the innermost Lua frame's pc (--lines) */
 	const char *btf;            /* the kernel's BTF from this file (--btf); NULL: the kernel's */
 	int wall_hz;                /* --mode wall at this rate; 0: CPU time only */
-	int addresses;              /* --addresses: a leaf's own pc shows, each is a stack of its own */
+	int addresses;              /* --addresses: each pc shows, and is a stack of its own */
 };
 
 /* Returns NULL with a message printed; *exit_code says 1 (failure) or 2 (environment). */

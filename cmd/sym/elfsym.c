@@ -55,17 +55,13 @@ static int in_code(struct elf_file *ef, size_t idx)
 	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
 }
 
-/* A symbol of ef's table that names code, as the lookups take it: calls cb with it (with
- * name NULL when cb_names is not cb: the names are not read, and a symbol whose name could
- * not be is passed too). */
+/* Each symbol of ef's table that names code, as the lookups take it, to cb; without names
+ * (0), the string table is not read, cb gets NULL, and a symbol whose name could not be read
+ * is passed too. */
 typedef void (*sym_cb)(void *ctx, uint64_t addr, uint64_t size, const char *name);
 
-static void add_cb(void *ctx, uint64_t addr, uint64_t size, const char *name);
-#define cb_names add_cb
-
-static void scan_table(struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh, sym_cb cb, void *ctx)
+static void scan_table(struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh, int names, sym_cb cb, void *ctx)
 {
-	int names = cb == cb_names;
 	Elf_Data *d = names ? elf_file_symbols(ef, scn) : sh->sh_entsize ? elf_file_data(ef, scn) : NULL;
 	if (!d)
 		return;
@@ -86,8 +82,8 @@ static void scan_table(struct elf_file *ef, Elf_Scn *scn, const GElf_Shdr *sh, s
 	}
 }
 
-/* Every symbol of ef the lookups take, both tables, to cb. */
-static void scan_file(struct elf_file *ef, sym_cb cb, void *ctx)
+/* Every symbol of ef the lookups take, both tables, to cb (names: as scan_table). */
+static void scan_file(struct elf_file *ef, int names, sym_cb cb, void *ctx)
 {
 	/* Stripped executables keep their entry point: name it as the toolchain does. A real
 	 * symbol at the same address wins in elfsyms_finish (it has a size). */
@@ -98,7 +94,7 @@ static void scan_file(struct elf_file *ef, sym_cb cb, void *ctx)
 	for (int guard = 0; (scn = elf_nextscn(ef->elf, scn)) && guard < 65536; guard++) {
 		GElf_Shdr sh;
 		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
-			scan_table(ef, scn, &sh, cb, ctx);
+			scan_table(ef, scn, &sh, names, cb, ctx);
 	}
 }
 
@@ -109,7 +105,7 @@ static void add_cb(void *ctx, uint64_t addr, uint64_t size, const char *name)
 
 void elfsyms_add_file(struct elf_syms *s, struct elf_file *ef)
 {
-	scan_file(ef, add_cb, s);
+	scan_file(ef, 1, add_cb, s);
 }
 
 static int cmp_sym(const void *a, const void *b)
@@ -230,7 +226,7 @@ static void push_bound(struct bounds *b, uint64_t a)
 static void bound_cb(void *ctx, uint64_t addr, uint64_t size, const char *name)
 {
 	(void)name;
-	if (ctx && ((struct bounds *)ctx)->n < MAX_SYMS * 2) {
+	if (((struct bounds *)ctx)->n < MAX_SYMS * 2) {
 		push_bound(ctx, addr);
 		push_bound(ctx, addr + (size ? size : 4097));
 	}
@@ -261,12 +257,12 @@ size_t elfsyms_bounds(struct elf_file *ef, pid_t pid, const char *path, uint64_t
 	struct bounds b = { 0 };
 	int quiet = ef->quiet;
 	ef->quiet = 1;
-	scan_file(ef, bound_cb, &b);
+	scan_file(ef, 0, bound_cb, &b);
 	ef->quiet = quiet;
 	struct elf_file *dbg = debug_file(ef, pid, path);
 	if (dbg) {
 		dbg->quiet = 1;
-		scan_file(dbg, bound_cb, &b);
+		scan_file(dbg, 0, bound_cb, &b);
 		elf_file_close(dbg);
 	}
 	if (b.n) {

@@ -2,7 +2,7 @@
 # (rows of one FDE with no symbol bound inside) is hashed as the run's start, so a hot loop
 # makes one kernel map entry, not one per instruction, and the profile is the same. Two
 # recordings of one process at the same time, one keeping every pc apart
-# (LUA_FLAME_EXACT_LEAF=1, as before runs), must give the same stacks, and the default one
+# (LUA_FLAME_EXACT_PCS=1, as before runs), must give the same stacks, and the default one
 # fewer map entries.
 . "$(dirname "$0")/../lib.sh"
 
@@ -30,7 +30,7 @@ same() {
 	name=$1 k=$2; shift 2
 	cd "$ROOT" && bg_start "$@"
 	sleep 0.5
-	LUA_FLAME_EXACT_LEAF=1 "$LF" -p "$LAST_PID" -d 4 -F 997 --stats -o "$OUT/$name.exact.folded" \
+	LUA_FLAME_EXACT_PCS=1 "$LF" -p "$LAST_PID" -d 4 -F 997 --stats -o "$OUT/$name.exact.folded" \
 		2>"$OUT/$name.exact.err" &
 	rec=$!
 	"$LF" -p "$LAST_PID" -d 4 -F 997 --stats -o "$OUT/$name.folded" 2>"$OUT/$name.err"

@@ -103,6 +103,18 @@ static __always_inline int arch_frame_ra(struct lf_ustate *u, const struct lf_ru
 	return 0;
 }
 
+/* Where arch_frame_ra reads a frame's return address (0: not from memory, as x30 is read for
+ * the leaf), and the return address as the walk takes it from what was read there. */
+static __always_inline __u64 arch_ra_slot(const struct lf_rule *r, __u64 cfa)
+{
+	return r->ra_off ? cfa + (__s64)r->ra_off : 0;
+}
+
+static __always_inline __u64 arch_ra_value(__u64 v)
+{
+	return v & LF_VA_MASK;
+}
+
 /* A function that has not saved x30 (no frame yet): its return address and its caller's sp. */
 static __always_inline int arch_frameless_ra(struct lf_ustate *u, __u64 sp, __u64 *ra, __u64 *caller_sp)
 {

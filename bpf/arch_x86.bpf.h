@@ -83,6 +83,19 @@ static __always_inline int arch_frame_ra(struct lf_ustate *u, const struct lf_ru
 	return window_read(u, cfa - 8, ra) ? LF_MARK_BAD_READ : 0;
 }
 
+/* Where arch_frame_ra reads a frame's return address (0: not from memory), and the return
+ * address as the walk takes it from what was read there. */
+static __always_inline __u64 arch_ra_slot(const struct lf_rule *r, __u64 cfa)
+{
+	(void)r;
+	return cfa - 8;
+}
+
+static __always_inline __u64 arch_ra_value(__u64 v)
+{
+	return v;
+}
+
 /* A function that has not moved sp (no frame yet): its return address and its caller's sp. */
 static __always_inline int arch_frameless_ra(struct lf_ustate *u, __u64 sp, __u64 *ra, __u64 *caller_sp)
 {

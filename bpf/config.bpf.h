@@ -10,6 +10,7 @@ const volatile bool want_lines = false;
 const volatile bool label_runs = false;
 const volatile bool has_bpf_loop = false;     /* kernel 5.17+: unwind in one call */
 const volatile bool has_task_pt_regs = false; /* kernel 5.15+: bpf_task_pt_regs */
+const volatile bool walk_memo_on = false;     /* replay a walk's outer frames (walk_memo.bpf.h) */
 const volatile bool walk_lua = true;          /* false where the verifier cannot take the Lua walk */
 const volatile bool per_thread = false;
 const volatile bool want_kernel = true;

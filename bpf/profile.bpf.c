@@ -360,6 +360,8 @@ __noinline int lf_end_counts(void)
 		stat_inc(LF_STAT_LUA_DEPTH);
 	if (u->vm_unknown)
 		stat_inc(LF_STAT_VM_UNKNOWN);
+	if (u->replayed)
+		stat_inc(LF_STAT_REPLAYED);
 	s->nuser = u->n < LF_MAX_USTACK ? u->n : LF_MAX_USTACK;
 	/* hashed once: the verifier walks each copy of its loop over the whole record */
 	stage(LF_STAGE_STATS);

@@ -8,6 +8,7 @@
 #include "runtime.bpf.h"
 #include "stage_time.bpf.h"
 #include "arch.bpf.h"
+#include "walk_memo.bpf.h"
 
 #define LF_STEPS_PER_CALL 2 /* without bpf_loop: frames per tail call */
 /* Tail calls of the native walk; the kernel allows 32 in a chain (33 from 5.12), and the
@@ -223,6 +224,10 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	u->ndelta[u->cur & (LF_NDELTA - 1)] = 0;
 	u->entry_next = 0;
 	u->n++;
+	__u32 run = u->plain_run;
+	u->plain_run = 0;
+	if (memo_replay(u, s))
+		return -1;
 	int mi = find_map_cached(u, p, s->pid, u->ip);
 	if (mi < 0 || mi >= LF_MAX_PROC_MAPS) {
 		lf_ask_code(s->pid);
@@ -274,7 +279,8 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 		if (rc >= 0)
 			return rc;
 	}
-	__u64 leaf_sp = u->exact && u->n == 1 ? u->sp : 0, bp_before = u->bp;
+	__u64 leaf_sp = u->exact && u->n == 1 ? u->sp : 0, bp_before = u->bp, sp_before = u->sp;
+	int plain = m->file != u->core_file && memo_plain(u, r);
 	int rc = step_rule(u, r, rid);
 	stage(LF_STAGE_STEP_READ);
 	/* A thread's outermost frame says so in its rules (STOP: glibc's _start and clone3,
@@ -282,6 +288,8 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	 * or a runtime's own convention, not a stack known to be whole. */
 	if (rc == 0 && u->ip == 0)
 		return LF_MARK_ZERO_RA;
+	if (plain && rc <= 0)
+		memo_note(u, s, r, sp_before, bp_before, run, rc);
 	if (rc == 0 && m->file == u->core_file)
 		lf_rt_core_stepped();
 	/* Hand-written assembly (LuaJIT's VM helpers) can sit inside a bigger function's CFI

@@ -124,6 +124,7 @@ static void print_stats(const uint64_t *st)
 		{ LF_STAT_LUA_DEPTH, "Lua depth limit" },
 		{ LF_STAT_LUA_NO_LOOP, "Lua stacks cut at " LF_STR(LF_LUA_NOLOOP) " frames (kernel without bpf_loop)" },
 		{ LF_STAT_VM_UNKNOWN, "in a Lua VM not found yet" },
+		{ LF_STAT_REPLAYED, "outer frames replayed" },
 	};
 	for (size_t i = 0; i < sizeof(lua) / sizeof(lua[0]); i++)
 		if (st[lua[i].stat])

@@ -225,6 +225,8 @@ static int configure(struct sampler *s, const struct sampler_cfg *cfg, int walk_
 	s->skel->rodata->want_lines = cfg->lines;
 	/* LUA_FLAME_EXACT_PCS=1: every pc a stack of its own, as the tests' reference */
 	s->skel->rodata->label_runs = !cfg->addresses && !getenv("LUA_FLAME_EXACT_PCS");
+	/* LUA_FLAME_NO_REPLAY=1: every frame stepped, as the tests' reference */
+	s->skel->rodata->walk_memo_on = !getenv("LUA_FLAME_NO_REPLAY");
 	s->skel->rodata->has_bpf_loop = loop;
 	s->skel->rodata->has_task_pt_regs = kf_task_pt_regs();
 	s->skel->rodata->walk_lua = walk_lua;

@@ -74,7 +74,25 @@ profile threads threads
 expect threads '^unwind;clone3;start_thread;thread_a;chain_a1;chain_a2;spin$' 40
 expect threads '^unwind;clone3;start_thread;thread_b;chain_b1;chain_b2;spin$' 40
 
-for f in deep deeper plt resolve signal vdso threads; do
+# A walk takes the frames past one that the last walk reached in the same state from that
+# walk, once the stack memory it read is checked to hold the same: the two chains taken in
+# turns share every frame below turn_mid's caller, which must still be told apart.
+profile turns turns
+expect turns "${ROOTS}turns_main;turn_a;turn_mid;turn_inner;spin\$" 35
+expect turns "${ROOTS}turns_main;turn_b;turn_mid;turn_inner;spin\$" 35
+expect turns "${ROOTS}turns_main;turn_[ab];turn_mid;turn_inner(;spin)?\$" 97
+n=$(sed -n 's/.*stats: samples \([0-9]*\).*/\1/p' "$OUT/deep.err")
+r=$(sed -n 's/.*outer frames replayed \([0-9]*\).*/\1/p' "$OUT/deep.err")
+check "deep: the outer frames of 90% of the samples or more replayed (${r:-0} of ${n:-0})" \
+	test "${r:-0}" -ge $((${n:-1} * 9 / 10 + 1))
+# ... and every step taken (the tests' reference) gives the same stack, replaying nothing
+export LUA_FLAME_NO_REPLAY=1
+profile deep_ref deep 150
+unset LUA_FLAME_NO_REPLAY
+expect deep_ref "${ROOTS}deep_main;${recs}spin\$" 95
+check "deep_ref: nothing replayed with LUA_FLAME_NO_REPLAY=1" sh -c "! grep -q 'outer frames replayed' '$OUT/deep_ref.err'"
+
+for f in deep deeper plt resolve signal vdso threads turns; do
 	c=$(sed -n 's/.* \([0-9.]*\)% complete.*/\1/p' "$OUT/$f.err")
 	check "$f: at least 99% of stacks complete ($c%)" awk -v c="$c" 'BEGIN { exit !(c >= 99) }'
 done

@@ -1,8 +1,8 @@
 /* Target for the native unwinder tests, built -O2 -fomit-frame-pointer. Each mode burns
  * CPU in a known call chain: deep recursion, a call through the PLT into a shared
  * library (bound once, or resolved on every call), a loop inside a signal handler,
- * clock_gettime through the vdso, a library loaded with dlopen after start, and two
- * threads with different chains. */
+ * clock_gettime through the vdso, a library loaded with dlopen after start, two
+ * threads with different chains, and two chains taken in turns that differ far from the leaf. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
@@ -125,6 +125,24 @@ __attribute__((noinline)) static void threads_main(void)
 	pthread_join(a, NULL);
 }
 
+/* Two chains alike but for one frame two calls above the leaf's caller, taken in turns: every
+ * frame below that one sits where it sat in the other chain, with the same return address. */
+__attribute__((noinline)) static void turn_inner(void) { spin(2000000); KEEP(); }
+__attribute__((noinline)) static void turn_mid(void) { turn_inner(); KEEP(); }
+__attribute__((noinline)) static void turn_a(void) { turn_mid(); sink += 1; }
+__attribute__((noinline)) static void turn_b(void) { turn_mid(); sink += 2; }
+
+__attribute__((noinline)) static void turns_main(void)
+{
+	for (unsigned i = 0;; i++) {
+		if (i & 1)
+			turn_b();
+		else
+			turn_a();
+		KEEP();
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -142,6 +160,8 @@ int main(int argc, char **argv)
 		dlopen_main(argv[2]);
 	else if (!strcmp(mode, "threads"))
 		threads_main();
-	fprintf(stderr, "usage: unwind deep [N] | plt | resolve | signal | vdso | dlopen LIB | threads\n");
+	else if (!strcmp(mode, "turns"))
+		turns_main();
+	fprintf(stderr, "usage: unwind deep [N] | plt | resolve | signal | vdso | dlopen LIB | threads | turns\n");
 	return 2;
 }

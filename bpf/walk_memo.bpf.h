@@ -1,0 +1,170 @@
+/* The outer frames of the last whole native walk on this CPU, kept so that the next walk that
+ * reaches one of them in the same state takes the rest from memory instead of stepping: the
+ * frames under a thread's hot code (main, the event loop, the host's call into Lua) are the
+ * same sample after sample, and each step costs map lookups in lines the target evicted. */
+#ifndef LF_WALK_MEMO_BPF_H
+#define LF_WALK_MEMO_BPF_H
+#include "ustate.bpf.h"
+#include "arch.bpf.h"
+
+#define LF_MEMO_FRAMES 256 /* outermost frames kept (a power of two) */
+
+/* A frame as the walk reached it: its word in the record (without the entry flag, which the
+ * step to it sets live), the walk's sp and bp then (its ip is the word's), where the step out
+ * of it read its caller's return address and frame pointer (bp_at 0: bp kept), its
+ * note_run answer, and whether its CFA is reckoned from bp (else bp is only carried on: a
+ * frame pointer no frame saved holds whatever the leaf left in it, which must not count). */
+struct lf_memo_frame {
+	__u64 word, sp, bp, ra_at, bp_at;
+	__u32 nd, uses_bp;
+};
+
+/* Walk positions lo..hi-1 of process pid's walk, with its mappings as of gen, at
+ * f[pos % LF_MEMO_FRAMES]: a run of "plain" frames (below) whose last one is a thread's root. */
+struct lf_walk_memo {
+	__u32 valid, pid, gen, lo, hi, pad;
+	struct lf_memo_frame f[LF_MEMO_FRAMES];
+};
+
+/* Two per CPU: the one replayed from (ustate's replay_from) and the one the walk records into,
+ * which takes its place when the walk reaches the root. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct lf_walk_memo);
+} walk_memo SEC(".maps");
+
+static __always_inline struct lf_walk_memo *memo_get(__u32 which)
+{
+	__u32 k = which & 1;
+	return bpf_map_lookup_elem(&walk_memo, &k);
+}
+
+/* A frame is plain when its step depends on nothing but its pc, sp and bp and the stack
+ * memory its rule reads: a return address (not the leaf), in a file with unwind rows that is
+ * not the Lua core (whose frames the runtime looks at), by a rule on sp or bp. Such a frame
+ * in the same state with the same memory steps to the same caller, so a run of them up to
+ * the root is replayed by checking the memory they read. */
+static __always_inline int memo_plain(const struct lf_ustate *u, const struct lf_rule *r)
+{
+	return !u->exact && (r->kind == LF_RULE_NORMAL || r->kind == LF_RULE_PLT || r->kind == LF_RULE_STOP) &&
+	       !(r->flags & LF_RULE_SIGNAL) && !r->cfa_saved;
+}
+
+/* After a plain frame's step (rc 0, or -1 at the root): the frame into the memo being
+ * recorded; at the root, that memo becomes the one replayed from. sp0, bp0: the walk's
+ * state on reaching the frame; run: 1 + the position where the run of plain frames up to
+ * this one started, 0 if the frame before was not plain (unwind_step keeps it in plain_run). */
+static __always_inline void memo_note(struct lf_ustate *u, struct lf_stack *s, const struct lf_rule *r,
+				      __u64 sp0, __u64 bp0, __u32 run, int rc)
+{
+#ifndef LF_NO_BPF_LOOP
+	struct lf_walk_memo *w = walk_memo_on ? memo_get(u->replay_from ^ 1) : 0;
+	if (!w || !u->n)
+		return;
+	__u32 pos = u->n - 1;
+	u->plain_run = run ? run : pos + 1;
+	struct lf_memo_frame *f = &w->f[pos & (LF_MEMO_FRAMES - 1)];
+	f->word = s->user[u->cur & (LF_MAX_USTACK - 1)] & ~LF_NAT_ENTRY;
+	f->sp = sp0;
+	f->bp = bp0;
+	f->nd = u->ndelta[u->cur & (LF_NDELTA - 1)];
+	f->uses_bp = r->kind == LF_RULE_NORMAL && (r->flags & LF_RULE_CFA_FP);
+	if (rc == 0) {
+		f->ra_at = arch_ra_slot(r, u->sp);
+		f->bp_at = r->flags & LF_RULE_FP_SAVED ? u->sp + (__s64)r->fp_off : 0;
+		return;
+	}
+	__u32 lo = u->plain_run - 1;
+	if (u->n > LF_MEMO_FRAMES && lo < u->n - LF_MEMO_FRAMES)
+		lo = u->n - LF_MEMO_FRAMES;
+	w->lo = lo;
+	w->hi = u->n;
+	w->pid = s->pid;
+	w->gen = u->m_gen;
+	w->valid = 1;
+	u->replay_from ^= 1;
+#else
+	(void)u, (void)s, (void)r, (void)sp0, (void)bp0, (void)run, (void)rc;
+#endif
+}
+
+#ifndef LF_NO_BPF_LOOP
+struct replay_ctx {
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	struct lf_walk_memo *w;
+	__u64 bp; /* the frame pointer as the replay carries it */
+	__u32 k, ok;
+};
+
+/* Frame k + 1 + i of the memo, if the memory the step to it read still holds what it did
+ * (LF_EACH's callback). */
+static long replay_cb(__u32 i, void *data)
+{
+	struct replay_ctx *c = data;
+	struct lf_ustate *u = c->u;
+	__u32 at = c->k + 1 + i;
+	const struct lf_memo_frame *prev = &c->w->f[(at - 1) & (LF_MEMO_FRAMES - 1)];
+	const struct lf_memo_frame *f = &c->w->f[at & (LF_MEMO_FRAMES - 1)];
+	__u64 ra, bp = c->bp, base = prev->bp_at && prev->bp_at < prev->ra_at ? prev->bp_at : prev->ra_at;
+	if (stack_window(u, base, prev->ra_at + 8) || win_get(u, prev->ra_at, &ra) ||
+	    lf_word(LF_TAG_NATIVE, arch_ra_value(ra)) != f->word)
+		return 1;
+	if (prev->bp_at && win_get(u, prev->bp_at, &bp))
+		return 1;
+	if (f->uses_bp && bp != f->bp)
+		return 1;
+	c->bp = bp;
+	__u32 slot = nat_slot(u->n);
+	c->s->user[slot & (LF_MAX_USTACK - 1)] = f->word;
+	u->ndelta[slot & (LF_NDELTA - 1)] = f->nd;
+	u->n++;
+	if (at + 1 >= c->w->hi)
+		c->ok = 1;
+	return 0;
+}
+#endif
+
+/* At a return address (its word already in the record): the rest of the walk from the memo,
+ * when it holds this frame in this state and the stack still holds what the walk read past
+ * it. Returns 1 when the walk reached the root so, 0 to step on as usual. */
+static __always_inline int memo_replay(struct lf_ustate *u, struct lf_stack *s)
+{
+#ifndef LF_NO_BPF_LOOP
+	if (!walk_memo_on || u->exact)
+		return 0;
+	struct lf_walk_memo *w = memo_get(u->replay_from);
+	if (!w || !w->valid || w->pid != s->pid || w->gen != u->m_gen)
+		return 0;
+	__u32 k = u->replay_k < w->lo ? w->lo : u->replay_k;
+	/* Both walks go up the one stack: the memo's frame at this sp is near the last one tried. */
+	for (int j = 0; j < 8 && k < w->hi && w->f[k & (LF_MEMO_FRAMES - 1)].sp < u->sp; j++)
+		k++;
+	u->replay_k = k;
+	if (k >= w->hi)
+		return 0;
+	const struct lf_memo_frame *f = &w->f[k & (LF_MEMO_FRAMES - 1)];
+	if (f->sp != u->sp || (f->uses_bp && f->bp != u->bp) || f->word != lf_word(LF_TAG_NATIVE, u->ip))
+		return 0;
+	__u32 n0 = u->n, cur = u->cur, more = w->hi - k - 1;
+	if (more >= LF_MAX_WALK - n0)
+		return 0;
+	struct replay_ctx c = { u, s, w, u->bp, k, more == 0 };
+	bpf_loop(more, replay_cb, &c, 0);
+	if (!c.ok) {
+		u->n = n0;
+		return 0;
+	}
+	u->ndelta[cur & (LF_NDELTA - 1)] = f->nd;
+	u->replay_k = w->hi;
+	u->replayed = 1;
+	return 1;
+#else
+	(void)u, (void)s;
+	return 0;
+#endif
+}
+
+#endif

@@ -224,9 +224,9 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	u->ndelta[u->cur & (LF_NDELTA - 1)] = 0;
 	u->entry_next = 0;
 	u->n++;
-	__u32 run = u->plain_run;
+	u->step_run = u->plain_run;
 	u->plain_run = 0;
-	if (memo_replay(u, s))
+	if (memo_replay(u))
 		return -1;
 	int mi = find_map_cached(u, p, s->pid, u->ip);
 	if (mi < 0 || mi >= LF_MAX_PROC_MAPS) {
@@ -279,8 +279,8 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 		if (rc >= 0)
 			return rc;
 	}
-	__u64 leaf_sp = u->exact && u->n == 1 ? u->sp : 0, bp_before = u->bp, sp_before = u->sp;
-	int plain = m->file != u->core_file && memo_plain(u, r);
+	__u64 leaf_sp = u->exact && u->n == 1 ? u->sp : 0, bp_before = u->bp;
+	memo_before(u, r, m->file);
 	int rc = step_rule(u, r, rid);
 	stage(LF_STAGE_STEP_READ);
 	/* A thread's outermost frame says so in its rules (STOP: glibc's _start and clone3,
@@ -288,8 +288,8 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	 * or a runtime's own convention, not a stack known to be whole. */
 	if (rc == 0 && u->ip == 0)
 		return LF_MARK_ZERO_RA;
-	if (plain && rc <= 0)
-		memo_note(u, s, r, sp_before, bp_before, run, rc);
+	if (u->step_plain && rc <= 0)
+		memo_note(rid, rc);
 	if (rc == 0 && m->file == u->core_file)
 		lf_rt_core_stepped();
 	/* Hand-written assembly (LuaJIT's VM helpers) can sit inside a bigger function's CFI

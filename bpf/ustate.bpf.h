@@ -42,9 +42,11 @@ struct lf_ustate {
 	__u32 nlpos, nthreads;   /* entries of lpos and threads set in this sample */
 	__u32 lua_elided, lua_depth; /* lua_States whose walk left frames out / lost the root */
 	__u32 lua_short;             /* lua_States walked without bpf_loop */
-	/* walk_memo.bpf.h: the memo frame tried last, 1 + where the current run of plain frames
-	 * started (0: none), and whether the walk's rest was replayed */
+	/* walk_memo.bpf.h: the memo frame tried last (the one replayed from, while replaying), 1 +
+	 * where the current run of plain frames started (0: none), whether the walk's rest was
+	 * replayed, and the frame pointer as the replay carries it */
 	__u32 replay_k, plain_run, replayed, replay_pad;
+	__u64 replay_bp;
 	/* Ring of the Lua walk: entries stored, next entry to emit. In the map value, not in
 	 * the walker's stack frame, so that the verifier does not follow them as constants. */
 	__u32 ring_n, ring_at;
@@ -69,6 +71,10 @@ struct lf_ustate {
 	__u32 m_idx, m_pid, m_gen, r_file;
 	__u32 r_lo, r_hi, r_rule, r_valid, r_run;
 	__u32 replay_from; /* which walk_memo entry is replayed from (the other one is recorded into) */
+	/* Set for each step before read (walk_memo.bpf.h): whether the frame is plain, the walk's
+	 * sp and bp on reaching it, and plain_run as it was then. */
+	__u32 step_plain, step_run;
+	__u64 step_sp, step_bp;
 	/* Where lua_States ran, and which they are (lf_note_position_at): past the part cleared
 	 * per sample, since only the first nlpos and nthreads entries are ever read. */
 	struct lf_lpos lpos[LF_MAX_LPOS];

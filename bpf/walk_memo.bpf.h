@@ -52,29 +52,44 @@ static __always_inline int memo_plain(const struct lf_ustate *u, const struct lf
 	       !(r->flags & LF_RULE_SIGNAL) && !r->cfa_saved;
 }
 
-/* After a plain frame's step (rc 0, or -1 at the root): the frame into the memo being
- * recorded; at the root, that memo becomes the one replayed from. sp0, bp0: the walk's
- * state on reaching the frame; run: 1 + the position where the run of plain frames up to
- * this one started, 0 if the frame before was not plain (unwind_step keeps it in plain_run). */
-static __always_inline void memo_note(struct lf_ustate *u, struct lf_stack *s, const struct lf_rule *r,
-				      __u64 sp0, __u64 bp0, __u32 run, int rc)
+/* Before a frame's step by rule r (the frame in file): whether it is plain, and the walk's
+ * state then, for lf_memo_note. The walk keeps all it needs for the memo in the ustate and
+ * the memo's work in global functions: the step's stack frame lies on the deepest chain of
+ * calls the verifier counts (through the Lua core's hooks), which has no room to spare. */
+static __always_inline void memo_before(struct lf_ustate *u, const struct lf_rule *r, __u32 file)
 {
+	u->step_plain = walk_memo_on && file != u->core_file && memo_plain(u, r);
+	u->step_sp = u->sp;
+	u->step_bp = u->bp;
+}
+
 #ifndef LF_NO_BPF_LOOP
-	struct lf_walk_memo *w = walk_memo_on ? memo_get(u->replay_from ^ 1) : 0;
-	if (!w || !u->n)
-		return;
+/* After a plain frame's step by rule rid (rc 0, or -1 at the root): the frame into the memo
+ * being recorded; at the root, that memo becomes the one replayed from. step_run: 1 + the
+ * position where the run of plain frames up to this one started, 0 if the frame before
+ * was not plain. */
+__noinline int lf_memo_note(__u32 rid, int rc)
+{
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	if (lf_sample(&u, &s))
+		return 0;
+	const struct lf_rule *r = bpf_map_lookup_elem(&rules, &rid);
+	struct lf_walk_memo *w = memo_get(u->replay_from ^ 1);
+	if (!r || !w || !u->n)
+		return 0;
 	__u32 pos = u->n - 1;
-	u->plain_run = run ? run : pos + 1;
+	u->plain_run = u->step_run ? u->step_run : pos + 1;
 	struct lf_memo_frame *f = &w->f[pos & (LF_MEMO_FRAMES - 1)];
 	f->word = s->user[u->cur & (LF_MAX_USTACK - 1)] & ~LF_NAT_ENTRY;
-	f->sp = sp0;
-	f->bp = bp0;
+	f->sp = u->step_sp;
+	f->bp = u->step_bp;
 	f->nd = u->ndelta[u->cur & (LF_NDELTA - 1)];
 	f->uses_bp = r->kind == LF_RULE_NORMAL && (r->flags & LF_RULE_CFA_FP);
 	if (rc == 0) {
 		f->ra_at = arch_ra_slot(r, u->sp);
 		f->bp_at = r->flags & LF_RULE_FP_SAVED ? u->sp + (__s64)r->fp_off : 0;
-		return;
+		return 0;
 	}
 	__u32 lo = u->plain_run - 1;
 	if (u->n > LF_MEMO_FRAMES && lo < u->n - LF_MEMO_FRAMES)
@@ -85,30 +100,25 @@ static __always_inline void memo_note(struct lf_ustate *u, struct lf_stack *s, c
 	w->gen = u->m_gen;
 	w->valid = 1;
 	u->replay_from ^= 1;
-#else
-	(void)u, (void)s, (void)r, (void)sp0, (void)bp0, (void)run, (void)rc;
-#endif
+	return 0;
 }
 
-#ifndef LF_NO_BPF_LOOP
-struct replay_ctx {
-	struct lf_ustate *u;
-	struct lf_stack *s;
-	struct lf_walk_memo *w;
-	__u64 bp; /* the frame pointer as the replay carries it */
-	__u32 k, ok;
-};
-
-/* Frame k + 1 + i of the memo, if the memory the step to it read still holds what it did
- * (LF_EACH's callback). */
+/* Frame replay_k + 1 + i of the memo, if the memory the step to it read still holds what it
+ * did (bpf_loop's callback; its state in the ustate, none on the stack). */
 static long replay_cb(__u32 i, void *data)
 {
-	struct replay_ctx *c = data;
-	struct lf_ustate *u = c->u;
-	__u32 at = c->k + 1 + i;
-	const struct lf_memo_frame *prev = &c->w->f[(at - 1) & (LF_MEMO_FRAMES - 1)];
-	const struct lf_memo_frame *f = &c->w->f[at & (LF_MEMO_FRAMES - 1)];
-	__u64 ra, bp = c->bp, base = prev->bp_at && prev->bp_at < prev->ra_at ? prev->bp_at : prev->ra_at;
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	(void)data;
+	if (lf_sample(&u, &s))
+		return 1;
+	struct lf_walk_memo *w = memo_get(u->replay_from);
+	if (!w)
+		return 1;
+	__u32 at = u->replay_k + 1 + i;
+	const struct lf_memo_frame *prev = &w->f[(at - 1) & (LF_MEMO_FRAMES - 1)];
+	const struct lf_memo_frame *f = &w->f[at & (LF_MEMO_FRAMES - 1)];
+	__u64 ra, bp = u->replay_bp, base = prev->bp_at && prev->bp_at < prev->ra_at ? prev->bp_at : prev->ra_at;
 	if (stack_window(u, base, prev->ra_at + 8) || win_get(u, prev->ra_at, &ra) ||
 	    lf_word(LF_TAG_NATIVE, arch_ra_value(ra)) != f->word)
 		return 1;
@@ -116,24 +126,24 @@ static long replay_cb(__u32 i, void *data)
 		return 1;
 	if (f->uses_bp && bp != f->bp)
 		return 1;
-	c->bp = bp;
+	u->replay_bp = bp;
 	__u32 slot = nat_slot(u->n);
-	c->s->user[slot & (LF_MAX_USTACK - 1)] = f->word;
+	s->user[slot & (LF_MAX_USTACK - 1)] = f->word;
 	u->ndelta[slot & (LF_NDELTA - 1)] = f->nd;
 	u->n++;
-	if (at + 1 >= c->w->hi)
-		c->ok = 1;
+	if (at + 1 >= w->hi)
+		u->replayed = 1;
 	return 0;
 }
-#endif
 
 /* At a return address (its word already in the record): the rest of the walk from the memo,
  * when it holds this frame in this state and the stack still holds what the walk read past
  * it. Returns 1 when the walk reached the root so, 0 to step on as usual. */
-static __always_inline int memo_replay(struct lf_ustate *u, struct lf_stack *s)
+__noinline int lf_memo_replay(void)
 {
-#ifndef LF_NO_BPF_LOOP
-	if (!walk_memo_on || u->exact)
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	if (lf_sample(&u, &s))
 		return 0;
 	struct lf_walk_memo *w = memo_get(u->replay_from);
 	if (!w || !w->valid || w->pid != s->pid || w->gen != u->m_gen)
@@ -151,19 +161,36 @@ static __always_inline int memo_replay(struct lf_ustate *u, struct lf_stack *s)
 	__u32 n0 = u->n, cur = u->cur, more = w->hi - k - 1;
 	if (more >= LF_MAX_WALK - n0)
 		return 0;
-	struct replay_ctx c = { u, s, w, u->bp, k, more == 0 };
-	bpf_loop(more, replay_cb, &c, 0);
-	if (!c.ok) {
+	u->replay_bp = u->bp;
+	u->replayed = more == 0;
+	bpf_loop(more, replay_cb, 0, 0);
+	if (!u->replayed) {
 		u->n = n0;
 		return 0;
 	}
 	u->ndelta[cur & (LF_NDELTA - 1)] = f->nd;
-	u->replay_k = w->hi;
-	u->replayed = 1;
 	return 1;
+}
+#endif
+
+/* The walk's step calls these: nothing is kept or replayed without bpf_loop (5.10), whose
+ * verifier takes no more. */
+static __always_inline int memo_replay(const struct lf_ustate *u)
+{
+#ifndef LF_NO_BPF_LOOP
+	return walk_memo_on && !u->exact ? lf_memo_replay() : 0;
 #else
-	(void)u, (void)s;
+	(void)u;
 	return 0;
+#endif
+}
+
+static __always_inline void memo_note(__u32 rid, int rc)
+{
+#ifndef LF_NO_BPF_LOOP
+	lf_memo_note(rid, rc);
+#else
+	(void)rid, (void)rc;
 #endif
 }
 

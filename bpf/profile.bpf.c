@@ -448,6 +448,7 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 			u->sr_hi = stack_range(p, u->sp, &u->sr_lo);
 		}
 		u->stack_lo = u->sr_lo;
+		u->memo_slot = memo_slot_of(u->sr_lo);
 		u->stack_hi = u->sr_hi;
 		u->win_len = 0;
 		rt_first(u, lc);

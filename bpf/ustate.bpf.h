@@ -70,7 +70,9 @@ struct lf_ustate {
 	__u64 m_start, m_end, sr_lo, sr_hi;
 	__u32 m_idx, m_pid, m_gen, r_file;
 	__u32 r_lo, r_hi, r_rule, r_valid, r_run;
-	__u32 replay_from; /* which walk_memo entry is replayed from (the other one is recorded into) */
+	/* walk_memo.bpf.h: bit i, which of slot i's two memos is replayed from (the other one is
+	 * recorded into); the sample's slot (set with stack_lo) */
+	__u32 replay_from, memo_slot;
 	/* Set for each step before read (walk_memo.bpf.h): whether the frame is plain, the walk's
 	 * sp and bp on reaching it, and plain_run as it was then. */
 	__u32 step_plain, step_run;

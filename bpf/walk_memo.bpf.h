@@ -8,6 +8,7 @@
 #include "arch.bpf.h"
 
 #define LF_MEMO_FRAMES 256 /* outermost frames kept (a power of two) */
+#define LF_MEMO_SLOTS 4    /* threads' walks kept per CPU, by their stack mapping (a power of two) */
 
 /* A frame as the walk reached it: its word in the record (without the entry flag, which the
  * step to it sets live), the walk's sp and bp then (its ip is the word's), where the step out
@@ -26,18 +27,28 @@ struct lf_walk_memo {
 	struct lf_memo_frame f[LF_MEMO_FRAMES];
 };
 
-/* Two per CPU: the one replayed from (ustate's replay_from) and the one the walk records into,
- * which takes its place when the walk reaches the root. */
+/* Per CPU, for each slot (threads whose samples take turns on a CPU, such as a server's
+ * workers, each find their own walk there): the one replayed from (the slot's bit of the
+ * ustate's replay_from) and the one the walk records into, which takes its place when the
+ * walk reaches the root. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 2 * LF_MEMO_SLOTS);
 	__type(key, __u32);
 	__type(value, struct lf_walk_memo);
 } walk_memo SEC(".maps");
 
-static __always_inline struct lf_walk_memo *memo_get(__u32 which)
+/* The slot of a thread whose stack mapping starts at stack_lo (0: not known). */
+static __always_inline __u32 memo_slot_of(__u64 stack_lo)
 {
-	__u32 k = which & 1;
+	return (__u32)(((stack_lo >> 12) * 0x9e3779b97f4a7c15ULL) >> 32) & (LF_MEMO_SLOTS - 1);
+}
+
+/* The memo of the sample's slot replayed from (rec 0), or recorded into (rec 1). */
+static __always_inline struct lf_walk_memo *memo_get(const struct lf_ustate *u, __u32 rec)
+{
+	__u32 slot = u->memo_slot & (LF_MEMO_SLOTS - 1);
+	__u32 k = 2 * slot + (((u->replay_from >> slot) ^ rec) & 1);
 	return bpf_map_lookup_elem(&walk_memo, &k);
 }
 
@@ -75,7 +86,7 @@ __noinline int lf_memo_note(__u32 rid, int rc)
 	if (lf_sample(&u, &s))
 		return 0;
 	const struct lf_rule *r = bpf_map_lookup_elem(&rules, &rid);
-	struct lf_walk_memo *w = memo_get(u->replay_from ^ 1);
+	struct lf_walk_memo *w = memo_get(u, 1);
 	if (!r || !w || !u->n)
 		return 0;
 	__u32 pos = u->n - 1;
@@ -99,7 +110,7 @@ __noinline int lf_memo_note(__u32 rid, int rc)
 	w->pid = s->pid;
 	w->gen = u->m_gen;
 	w->valid = 1;
-	u->replay_from ^= 1;
+	u->replay_from ^= 1u << (u->memo_slot & (LF_MEMO_SLOTS - 1));
 	return 0;
 }
 
@@ -112,7 +123,7 @@ static long replay_cb(__u32 i, void *data)
 	(void)data;
 	if (lf_sample(&u, &s))
 		return 1;
-	struct lf_walk_memo *w = memo_get(u->replay_from);
+	struct lf_walk_memo *w = memo_get(u, 0);
 	if (!w)
 		return 1;
 	__u32 at = u->replay_k + 1 + i;
@@ -145,7 +156,7 @@ __noinline int lf_memo_replay(void)
 	struct lf_stack *s;
 	if (lf_sample(&u, &s))
 		return 0;
-	struct lf_walk_memo *w = memo_get(u->replay_from);
+	struct lf_walk_memo *w = memo_get(u, 0);
 	if (!w || !w->valid || w->pid != s->pid || w->gen != u->m_gen)
 		return 0;
 	__u32 k = u->replay_k < w->lo ? w->lo : u->replay_k;

@@ -224,8 +224,6 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	u->ndelta[u->cur & (LF_NDELTA - 1)] = 0;
 	u->entry_next = 0;
 	u->n++;
-	u->step_run = u->plain_run;
-	u->plain_run = 0;
 	if (memo_replay(u))
 		return -1;
 	int mi = find_map_cached(u, p, s->pid, u->ip);

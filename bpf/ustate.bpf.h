@@ -43,9 +43,9 @@ struct lf_ustate {
 	__u32 lua_elided, lua_depth; /* lua_States whose walk left frames out / lost the root */
 	__u32 lua_short;             /* lua_States walked without bpf_loop */
 	/* walk_memo.bpf.h: the memo frame tried last (the one replayed from, while replaying), 1 +
-	 * where the current run of plain frames started (0: none), whether the walk's rest was
-	 * replayed, and the frame pointer as the replay carries it */
-	__u32 replay_k, plain_run, replayed, replay_pad;
+	 * where the last run of plain frames noted started and 1 + where it ends so far (0: none),
+	 * whether the walk's rest was replayed, and the frame pointer as the replay carries it */
+	__u32 replay_k, plain_run, plain_end, replayed;
 	__u64 replay_bp;
 	/* Ring of the Lua walk: entries stored, next entry to emit. In the map value, not in
 	 * the walker's stack frame, so that the verifier does not follow them as constants. */
@@ -73,9 +73,9 @@ struct lf_ustate {
 	/* walk_memo.bpf.h: bit i, which of slot i's two memos is replayed from (the other one is
 	 * recorded into); the sample's slot (set with stack_lo) */
 	__u32 replay_from, memo_slot;
-	/* Set for each step before read (walk_memo.bpf.h): whether the frame is plain, the walk's
-	 * sp and bp on reaching it, and plain_run as it was then. */
-	__u32 step_plain, step_run;
+	/* Set for each step before read (walk_memo.bpf.h): whether the frame is plain, and the
+	 * walk's sp and bp on reaching it. */
+	__u32 step_plain, step_pad;
 	__u64 step_sp, step_bp;
 	/* Where lua_States ran, and which they are (lf_note_position_at): past the part cleared
 	 * per sample, since only the first nlpos and nthreads entries are ever read. */

@@ -76,9 +76,9 @@ static __always_inline void memo_before(struct lf_ustate *u, const struct lf_rul
 
 #ifndef LF_NO_BPF_LOOP
 /* After a plain frame's step by rule rid (rc 0, or -1 at the root): the frame into the memo
- * being recorded; at the root, that memo becomes the one replayed from. step_run: 1 + the
- * position where the run of plain frames up to this one started, 0 if the frame before
- * was not plain. */
+ * being recorded; at the root, that memo becomes the one replayed from. The frame continues
+ * the run of plain frames noted last when it follows that run's end: no other kind of frame
+ * comes here. */
 __noinline int lf_memo_note(__u32 rid, int rc)
 {
 	struct lf_ustate *u;
@@ -90,7 +90,9 @@ __noinline int lf_memo_note(__u32 rid, int rc)
 	if (!r || !w || !u->n)
 		return 0;
 	__u32 pos = u->n - 1;
-	u->plain_run = u->step_run ? u->step_run : pos + 1;
+	if (u->plain_end != pos || !u->plain_run)
+		u->plain_run = pos + 1;
+	u->plain_end = pos + 1;
 	struct lf_memo_frame *f = &w->f[pos & (LF_MEMO_FRAMES - 1)];
 	f->word = s->user[u->cur & (LF_MAX_USTACK - 1)] & ~LF_NAT_ENTRY;
 	f->sp = u->step_sp;

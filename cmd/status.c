@@ -119,16 +119,17 @@ static void print_stats(const uint64_t *st)
 	for (int m = 1; m < LF_MARK_COUNT; m++)
 		if (st[LF_STAT_MARK_BASE + m])
 			sb_printf(&b, ", %s %llu", stacks_mark_name((unsigned)m), (unsigned long long)st[LF_STAT_MARK_BASE + m]);
-	static const struct { int stat; const char *what; } lua[] = {
+	/* counts shown only when not 0 */
+	static const struct { int stat; const char *what; } shown[] = {
 		{ LF_STAT_LUA_ELIDED, "Lua frames elided" },
 		{ LF_STAT_LUA_DEPTH, "Lua depth limit" },
 		{ LF_STAT_LUA_NO_LOOP, "Lua stacks cut at " LF_STR(LF_LUA_NOLOOP) " frames (kernel without bpf_loop)" },
 		{ LF_STAT_VM_UNKNOWN, "in a Lua VM not found yet" },
 		{ LF_STAT_REPLAYED, "outer frames replayed" },
 	};
-	for (size_t i = 0; i < sizeof(lua) / sizeof(lua[0]); i++)
-		if (st[lua[i].stat])
-			sb_printf(&b, ", %s %llu", lua[i].what, (unsigned long long)st[lua[i].stat]);
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+		if (st[shown[i].stat])
+			sb_printf(&b, ", %s %llu", shown[i].what, (unsigned long long)st[shown[i].stat]);
 	warnx_lf("stats: samples %llu, complete stacks %llu, lost (map full) %llu, kernel stack errors "
 		 "%llu, new stacks named late %llu, map entries made %llu%s", (unsigned long long)st[LF_STAT_SAMPLES],
 		 (unsigned long long)st[LF_STAT_COMPLETE], (unsigned long long)st[LF_STAT_LOST_MAPFULL],

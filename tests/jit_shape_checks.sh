@@ -18,7 +18,8 @@ check_jit_shape() {
 	if [ "$t" -ge 300 ]; then
 		split_5_3_2 "$name" "$a" "$b" "$c"
 	else
-		fail "$name: split" "only $t samples in burn_a/b/c"
+		# say where the time went instead, for the next look
+		fail "$name: split" "only $t samples in burn_a/b/c, $(count "$F" '\[GC\]') in [GC], of $(count "$F" .)"
 	fi
 	expect_stack "$name: Lua frames under the host's lua_pcall" "$F" ";lua_pcall;$TICK;$(L burn_a 14);$(L work 8)"
 	expect_stack "$name: coroutine frames under coroutine.resume" "$F" \

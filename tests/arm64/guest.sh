@@ -197,8 +197,10 @@ else
 	profile luajit2-jit luajit2 /jit.lua
 	profile tarantool-p luajit-tarantool /split.lua
 	profile tarantool-jit luajit-tarantool /jit.lua
-	# tests/lua/jit_shape.lua: coroutines, FFI, deep recursion, callbacks from C, [GC]
-	SECS=5
+	# tests/lua/jit_shape.lua: coroutines, FFI, deep recursion, callbacks from C, [GC]; 8 s:
+	# the split needs 300 samples in burn_a/b/c, and one run in many spends most of its time
+	# in garbage() (900 of some 2,500 samples in [GC] seen, against 180 in others)
+	SECS=8
 	profile luajit-shape env LF_FFI_LIB=/libffitest.so luajit /jit_shape.lua
 	profile luajit2-shape env LF_FFI_LIB=/libffitest.so luajit2 /jit_shape.lua
 	SECS=3

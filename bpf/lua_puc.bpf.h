@@ -156,6 +156,23 @@ static __always_inline void puc_close_run(struct lf_ustate *u)
 		lf_note_position_at(u->last_cand, u->cand_frame);
 }
 
+/* Frame frame of the walk holds cand (0: none) in its registers: a position where the
+ * running lua_State changes (the innermost frame of each run of frames holding it). */
+static __always_inline void puc_take_cand(struct lf_ustate *u, __u64 cand, __u32 frame)
+{
+	__u64 prev = u->last_cand;
+	if (cand != prev)
+		puc_close_run(u);
+	u->last_cand = cand;
+	if (!cand)
+		return;
+	u->cand_frame = frame;
+	if (cand == prev || u->nlpos >= LF_MAX_LPOS)
+		return;
+	lf_note_position_at(cand, frame);
+	u->cand_noted = frame;
+}
+
 /* Whether register i (LF_NSAVED: the frame pointer) holds a lua_State, as lf_lua_is_state
  * tells, its value in *v. */
 static __always_inline int puc_reg_state(struct lf_ustate *u, __u32 pid, __u32 i, __u64 *v)
@@ -168,12 +185,12 @@ static __always_inline int puc_reg_state(struct lf_ustate *u, __u32 pid, __u32 i
 }
 
 /* The interpreter keeps its lua_State in a callee-saved register: the innermost frame of
- * the Lua core holding one tells which thread runs, and where its activation sits. */
-static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid, __u32 pc)
+ * the Lua core holding one tells which thread runs, and where its activation sits. Looks at
+ * frame frame of the walk, at pc, with the registers u->regs and u->bp. */
+static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid, __u32 pc, __u32 frame)
 {
 	/* Callee-saved registers rarely change from one frame to the next: reuse the last
-	 * answer when they did not, and record a position only where the running lua_State
-	 * changes (the innermost frame of each run of frames holding it). */
+	 * answer when they did not. */
 	int same = u->checked && u->last_regs[LF_NSAVED] == u->bp;
 	for (int i = 0; i < LF_NSAVED; i++)
 		same = same && u->last_regs[i] == u->regs[i];
@@ -211,17 +228,20 @@ static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid, __u32
 		u->last_regs[LF_NSAVED] = u->bp;
 		u->checked = 1;
 	}
-	__u64 prev = u->last_cand;
-	if (cand != prev)
-		puc_close_run(u);
-	u->last_cand = cand;
-	if (!cand)
-		return;
-	u->cand_frame = u->n - 1;
-	if (cand == prev || u->nlpos >= LF_MAX_LPOS)
-		return;
-	lf_note_position(u, cand);
-	u->cand_noted = u->n - 1;
+	puc_take_cand(u, cand, frame);
+}
+
+/* Frame frame of the walk, of the core, replayed from a walk memo (walk_memo.bpf.h) with the
+ * registers with which the walk it keeps found cand (0: none) in them: the same answer, if
+ * cand still is one of pid's lua_States (else none: a value left in a register of a frame
+ * that no longer uses it, whose thread is gone). */
+static __always_inline void puc_replay_state(struct lf_ustate *u, __u32 pid, __u64 cand, __u32 frame)
+{
+	int r = cand && cand != u->last_cand ? lf_lua_is_state(pid, cand, u->leaf_sp) : 1;
+	if (r == 2)
+		u->vm_unknown = 1;
+	u->checked = 1;
+	puc_take_cand(u, r ? cand : 0, frame);
 }
 
 struct puc_walk {

@@ -465,6 +465,7 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 		struct step_ctx c = { u, s, p, 0 };
 		bpf_loop(LF_MAX_WALK, step_cb, &c, 0);
 		rc = c.rc ? c.rc : LF_MARK_TRUNCATED;
+		memo_hooks(u);
 	} else
 #endif
 	{

@@ -67,7 +67,7 @@ __noinline int lf_rt_core_frame(__u32 pc)
 	__u32 pid = s->pid;
 	if (u->runtime == LF_RT_PUC) {
 		puc_note_entry(u, s, pc);
-		puc_note_state(u, pid, pc);
+		puc_note_state(u, pid, pc, u->n - 1);
 		return -1;
 	}
 	if (u->runtime != LF_RT_LUAJIT || u->n != 1)

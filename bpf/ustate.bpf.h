@@ -44,8 +44,11 @@ struct lf_ustate {
 	__u32 lua_short;             /* lua_States walked without bpf_loop */
 	/* walk_memo.bpf.h: the memo frame tried last (the one replayed from, while replaying), 1 +
 	 * where the last run of plain frames noted started and 1 + where it ends so far (0: none),
-	 * whether the walk's rest was replayed, and the frame pointer as the replay carries it */
+	 * whether the walk's rest was replayed, and the frame pointer as the replay carries it;
+	 * PUC Lua: frames walked when a replay began, and how many of the memo's frames from
+	 * replay_k on still want their hook's answer */
 	__u32 replay_k, plain_run, plain_end, replayed;
+	__u32 replay_n0, replay_hooks;
 	__u64 replay_bp;
 	/* Ring of the Lua walk: entries stored, next entry to emit. In the map value, not in
 	 * the walker's stack frame, so that the verifier does not follow them as constants. */
@@ -73,10 +76,11 @@ struct lf_ustate {
 	/* walk_memo.bpf.h: bit i, which of slot i's two memos is replayed from (the other one is
 	 * recorded into); the sample's slot (set with stack_lo) */
 	__u32 replay_from, memo_slot;
-	/* Set for each step before read (walk_memo.bpf.h): whether the frame is plain, and the
-	 * walk's sp and bp on reaching it. */
-	__u32 step_plain, step_pad;
-	__u64 step_sp, step_bp;
+	/* Set for each step before read (walk_memo.bpf.h): whether the frame is plain and in the
+	 * Lua core, its pc, the walk's sp and bp on reaching it, and (PUC Lua's core) its
+	 * registers' key. */
+	__u32 step_plain, step_core, step_pc, step_pad;
+	__u64 step_sp, step_bp, step_rkey;
 	/* Where lua_States ran, and which they are (lf_note_position_at): past the part cleared
 	 * per sample, since only the first nlpos and nthreads entries are ever read. */
 	struct lf_lpos lpos[LF_MAX_LPOS];
@@ -102,6 +106,9 @@ struct lf_ustate {
 	 * judged, read only once it has (checked). */
 	__u64 regs[LF_NSAVED];
 	__u64 last_regs[LF_NSAVED + 1];
+	/* walk_memo.bpf.h, while a PUC Lua walk is replayed: the registers as the replay carries
+	 * them */
+	__u64 replay_regs[LF_NSAVED];
 	__u32 win_len, win_pad;
 	/* note_run's answer for each native word written in this sample (set with the word) */
 	__u32 ndelta[LF_NDELTA];
@@ -343,9 +350,8 @@ static __always_inline int array_window_down(struct lf_ustate *u, __u64 floor, _
 	return 0;
 }
 
-/* The 8 bytes at addr into *v, from the window when it holds them, else read on their own.
- * Returns 0, or -1 when they cannot be read. */
-static __always_inline int win_get(struct lf_ustate *u, __u64 addr, __u64 *v)
+/* The 8 bytes at addr into *v, from the window. Returns 0, or -1 when it does not hold them. */
+static __always_inline int win_take(const struct lf_ustate *u, __u64 addr, __u64 *v)
 {
 	__u64 off = addr - u->win_lo;
 	if (off < u->win_len && u->win_len - off >= 8 && off <= 8 * LF_WIN_WORDS - 8) {
@@ -356,7 +362,14 @@ static __always_inline int win_get(struct lf_ustate *u, __u64 addr, __u64 *v)
 			return 0;
 		}
 	}
-	return read_u64(addr, v) ? -1 : 0;
+	return -1;
+}
+
+/* The 8 bytes at addr into *v, from the window when it holds them, else read on their own.
+ * Returns 0, or -1 when they cannot be read. */
+static __always_inline int win_get(struct lf_ustate *u, __u64 addr, __u64 *v)
+{
+	return win_take(u, addr, v) && read_u64(addr, v) ? -1 : 0;
 }
 
 /* win_get into the ustate's window_val. A global function: the verifier checks it once, not

@@ -6,24 +6,35 @@
 #define LF_WALK_MEMO_BPF_H
 #include "ustate.bpf.h"
 #include "arch.bpf.h"
+#include "runtime.bpf.h"
 
 #define LF_MEMO_FRAMES 256 /* outermost frames kept (a power of two) */
 #define LF_MEMO_SLOTS 4    /* threads' walks kept per CPU, by their stack mapping (a power of two) */
 
-/* A frame as the walk reached it: its word in the record (without the entry flag, which the
- * step to it sets live), the walk's sp and bp then (its ip is the word's), where the step out
- * of it read its caller's return address and frame pointer (bp_at 0: bp kept), its
- * note_run answer, and whether its CFA is reckoned from bp (else bp is only carried on: a
- * frame pointer no frame saved holds whatever the leaf left in it, which must not count). */
+/* A frame as the walk reached it: its word in the record (without the entry flag), the walk's
+ * sp and bp then (its ip is the word's); where the step out of it read its caller's return
+ * address and frame pointer, and the lowest and highest bytes of all it read, as offsets from
+ * sp; the slots it restored registers from (its rule's); its note_run answer; and LF_MF_*:
+ * whether its CFA is reckoned from bp (else bp is only carried on: a frame pointer no frame
+ * saved holds whatever the leaf left in it, which must not count), whether the step read bp.
+ * A frame of PUC Lua's core also keeps what its hook saw and found: its registers' key, the
+ * lua_State in them (0: none), its pc in the core's file, and whether the host entered the
+ * VM there. */
 struct lf_memo_frame {
-	__u64 word, sp, bp, ra_at, bp_at;
-	__u32 nd, uses_bp;
+	__u64 word, sp, bp, rkey, cand;
+	__s32 ra_off, bp_off, lo_off, hi_off;
+	__u32 nd, pc;
+	__u8 flags;
+	__s8 saved[LF_NSAVED];
 };
 
-/* Walk positions lo..hi-1 of process pid's walk, with its mappings as of gen, at
- * f[pos % LF_MEMO_FRAMES]: a run of "plain" frames (below) whose last one is a thread's root. */
+enum { LF_MF_USES_BP = 1, LF_MF_BP_SAVED = 2, LF_MF_CORE = 4, LF_MF_ENTRY = 8 };
+
+/* Walk positions lo..hi-1 of process pid's walk, with its mappings as of gen and its runtime
+ * and core file as they were, at f[pos % LF_MEMO_FRAMES]: a run of "plain" frames (below)
+ * whose last one is a thread's root. */
 struct lf_walk_memo {
-	__u32 valid, pid, gen, lo, hi, pad;
+	__u32 valid, pid, gen, lo, hi, runtime, core_file, pad;
 	struct lf_memo_frame f[LF_MEMO_FRAMES];
 };
 
@@ -53,28 +64,76 @@ static __always_inline struct lf_walk_memo *memo_get(const struct lf_ustate *u, 
 }
 
 /* A frame is plain when its step depends on nothing but its pc, sp and bp and the stack
- * memory its rule reads: a return address (not the leaf), in a file with unwind rows that is
- * not the Lua core (whose frames the runtime looks at), by a rule on sp or bp. Such a frame
- * in the same state with the same memory steps to the same caller, so a run of them up to
- * the root is replayed by checking the memory they read. */
+ * memory its rule reads: a return address (not the leaf), in a file with unwind rows, by a
+ * rule on sp or bp. Such a frame in the same state with the same memory steps to the same
+ * caller, so a run of them up to the root is replayed by checking the memory they read. A
+ * frame of the Lua core is plain too when the runtime's hook on it depends on nothing but its
+ * registers (PUC Lua's): the replay carries the registers and compares them. */
 static __always_inline int memo_plain(const struct lf_ustate *u, const struct lf_rule *r)
 {
 	return !u->exact && (r->kind == LF_RULE_NORMAL || r->kind == LF_RULE_PLT || r->kind == LF_RULE_STOP) &&
 	       !(r->flags & LF_RULE_SIGNAL) && !r->cfa_saved;
 }
 
+/* What PUC Lua's hook on a core frame looked at: its callee-saved registers and bp. */
+static __always_inline __u64 memo_rkey(const __u64 *regs, __u64 bp)
+{
+	__u64 h = bp * 0x9e3779b97f4a7c15ULL;
+	for (int i = 0; i < LF_NSAVED; i++) {
+		h = (h ^ regs[i]) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
 /* Before a frame's step by rule r (the frame in file): whether it is plain, and the walk's
  * state then, for lf_memo_note. The walk keeps all it needs for the memo in the ustate and
  * the memo's work in global functions: the step's stack frame lies on the deepest chain of
  * calls the verifier counts (through the Lua core's hooks), which has no room to spare. */
-static __always_inline void memo_before(struct lf_ustate *u, const struct lf_rule *r, __u32 file)
+static __always_inline void memo_before(struct lf_ustate *u, const struct lf_rule *r, __u32 file, __u32 pc)
 {
-	u->step_plain = walk_memo_on && file != u->core_file && memo_plain(u, r);
+	u->step_core = file == u->core_file;
+	u->step_plain = walk_memo_on && (!u->step_core || u->runtime == LF_RT_PUC) && memo_plain(u, r);
 	u->step_sp = u->sp;
 	u->step_bp = u->bp;
+	u->step_pc = pc;
+	if (u->step_plain && u->step_core)
+		u->step_rkey = memo_rkey(u->regs, u->bp);
 }
 
 #ifndef LF_NO_BPF_LOOP
+/* Where the step of the frame f at sp by rule r, to its caller at cfa, read the stack, as
+ * offsets from sp (f's *_off, LF_MF_BP_SAVED and saved). Returns 0, or -1 for slots below sp
+ * or too far above it to keep. */
+static __always_inline int memo_slots(struct lf_memo_frame *f, const struct lf_rule *r, __u64 sp, __u64 cfa)
+{
+	__u64 ra_at = arch_ra_slot(r, cfa), lo = ra_at, hi = ra_at;
+	if (!ra_at)
+		return -1;
+	f->bp_off = 0;
+	if (r->flags & LF_RULE_FP_SAVED) {
+		__u64 at = cfa + (__s64)r->fp_off;
+		f->flags |= LF_MF_BP_SAVED;
+		f->bp_off = (__s32)(at - sp);
+		lo = at < lo ? at : lo;
+		hi = at > hi ? at : hi;
+	}
+	for (int i = 0; i < LF_NSAVED; i++) {
+		__u64 at = cfa + 8 * (__s64)r->saved[i];
+		f->saved[i] = r->saved[i];
+		if (r->saved[i]) {
+			lo = at < lo ? at : lo;
+			hi = at > hi ? at : hi;
+		}
+	}
+	if (lo < sp || hi + 8 - sp > 0x7fffffff)
+		return -1;
+	f->ra_off = (__s32)(ra_at - sp);
+	f->lo_off = (__s32)(lo - sp);
+	f->hi_off = (__s32)(hi + 8 - sp);
+	return 0;
+}
+
 /* After a plain frame's step by rule rid (rc 0, or -1 at the root): the frame into the memo
  * being recorded; at the root, that memo becomes the one replayed from. The frame continues
  * the run of plain frames noted last when it follows that run's end: no other kind of frame
@@ -90,20 +149,28 @@ __noinline int lf_memo_note(__u32 rid, int rc)
 	if (!r || !w || !u->n)
 		return 0;
 	__u32 pos = u->n - 1;
-	if (u->plain_end != pos || !u->plain_run)
-		u->plain_run = pos + 1;
-	u->plain_end = pos + 1;
 	struct lf_memo_frame *f = &w->f[pos & (LF_MEMO_FRAMES - 1)];
-	f->word = s->user[u->cur & (LF_MAX_USTACK - 1)] & ~LF_NAT_ENTRY;
+	__u64 word = s->user[u->cur & (LF_MAX_USTACK - 1)];
+	f->word = word & ~LF_NAT_ENTRY;
 	f->sp = u->step_sp;
 	f->bp = u->step_bp;
 	f->nd = u->ndelta[u->cur & (LF_NDELTA - 1)];
-	f->uses_bp = r->kind == LF_RULE_NORMAL && (r->flags & LF_RULE_CFA_FP);
-	if (rc == 0) {
-		f->ra_at = arch_ra_slot(r, u->sp);
-		f->bp_at = r->flags & LF_RULE_FP_SAVED ? u->sp + (__s64)r->fp_off : 0;
+	f->flags = r->kind == LF_RULE_NORMAL && (r->flags & LF_RULE_CFA_FP) ? LF_MF_USES_BP : 0;
+	if (u->step_core) {
+		f->flags |= LF_MF_CORE | (word & LF_NAT_ENTRY ? LF_MF_ENTRY : 0);
+		f->rkey = u->step_rkey;
+		f->cand = u->last_cand;
+		f->pc = u->step_pc;
+	}
+	if (rc == 0 && memo_slots(f, r, u->step_sp, u->sp)) {
+		u->plain_run = 0; /* the next plain frame starts a run */
 		return 0;
 	}
+	if (u->plain_end != pos || !u->plain_run)
+		u->plain_run = pos + 1;
+	u->plain_end = pos + 1;
+	if (rc == 0)
+		return 0;
 	__u32 lo = u->plain_run - 1;
 	if (u->n > LF_MEMO_FRAMES && lo < u->n - LF_MEMO_FRAMES)
 		lo = u->n - LF_MEMO_FRAMES;
@@ -111,40 +178,43 @@ __noinline int lf_memo_note(__u32 rid, int rc)
 	w->hi = u->n;
 	w->pid = s->pid;
 	w->gen = u->m_gen;
+	w->runtime = u->runtime;
+	w->core_file = u->core_file;
 	w->valid = 1;
 	u->replay_from ^= 1u << (u->memo_slot & (LF_MEMO_SLOTS - 1));
 	return 0;
 }
 
-/* Frame replay_k + 1 + i of the memo, if the memory the step to it read still holds what it
- * did (bpf_loop's callback; its state in the ustate, none on the stack). */
-static long replay_cb(__u32 i, void *data)
-{
+/* What the replay's callbacks work on, found once. */
+struct memo_ctx {
 	struct lf_ustate *u;
 	struct lf_stack *s;
-	(void)data;
-	if (lf_sample(&u, &s))
-		return 1;
-	struct lf_walk_memo *w = memo_get(u, 0);
-	if (!w)
-		return 1;
+	struct lf_walk_memo *w;
+};
+
+/* Frame replay_k + 1 + i of the memo, if the memory the step to it read still holds what it
+ * did (bpf_loop's callback). */
+static long replay_cb(__u32 i, void *data)
+{
+	struct memo_ctx *c = data;
+	struct lf_ustate *u = c->u;
 	__u32 at = u->replay_k + 1 + i;
-	const struct lf_memo_frame *prev = &w->f[(at - 1) & (LF_MEMO_FRAMES - 1)];
-	const struct lf_memo_frame *f = &w->f[at & (LF_MEMO_FRAMES - 1)];
-	__u64 ra, bp = u->replay_bp, base = prev->bp_at && prev->bp_at < prev->ra_at ? prev->bp_at : prev->ra_at;
-	if (stack_window(u, base, prev->ra_at + 8) || win_get(u, prev->ra_at, &ra) ||
+	const struct lf_memo_frame *prev = &c->w->f[(at - 1) & (LF_MEMO_FRAMES - 1)];
+	const struct lf_memo_frame *f = &c->w->f[at & (LF_MEMO_FRAMES - 1)];
+	__u64 ra, bp = u->replay_bp, sp = prev->sp;
+	if (stack_window(u, sp + prev->lo_off, sp + prev->hi_off) || win_take(u, sp + prev->ra_off, &ra) ||
 	    lf_word(LF_TAG_NATIVE, arch_ra_value(ra)) != f->word)
 		return 1;
-	if (prev->bp_at && win_get(u, prev->bp_at, &bp))
+	if ((prev->flags & LF_MF_BP_SAVED) && win_take(u, sp + prev->bp_off, &bp))
 		return 1;
-	if (f->uses_bp && bp != f->bp)
+	if ((f->flags & LF_MF_USES_BP) && bp != f->bp)
 		return 1;
 	u->replay_bp = bp;
 	__u32 slot = nat_slot(u->n);
-	s->user[slot & (LF_MAX_USTACK - 1)] = f->word;
+	c->s->user[slot & (LF_MAX_USTACK - 1)] = f->word | (f->flags & LF_MF_ENTRY ? LF_NAT_ENTRY : 0);
 	u->ndelta[slot & (LF_NDELTA - 1)] = f->nd;
 	u->n++;
-	if (at + 1 >= w->hi)
+	if (at + 1 >= c->w->hi)
 		u->replayed = 1;
 	return 0;
 }
@@ -159,7 +229,8 @@ __noinline int lf_memo_replay(void)
 	if (lf_sample(&u, &s))
 		return 0;
 	struct lf_walk_memo *w = memo_get(u, 0);
-	if (!w || !w->valid || w->pid != s->pid || w->gen != u->m_gen)
+	if (!w || !w->valid || w->pid != s->pid || w->gen != u->m_gen || w->runtime != u->runtime ||
+	    w->core_file != u->core_file)
 		return 0;
 	__u32 k = u->replay_k < w->lo ? w->lo : u->replay_k;
 	/* Both walks go up the one stack: the memo's frame at this sp is near the last one tried. */
@@ -169,25 +240,88 @@ __noinline int lf_memo_replay(void)
 	if (k >= w->hi)
 		return 0;
 	const struct lf_memo_frame *f = &w->f[k & (LF_MEMO_FRAMES - 1)];
-	if (f->sp != u->sp || (f->uses_bp && f->bp != u->bp) || f->word != lf_word(LF_TAG_NATIVE, u->ip))
+	if (f->sp != u->sp || ((f->flags & LF_MF_USES_BP) && f->bp != u->bp) ||
+	    f->word != lf_word(LF_TAG_NATIVE, u->ip))
 		return 0;
 	__u32 n0 = u->n, cur = u->cur, more = w->hi - k - 1;
 	if (more >= LF_MAX_WALK - n0)
 		return 0;
+	struct memo_ctx c = { u, s, w };
 	u->replay_bp = u->bp;
 	u->replayed = more == 0;
-	bpf_loop(more, replay_cb, 0, 0);
+	bpf_loop(more, replay_cb, &c, 0);
 	if (!u->replayed) {
 		u->n = n0;
 		return 0;
 	}
+	if (w->runtime == LF_RT_PUC) {
+		u->replay_n0 = n0;
+		u->replay_hooks = more + 1;
+	}
+	if (f->flags & LF_MF_ENTRY)
+		s->user[cur & (LF_MAX_USTACK - 1)] |= LF_NAT_ENTRY;
 	u->ndelta[cur & (LF_NDELTA - 1)] = f->nd;
 	return 1;
 }
+
+/* The i-th frame replayed, from replay_k on (bpf_loop's callback), PUC Lua's: the registers
+ * and bp the step to it restored, from the slots that step read (i 0: the walk's own), and
+ * for a frame of the core, its hook's answer: as the kept walk found it when its registers
+ * are the same, else looked for again. A pass of its own once the walk is done: the chain of
+ * calls below the step, which the verifier counts, has no room for the hook. */
+static long replay_hook_cb(__u32 i, void *data)
+{
+	struct memo_ctx *c = data;
+	struct lf_ustate *u = c->u;
+	__u32 at = u->replay_k + i;
+	const struct lf_memo_frame *f = &c->w->f[at & (LF_MEMO_FRAMES - 1)];
+	if (i > 0) {
+		const struct lf_memo_frame *prev = &c->w->f[(at - 1) & (LF_MEMO_FRAMES - 1)];
+		__u64 sp = prev->sp;
+		if (stack_window(u, sp + prev->lo_off, sp + prev->hi_off))
+			return 1;
+		for (int j = 0; j < LF_NSAVED; j++)
+			if (prev->saved[j])
+				win_take(u, f->sp + 8 * (__s64)prev->saved[j], &u->replay_regs[j]);
+		if (prev->flags & LF_MF_BP_SAVED)
+			win_take(u, sp + prev->bp_off, &u->replay_bp);
+	}
+	if (!(f->flags & LF_MF_CORE))
+		return 0;
+	__u32 frame = u->replay_n0 - 1 + i;
+	if (memo_rkey(u->replay_regs, u->replay_bp) == f->rkey) {
+		puc_replay_state(u, c->s->pid, f->cand, frame);
+		return 0;
+	}
+	for (int j = 0; j < LF_NSAVED; j++)
+		u->regs[j] = u->replay_regs[j];
+	u->bp = u->replay_bp;
+	puc_note_state(u, c->s->pid, f->pc, frame);
+	return 0;
+}
+
+/* Once a walk whose rest was replayed is done, PUC Lua's hook on the core's frames
+ * replayed, from the registers at the frame where the replay began (the walk's last). */
+__noinline int lf_memo_hooks(void)
+{
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	if (lf_sample(&u, &s))
+		return 0;
+	struct lf_walk_memo *w = memo_get(u, 0);
+	if (!w)
+		return 0;
+	struct memo_ctx c = { u, s, w };
+	for (int j = 0; j < LF_NSAVED; j++)
+		u->replay_regs[j] = u->regs[j];
+	u->replay_bp = u->bp;
+	bpf_loop(u->replay_hooks, replay_hook_cb, &c, 0);
+	return 0;
+}
 #endif
 
-/* The walk's step calls these: nothing is kept or replayed without bpf_loop (5.10), whose
- * verifier takes no more. */
+/* The walk's step calls these, and the walk's end memo_hooks: nothing is kept or replayed
+ * without bpf_loop (5.10), whose verifier takes no more. */
 static __always_inline int memo_replay(const struct lf_ustate *u)
 {
 #ifndef LF_NO_BPF_LOOP
@@ -204,6 +338,17 @@ static __always_inline void memo_note(__u32 rid, int rc)
 	lf_memo_note(rid, rc);
 #else
 	(void)rid, (void)rc;
+#endif
+}
+
+/* Once the walk is done: what PUC Lua's hook answered on the core's frames replayed. */
+static __always_inline void memo_hooks(const struct lf_ustate *u)
+{
+#ifndef LF_NO_BPF_LOOP
+	if (u->replay_hooks)
+		lf_memo_hooks();
+#else
+	(void)u;
 #endif
 }
 

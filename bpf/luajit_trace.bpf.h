@@ -210,8 +210,9 @@ static __always_inline void lj_entered(struct lf_ustate *u, const struct lf_lj_c
  * that resumed them, so this is how the resumer's frames are found; the first such frame
  * also says which VM this thread runs. A lua_State of a VM user space has not found yet (a
  * command's first, a state made for one request) is taken when its own C frame is this one,
- * and the sample says so, so that user space looks at once. */
-static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid)
+ * and the sample says so, so that user space looks at once. frame: the walk's frame stepped
+ * from. */
+static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u32 frame)
 {
 	__u64 cf = u->sp - c->cframe_size, L, own = 0, g;
 	if (cf == u->lj_chain)
@@ -233,7 +234,7 @@ static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_
 	u->lj_g = g;
 	u->last_cand = L;
 	lj_entered(u, c, cf);
-	lf_note_position(u, L);
+	lf_note_position_at(L, frame);
 }
 
 /* Moves from inside the VM (or a trace running on its frame) to the VM's caller, restoring
@@ -254,7 +255,7 @@ static __always_inline int step_lj_cframe_at(struct lf_ustate *u, const struct l
 	u->sp = cfa;
 	u->ip = ra;
 	u->exact = 0;
-	lj_note_cframe(u, c, pid);
+	lj_note_cframe(u, c, pid, u->n - 1);
 	return 0;
 }
 

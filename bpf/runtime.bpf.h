@@ -110,7 +110,7 @@ __noinline int lf_rt_core_stepped(void)
 		return 0;
 	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
 	if (c)
-		lj_note_cframe(u, c, pid);
+		lj_note_cframe(u, c, pid, u->n - 1);
 	return 0;
 }
 

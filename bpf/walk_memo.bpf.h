@@ -66,9 +66,10 @@ static __always_inline struct lf_walk_memo *memo_get(const struct lf_ustate *u, 
 /* A frame is plain when its step depends on nothing but its pc, sp and bp and the stack
  * memory its rule reads: a return address (not the leaf), in a file with unwind rows, by a
  * rule on sp or bp. Such a frame in the same state with the same memory steps to the same
- * caller, so a run of them up to the root is replayed by checking the memory they read. A
- * frame of the Lua core is plain too when the runtime's hook on it depends on nothing but its
- * registers (PUC Lua's): the replay carries the registers and compares them. */
+ * caller, so a run of them up to the root is replayed by checking the memory they read. The
+ * runtime's hooks on the Lua core's frames are run again once the walk is done (PUC Lua's
+ * from the registers, which the replay carries on; LuaJIT's from the C frame at the CFA);
+ * a core frame its runtime steps itself (from the VM's C frame) is never plain. */
 static __always_inline int memo_plain(const struct lf_ustate *u, const struct lf_rule *r)
 {
 	return !u->exact && (r->kind == LF_RULE_NORMAL || r->kind == LF_RULE_PLT || r->kind == LF_RULE_STOP) &&
@@ -93,7 +94,7 @@ static __always_inline __u64 memo_rkey(const __u64 *regs, __u64 bp)
 static __always_inline void memo_before(struct lf_ustate *u, const struct lf_rule *r, __u32 file, __u32 pc)
 {
 	u->step_core = file == u->core_file;
-	u->step_plain = walk_memo_on && (!u->step_core || u->runtime == LF_RT_PUC) && memo_plain(u, r);
+	u->step_plain = walk_memo_on && memo_plain(u, r);
 	u->step_sp = u->sp;
 	u->step_bp = u->bp;
 	u->step_pc = pc;
@@ -157,7 +158,8 @@ __noinline int lf_memo_note(__u32 rid, int rc)
 	f->nd = u->ndelta[u->cur & (LF_NDELTA - 1)];
 	f->flags = r->kind == LF_RULE_NORMAL && (r->flags & LF_RULE_CFA_FP) ? LF_MF_USES_BP : 0;
 	if (u->step_core) {
-		f->flags |= LF_MF_CORE | (word & LF_NAT_ENTRY ? LF_MF_ENTRY : 0);
+		/* PUC Lua's entry flag is its pc's; LuaJIT's comes from the step before, run again */
+		f->flags |= LF_MF_CORE | (u->runtime == LF_RT_PUC && (word & LF_NAT_ENTRY) ? LF_MF_ENTRY : 0);
 		f->rkey = u->step_rkey;
 		f->cand = u->last_cand;
 		f->pc = u->step_pc;
@@ -190,6 +192,7 @@ struct memo_ctx {
 	struct lf_ustate *u;
 	struct lf_stack *s;
 	struct lf_walk_memo *w;
+	const struct lf_lj_cfg *lj; /* LuaJIT's, for the hooks' pass */
 };
 
 /* Frame replay_k + 1 + i of the memo, if the memory the step to it read still holds what it
@@ -246,7 +249,7 @@ __noinline int lf_memo_replay(void)
 	__u32 n0 = u->n, cur = u->cur, more = w->hi - k - 1;
 	if (more >= LF_MAX_WALK - n0)
 		return 0;
-	struct memo_ctx c = { u, s, w };
+	struct memo_ctx c = { u, s, w, 0 };
 	u->replay_bp = u->bp;
 	u->replayed = more == 0;
 	bpf_loop(more, replay_cb, &c, 0);
@@ -254,7 +257,7 @@ __noinline int lf_memo_replay(void)
 		u->n = n0;
 		return 0;
 	}
-	if (w->runtime == LF_RT_PUC) {
+	if (w->runtime == LF_RT_PUC || w->runtime == LF_RT_LUAJIT) {
 		u->replay_n0 = n0;
 		u->replay_hooks = more + 1;
 	}
@@ -264,17 +267,58 @@ __noinline int lf_memo_replay(void)
 	return 1;
 }
 
-/* The i-th frame replayed, from replay_k on (bpf_loop's callback), PUC Lua's: the registers
- * and bp the step to it restored, from the slots that step read (i 0: the walk's own), and
- * for a frame of the core, its hook's answer: as the kept walk found it when its registers
- * are the same, else looked for again. A pass of its own once the walk is done: the chain of
- * calls below the step, which the verifier counts, has no room for the hook. */
+/* LuaJIT: after the step out of replayed frame at (the walk's frame-th) of the core, to its
+ * caller at sp: the C frame there, as the step's hook looks at it (the entry it tells of
+ * flags the caller's word, which the replay wrote). */
+static __always_inline void replay_lj_hook(struct memo_ctx *c, __u32 at, __u32 frame)
+{
+	struct lf_ustate *u = c->u;
+	u->sp = c->w->f[(at + 1) & (LF_MEMO_FRAMES - 1)].sp;
+	lj_note_cframe(u, c->lj, c->s->pid, frame);
+	/* (in a stack deeper than the record keeps, the caller's word may be gone: the ring that
+	 * holds the outermost frames took its place) */
+	__u32 d = frame + 1;
+	if (u->entry_next && (d < LF_NATIVE_INNER || d + LF_NATIVE_OUTER >= u->n)) {
+		__u32 slot = nat_slot(d);
+		barrier_var(slot); /* keeps the mask, which the verifier needs, from being folded away */
+		c->s->user[slot & (LF_MAX_USTACK - 1)] |= LF_NAT_ENTRY;
+	}
+	u->entry_next = 0;
+}
+
+/* PUC Lua: replayed frame at (the walk's frame-th) of the core, with the registers and bp the
+ * replay carried to it: its hook's answer, as the kept walk found it when they are the ones
+ * that walk saw, else looked for again. */
+static __always_inline void replay_puc_hook(struct memo_ctx *c, const struct lf_memo_frame *f, __u32 frame)
+{
+	struct lf_ustate *u = c->u;
+	if (memo_rkey(u->replay_regs, u->replay_bp) == f->rkey) {
+		puc_replay_state(u, c->s->pid, f->cand, frame);
+		return;
+	}
+	for (int j = 0; j < LF_NSAVED; j++)
+		u->regs[j] = u->replay_regs[j];
+	u->bp = u->replay_bp;
+	puc_note_state(u, c->s->pid, f->pc, frame);
+}
+
+/* The i-th frame replayed, from replay_k on (bpf_loop's callback): the runtime's hooks on the
+ * core's frames, in the walk's order. PUC Lua's first carries the registers and bp on to it
+ * from the slots the step to it read (i 0: the walk's own). A pass of its own once the walk
+ * is done: the chain of calls below the step, which the verifier counts, has no room for
+ * the hooks. */
 static long replay_hook_cb(__u32 i, void *data)
 {
 	struct memo_ctx *c = data;
 	struct lf_ustate *u = c->u;
-	__u32 at = u->replay_k + i;
+	__u32 at = u->replay_k + i, frame = u->replay_n0 - 1 + i;
 	const struct lf_memo_frame *f = &c->w->f[at & (LF_MEMO_FRAMES - 1)];
+	if (c->lj) {
+		/* the root (the last frame) has no step */
+		if ((f->flags & LF_MF_CORE) && i + 1 < u->replay_hooks)
+			replay_lj_hook(c, at, frame);
+		return 0;
+	}
 	if (i > 0) {
 		const struct lf_memo_frame *prev = &c->w->f[(at - 1) & (LF_MEMO_FRAMES - 1)];
 		__u64 sp = prev->sp;
@@ -286,36 +330,31 @@ static long replay_hook_cb(__u32 i, void *data)
 		if (prev->flags & LF_MF_BP_SAVED)
 			win_take(u, sp + prev->bp_off, &u->replay_bp);
 	}
-	if (!(f->flags & LF_MF_CORE))
-		return 0;
-	__u32 frame = u->replay_n0 - 1 + i;
-	if (memo_rkey(u->replay_regs, u->replay_bp) == f->rkey) {
-		puc_replay_state(u, c->s->pid, f->cand, frame);
-		return 0;
-	}
-	for (int j = 0; j < LF_NSAVED; j++)
-		u->regs[j] = u->replay_regs[j];
-	u->bp = u->replay_bp;
-	puc_note_state(u, c->s->pid, f->pc, frame);
+	if (f->flags & LF_MF_CORE)
+		replay_puc_hook(c, f, frame);
 	return 0;
 }
 
-/* Once a walk whose rest was replayed is done, PUC Lua's hook on the core's frames
- * replayed, from the registers at the frame where the replay began (the walk's last). */
+/* Once a walk whose rest was replayed is done, the runtime's hooks on the core's frames
+ * replayed, from the state at the frame where the replay began (the walk's last stepped). */
 __noinline int lf_memo_hooks(void)
 {
 	struct lf_ustate *u;
 	struct lf_stack *s;
 	if (lf_sample(&u, &s))
 		return 0;
+	__u32 pid = s->pid;
 	struct lf_walk_memo *w = memo_get(u, 0);
-	if (!w)
+	const struct lf_lj_cfg *lj = u->runtime == LF_RT_LUAJIT ? bpf_map_lookup_elem(&lj_cfgs, &pid) : 0;
+	if (!w || (u->runtime == LF_RT_LUAJIT && !lj))
 		return 0;
-	struct memo_ctx c = { u, s, w };
+	struct memo_ctx c = { u, s, w, lj };
+	__u64 sp = u->sp;
 	for (int j = 0; j < LF_NSAVED; j++)
 		u->replay_regs[j] = u->regs[j];
 	u->replay_bp = u->bp;
 	bpf_loop(u->replay_hooks, replay_hook_cb, &c, 0);
+	u->sp = sp;
 	return 0;
 }
 #endif

@@ -52,25 +52,13 @@ done
 # the same on every turn, at the same addresses, but hold the other lua_State. Each
 # coroutine's frames must stay under its own resumer, the walk's outer frames stepped or
 # replayed from the last walk (bpf/walk_memo.bpf.h), which holds the other coroutine's.
-C='tests/lua/co_turns.lua'
+. "$ROOT/tests/turns_checks.sh" # check_turns
 for v in 5.1 5.4; do
-	cd "$ROOT" && bg_start "lua$v" "$C"
+	cd "$ROOT" && bg_start "lua$v" "$TURNS"
 	sleep 0.3
-	F=$OUT/turns$v.folded
-	"$LF" -p "$LAST_PID" -d 3 -F 997 --stats -o "$F" 2>"$OUT/turns$v.err"
+	"$LF" -p "$LAST_PID" -d 3 -F 997 --stats -o "$OUT/turns$v.folded" 2>"$OUT/turns$v.err"
 	kill "$LAST_PID"
-	# exactly the running coroutine's frames under the host's resume: no frame of the other one
-	R="resume \\($C:16\\);resume;([^;]*;)*lua_resume;\\? \\($C:7\\);work"
-	a=$(count "$F" ";turn_a \\($C:17\\);$R \\($C:4\\)\$")
-	b=$(count "$F" ";turn_b \\($C:18\\);$R \\($C:5\\)\$")
-	t=$((a + b)) pa=0 all=$(total "$F")
-	[ "$t" = 0 ] || pa=$((100 * a / t))
-	check "$v: turns: each coroutine's frames alone under its own resumer in >= 95% ($t of $all)" \
-		[ $((100 * t)) -ge $((95 * all)) ]
-	check "$v: turns: 60/40 split within 6 points ($pa of $t)" sh -c "[ $t -ge 500 ] && [ $pa -ge 54 ] && [ $pa -le 66 ]"
-	r=$(sed -n 's/.*outer frames replayed \([0-9]*\).*/\1/p' "$OUT/turns$v.err")
-	n=$(sed -n 's/.*stats: samples \([0-9]*\).*/\1/p' "$OUT/turns$v.err")
-	check "$v: turns: the outer frames of 80% of the samples or more replayed (${r:-0} of ${n:-0})" \
-		[ "${r:-0}" -ge $((${n:-1} * 8 / 10)) ]
+	check_turns "$v: turns" "$OUT/turns$v.folded" "$OUT/turns$v.err" \
+		"resume \\($TURNS:16\\);resume;([^;]*;)*lua_resume;\\? \\($TURNS:7\\)" ""
 done
 finish

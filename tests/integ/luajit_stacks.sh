@@ -62,4 +62,22 @@ check "bytecode built-in: ${s}% of samples end in 'main chunk ((command line):0)
 	[ "$s" -ge 10 ]
 check "bytecode built-in: no [builtin:...] chunk and no negative line" \
 	sh -c "! grep -Eq '\\[builtin:|:-[0-9]+\\)' '$F'"
+
+# Two coroutines resumed in turn (tests/lua/co_turns.lua): each one's frames alone under its
+# own resumer, whether the walk's outer frames, the VM's C frames among them, were stepped or
+# replayed from the last walk (bpf/walk_memo.bpf.h), which holds the other coroutine's.
+. "$ROOT/tests/turns_checks.sh" # check_turns
+turns() {
+	name=$1 ldp=$2 lj=$3; shift 3
+	cd "$ROOT" && LD_LIBRARY_PATH=$ldp bg_start "$lj" "$@" "$TURNS"
+	sleep 0.5
+	"$LF" -p "$LAST_PID" -d 3 -F 997 --stats -o "$OUT/$name.folded" 2>"$OUT/$name.err"
+	kill "$LAST_PID"
+	# the coroutine's work in a trace ends in the trace's frames and the native code it called
+	check_turns "$name" "$OUT/$name.folded" "$OUT/$name.err" \
+		"resume \\($TURNS:16\\);coroutine\\.resume;\\? \\($TURNS:7\\)" "(_\\[j\\])?(;[^;(]*)*"
+}
+turns turns-openresty-joff "" /usr/bin/luajit -joff
+turns turns-openresty "" /usr/bin/luajit
+turns turns-upstream "$UP/usr/lib/x86_64-linux-gnu" "$UP/usr/bin/luajit"
 finish

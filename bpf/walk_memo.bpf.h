@@ -293,6 +293,11 @@ static __always_inline void replay_puc_hook(struct memo_ctx *c, const struct lf_
 {
 	struct lf_ustate *u = c->u;
 	if (memo_rkey(u->replay_regs, u->replay_bp) == f->rkey) {
+		/* the registers the answer is for, as puc_note_state keeps them: a later frame with
+		 * the same ones reuses it */
+		for (int j = 0; j < LF_NSAVED; j++)
+			u->last_regs[j] = u->replay_regs[j];
+		u->last_regs[LF_NSAVED] = u->replay_bp;
 		puc_replay_state(u, c->s->pid, f->cand, frame);
 		return;
 	}

@@ -32,12 +32,6 @@ __noinline int lf_note_position_at(__u64 L, __u32 frame)
 	return 0;
 }
 
-/* A position at the frame the walk is at. */
-static __always_inline void lf_note_position(struct lf_ustate *u, __u64 L)
-{
-	lf_note_position_at(L, u->n - 1);
-}
-
 _Static_assert((LF_LUA_OUTER & (LF_LUA_OUTER - 1)) == 0, "the ring index is masked");
 #define LF_RING_MASK (2 * LF_LUA_OUTER - 1)
 

@@ -45,8 +45,8 @@ struct lf_ustate {
 	/* walk_memo.bpf.h: the memo frame tried last (the one replayed from, while replaying), 1 +
 	 * where the last run of plain frames noted started and 1 + where it ends so far (0: none),
 	 * whether the walk's rest was replayed, and the frame pointer as the replay carries it;
-	 * PUC Lua: frames walked when a replay began, and how many of the memo's frames from
-	 * replay_k on still want their hook's answer */
+	 * frames walked when a replay began, and how many of the memo's frames from replay_k on
+	 * still want the runtime's hooks (0: none) */
 	__u32 replay_k, plain_run, plain_end, replayed;
 	__u32 replay_n0, replay_hooks;
 	__u64 replay_bp;

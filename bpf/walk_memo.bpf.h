@@ -17,9 +17,9 @@
  * sp; the slots it restored registers from (its rule's); its note_run answer; and LF_MF_*:
  * whether its CFA is reckoned from bp (else bp is only carried on: a frame pointer no frame
  * saved holds whatever the leaf left in it, which must not count), whether the step read bp.
- * A frame of PUC Lua's core also keeps what its hook saw and found: its registers' key, the
- * lua_State in them (0: none), its pc in the core's file, and whether the host entered the
- * VM there. */
+ * LF_MF_CORE marks a frame of the Lua core; one of PUC Lua's core also keeps what its hook saw
+ * and found: its registers' key, the lua_State in them (0: none), its pc in the core's file,
+ * and whether the host entered the VM there. */
 struct lf_memo_frame {
 	__u64 word, sp, bp, rkey, cand;
 	__s32 ra_off, bp_off, lo_off, hi_off;
@@ -97,9 +97,10 @@ static __always_inline void memo_before(struct lf_ustate *u, const struct lf_rul
 	u->step_plain = walk_memo_on && memo_plain(u, r);
 	u->step_sp = u->sp;
 	u->step_bp = u->bp;
-	u->step_pc = pc;
-	if (u->step_plain && u->step_core)
+	if (u->step_plain && u->step_core) {
+		u->step_pc = pc;
 		u->step_rkey = memo_rkey(u->regs, u->bp);
+	}
 }
 
 #ifndef LF_NO_BPF_LOOP
@@ -385,7 +386,7 @@ static __always_inline void memo_note(__u32 rid, int rc)
 #endif
 }
 
-/* Once the walk is done: what PUC Lua's hook answered on the core's frames replayed. */
+/* Once the walk is done: the runtime's hooks on the core's frames replayed. */
 static __always_inline void memo_hooks(const struct lf_ustate *u)
 {
 #ifndef LF_NO_BPF_LOOP

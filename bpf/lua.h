@@ -72,9 +72,11 @@ struct lf_lj_cfg {
 	__s16 cf_ra, cf_fp, cf_saved[LF_NSAVED];
 	__u16 cframe_ofs_prev, cframe_ofs_l; /* C frame chain: previous C frame, its lua_State */
 	__u16 L_glref;
-	/* GCfunc: a Lua function's proto is fn->pc - pt_size (GCfuncL's pc points past it) */
+	/* GCfunc: a Lua function's proto is fn->pc - pt_size (GCfuncL's pc points past it);
+	 * a C function's or built-in's C function is at fn_c_f (GCfuncC's f) */
 	__u16 fn_gct, fn_ffid, fn_pc, pt_size;
-	__u8 gct_func, ff_lua, pad3[2];
+	__u8 gct_func, ff_lua;
+	__u16 fn_c_f;
 	__u32 vm_lo, vm_hi;  /* the VM's own code (lj_vm), as pcs of the core file; 0, 0: unknown */
 	struct lf_fp_cfg fp;
 };

@@ -10,33 +10,52 @@
 #include "lua_walk.bpf.h"
 #include "luajit_trace.bpf.h"
 
+/* What the GCfunc fn read into fp_sbuf is: a Lua function's GCproto and its fingerprint
+ * (0: not known), or a C function's or built-in's C function and ffid + 1 in *cfn. */
+static __always_inline __u64 lj_func_of(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u64 fn,
+					__u32 *fp, __u32 *cfn)
+{
+	__u8 ffid = u->fp_sbuf[c->fn_ffid & (LF_FP_BUF - 1)];
+	if (u->fp_sbuf[c->fn_gct & (LF_FP_BUF - 1)] != c->gct_func)
+		return fn;
+	if (ffid != c->ff_lua) {
+		__u64 f = lf_ld64(u->fp_sbuf, c->fn_c_f) & LF_ADDR_MASK;
+		*cfn = f ? (__u32)ffid + 1 : 0;
+		return f ? f : fn;
+	}
+	__u64 pc = lf_ld64(u->fp_sbuf, c->fn_pc);
+	if (!c->gc64)
+		pc &= 0xffffffffULL;
+	if (pc > c->pt_size)
+		*fp = lf_take_fp_of(pid, 1, pc - c->pt_size);
+	return *fp ? pc - c->pt_size : fn;
+}
+
 /* LuaJIT: a frame's function word and its pc word (*aux). A Lua function becomes its GCproto
- * with the proto's fingerprint in the bits the address and the pc leave free; anything else
- * (or a GCfunc that cannot be read) stays the GCfunc, for user space to look at. */
+ * with the proto's fingerprint in the bits the address and the pc leave free; a C function
+ * or built-in its C function and ffid (LF_TAG_LJCFUNC), which outlive the closure; a GCfunc
+ * that cannot be read stays the GCfunc, for user space to look at. */
 static __always_inline void lj_frame_fp(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u64 *func,
 					__u64 *aux)
 {
 	__u64 fn = *func;
 	if (u->memo_key != fn || !fn) {
-		__u32 n = c->fn_pc + 8;
-		__u64 ptr = fn, pc = 0;
-		__u32 fp = 0;
-		if (fn && n <= LF_FP_BUF && !bpf_probe_read_user(u->fp_sbuf, n, (const void *)fn) &&
-		    u->fp_sbuf[c->fn_gct & (LF_FP_BUF - 1)] == c->gct_func &&
-		    u->fp_sbuf[c->fn_ffid & (LF_FP_BUF - 1)] == c->ff_lua) {
-			pc = lf_ld64(u->fp_sbuf, c->fn_pc);
-			if (!c->gc64)
-				pc &= 0xffffffffULL;
-			if (pc > c->pt_size)
-				fp = lf_take_fp_of(pid, 1, pc - c->pt_size);
-			if (fp)
-				ptr = pc - c->pt_size;
-		}
+		__u32 n = (c->fn_pc > c->fn_c_f ? c->fn_pc : c->fn_c_f) + 8;
+		__u32 fp = 0, cfn = 0;
+		__u64 ptr = fn;
+		if (fn && n <= LF_FP_BUF && !bpf_probe_read_user(u->fp_sbuf, n, (const void *)fn))
+			ptr = lj_func_of(u, c, pid, fn, &fp, &cfn);
 		u->memo_key = fn;
 		u->memo_ptr = ptr;
 		u->memo_fp = fp;
+		u->memo_cfn = cfn;
 	}
-	*func = u->memo_ptr | lf_fp_hi(u->memo_fp);
+	if (u->memo_cfn) {
+		*func = lf_word(LF_TAG_LJCFUNC, u->memo_ptr);
+		*aux |= (__u64)((u->memo_cfn - 1) & 0xff) << LF_LJ_FFID_SHIFT;
+		return;
+	}
+	*func = lf_word(LF_TAG_LJFUNC, u->memo_ptr | lf_fp_hi(u->memo_fp));
 	*aux |= lf_fp_lo(u->memo_fp);
 }
 
@@ -74,16 +93,17 @@ static __always_inline int lj_read_link(const struct lj_walk *w, __u64 *func, __
 	return 0;
 }
 
-/* A frame: written out while in the innermost part, else kept in the ring of the outermost. */
+/* A frame (its tagged function word and pc word): written out while in the innermost part,
+ * else kept in the ring of the outermost. */
 static __always_inline void lj_put_frame(struct lj_walk *w, __u64 func, __u64 aux)
 {
 	if (w->frames < w->inner) {
-		put_word(w->s, w->u, lf_word(LF_TAG_LJFUNC, func));
+		put_word(w->s, w->u, func);
 		put_word(w->s, w->u, aux);
 	} else {
 		struct lf_ustate *u = w->u;
 		__u32 i = w->outer ? 2 * (u->ring_n % w->outer) : 0;
-		u->ring[i & LF_RING_MASK] = lf_word(LF_TAG_LJFUNC, func);
+		u->ring[i & LF_RING_MASK] = func;
 		u->ring[(i + 1) & LF_RING_MASK] = aux;
 		u->ring_n++;
 	}

@@ -40,6 +40,10 @@
  *   0x13  position                  thread index (bits 16..23) and native frame (bits 0..15,
  *                                   leaf = 0) where that lua_State was running
  *   0x14  LuaJIT function           GCfunc, or GCproto + fingerprint bits; a pc word follows
+ *   0x15  LuaJIT C function         its C function (GCfuncC's f; a built-in's ffid in the pc
+ *                                   word's bits 52..59): the closure itself may be freed
+ *                                   before user space names it (string.gmatch makes one
+ *                                   per call); a pc word follows
  *   0x16  LuaJIT VM state           trace number, or ~state for states < 0 (after its lua_State)
  *
  *   Addresses take the low LF_ADDR_BITS bits (fingerprint.h: 47 on x86-64, 48 on arm64), a
@@ -62,6 +66,7 @@
 #define LF_TAG_LCFUNC  0x12
 #define LF_TAG_LPOS    0x13
 #define LF_TAG_LJFUNC  0x14
+#define LF_TAG_LJCFUNC 0x15
 #define LF_TAG_LJSTATE 0x16
 #define LF_TAG_LUA_FIRST LF_TAG_LTHREAD /* tags of the Lua part: LF_TAG_LUA_FIRST and above */
 #define LF_TAG_LUA_LAST  LF_TAG_LJSTATE
@@ -69,6 +74,7 @@
 #define LF_NAT_ENTRY    (1ULL << 55)
 #define LF_PC_MASK      LF_ADDR_MASK
 #define LF_LFLAG_CENTRY (1ULL << 61)
+#define LF_LJ_FFID_SHIFT 52           /* a LuaJIT C function's ffid in its pc word */
 #define LF_LFLAG_TAIL   (1ULL << 62)
 #define LF_LFLAG_FRESH  (1ULL << 63)
 #define LF_TRACE_UNKNOWN 0xffffff    /* machine code whose trace is not known */
@@ -90,6 +96,11 @@ static inline __u64 lf_word_value(__u64 w) { return w & LF_WORD_VALUE; }
 static inline __u64 lf_native_value(__u64 w) { return w & LF_WORD_VALUE & ~LF_NAT_ENTRY; }
 static inline int lf_native_entry(__u64 w) { return (w & LF_NAT_ENTRY) != 0; }
 static inline int lf_is_lua_tag(__u32 t) { return t >= LF_TAG_LUA_FIRST && t <= LF_TAG_LUA_LAST; }
+/* A Lua frame's function word, which a pc word follows. */
+static inline int lf_is_lua_func_tag(__u32 t)
+{
+	return t == LF_TAG_LFUNC || t == LF_TAG_LCFUNC || t == LF_TAG_LJFUNC || t == LF_TAG_LJCFUNC;
+}
 static inline __u32 lf_lpos_thread(__u64 w) { return (__u32)(w >> 16) & 0xff; }
 static inline __u32 lf_lpos_frame(__u64 w) { return (__u32)w & 0xffff; }
 

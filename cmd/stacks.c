@@ -249,7 +249,7 @@ static const struct lf_stack *cut_at_context(struct stack_ctx *c, const struct l
 	cut.user[n++] = lf_word(LF_TAG_MARK, LF_MARK_NO_TABLE);
 	for (int i = nat + (nat < nu && lf_word_tag(st->user[nat]) == LF_TAG_MARK); i < nu; i++) {
 		__u32 t = lf_word_tag(st->user[i]);
-		if ((t == LF_TAG_LFUNC || t == LF_TAG_LCFUNC || t == LF_TAG_LJFUNC) && i + 1 < nu) {
+		if (lf_is_lua_func_tag(t) && i + 1 < nu) {
 			cut.user[n++] = st->user[i++]; /* a function word and its pc word */
 			cut.user[n++] = st->user[i];
 		} else if (t != LF_TAG_LPOS || (int)lf_lpos_frame(st->user[i]) <= at) {

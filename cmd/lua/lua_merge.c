@@ -15,6 +15,17 @@
 static int tag_of(__u64 w) { return (int)lf_word_tag(w); }
 static __u64 low(__u64 w) { return lf_word_value(w); }
 
+/* A Lua frame from its function word (tag t) and pc word. A LuaJIT C function comes with its
+ * ffid, taken out of the pc word so that its bits are not read as a fingerprint's. */
+static struct lm_lua lua_frame(int t, __u64 fw, __u64 pw)
+{
+	if (t == LF_TAG_LJCFUNC)
+		return (struct lm_lua){ .c = 1, .lj = 1, .ffid = (int)((pw >> LF_LJ_FFID_SHIFT) & 0xff),
+					.ptr = low(fw), .aux = pw & ~(0xffULL << LF_LJ_FFID_SHIFT) };
+	return (struct lm_lua){ .c = t == LF_TAG_LCFUNC, .lj = t == LF_TAG_LJFUNC,
+				.marker = t != LF_TAG_LCFUNC && !low(fw), .ptr = low(fw), .aux = pw };
+}
+
 void lm_decode(const __u64 *w, int n, struct lm_stack *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -39,11 +50,9 @@ void lm_decode(const __u64 *w, int n, struct lm_stack *s)
 			th = s->nth < LF_MAX_LTHREADS ? &s->th[s->nth++] : NULL;
 			if (th)
 				th->L = low(w[i]);
-		} else if ((t == LF_TAG_LFUNC || t == LF_TAG_LCFUNC || t == LF_TAG_LJFUNC) && i + 1 < n) {
+		} else if (lf_is_lua_func_tag(t) && i + 1 < n) {
 			if (th && th->n < LF_MAX_LUA + 1)
-				th->f[th->n++] = (struct lm_lua){ .c = t == LF_TAG_LCFUNC, .lj = t == LF_TAG_LJFUNC,
-								   .marker = t != LF_TAG_LCFUNC && !low(w[i]),
-								   .ptr = low(w[i]), .aux = w[i + 1] };
+				th->f[th->n++] = lua_frame(t, w[i], w[i + 1]);
 			i++;
 		} else if (t == LF_TAG_LJSTATE && th) {
 			th->lj = 1;

@@ -140,11 +140,30 @@ static void luajit_marker(void)
 	CHECK(!s.th[0].f[0].marker && !s.th[0].f[2].marker);
 }
 
+/* A LuaJIT C function the kernel named by its C function and ffid: a C frame whose ffid
+ * leaves the pc word, so that no fingerprint is read from it. */
+static void luajit_cfunc(void)
+{
+	__u64 w[64];
+	int n = natives(w);
+	w[n++] = W(LF_TAG_LTHREAD, 0x7000);
+	w[n++] = W(LF_TAG_LJSTATE, (__u32)~0u);
+	n += lua_frame(w + n, LF_TAG_LJCFUNC, 0x4040, (97ULL << LF_LJ_FFID_SHIFT) | LF_LFLAG_CENTRY | 0x10);
+	static struct lm_stack s;
+	lm_decode(w, n, &s);
+	CHECK_INT(s.th[0].n, 1);
+	const struct lm_lua *f = &s.th[0].f[0];
+	CHECK(f->c && f->lj && !f->marker && f->ptr == 0x4040);
+	CHECK_INT(f->ffid, 97);
+	CHECK(f->aux == (LF_LFLAG_CENTRY | 0x10) && lm_fp(f) == 0);
+}
+
 int main(void)
 {
 	RUN(elided_keeps_root);
 	RUN(depth_limit_hangs_under_innermost_entry);
 	RUN(elided_after_c_function);
 	RUN(luajit_marker);
+	RUN(luajit_cfunc);
 	CHECK_EXIT();
 }

@@ -35,6 +35,17 @@ static enum luajit_fn_kind func_info(const struct luajit_runtime *rt, uint64_t f
 	return k;
 }
 
+/* A C function or built-in the sample named (its C function and ffid), as func_info would
+ * have: a built-in is named by its ffid alone. */
+static void kernel_cfunc(const struct luajit_layout *l, struct lm_lua *f)
+{
+	if (f->ffid == l->ff_c)
+		return;
+	f->ptr = 0;
+	if (f->ffid >= l->ff_names_count)
+		f->ffid = -1;  /* no VM of this layout has such a built-in */
+}
+
 void luajit_resolve(const struct runtime *r, struct lm_stack *st)
 {
 	const struct luajit_runtime *rt = r->vm;
@@ -44,6 +55,10 @@ void luajit_resolve(const struct runtime *r, struct lm_stack *st)
 			struct lm_lua *f = &st->th[t].f[j];
 			uint64_t p = 0;
 			int ffid = 0;
+			if (f->lj && f->c) {
+				kernel_cfunc(rt->lay, f);
+				continue;
+			}
 			if (!f->lj || !f->ptr || lm_fp(f))
 				continue;  /* with a fingerprint, the sample says it is a Lua function's proto */
 			enum luajit_fn_kind k = func_info(rt, f->ptr, &p, &ffid);

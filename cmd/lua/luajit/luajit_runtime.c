@@ -166,6 +166,7 @@ void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, str
 	c->fn_ffid = (__u16)l->fn_ffid;
 	c->fn_pc = (__u16)l->fn_pc;
 	c->pt_size = (__u16)l->pt_size;
+	c->fn_c_f = (__u16)l->fn_c_f;
 	c->gct_func = (__u8)l->gct_func;
 	c->ff_lua = (__u8)l->ff_lua;
 	c->vm_lo = rt->vm_lo;

@@ -10,17 +10,22 @@
 #include "lua_walk.bpf.h"
 #include "luajit_trace.bpf.h"
 
+#define LJ_CFN_FFID 0x1ff        /* memo_cfn: a C function's ffid + 1 */
+#define LJ_CFN_FUNC (1u << 31)   /* memo_cfn: the GCfunc's header says it is one */
+
 /* What the GCfunc fn read into fp_sbuf is: a Lua function's GCproto and its fingerprint
- * (0: not known), or a C function's or built-in's C function and ffid + 1 in *cfn. */
+ * (0: not known), or a C function's or built-in's C function and ffid + 1 in *cfn, which
+ * also tells whether it is a function at all (LJ_CFN_FUNC). */
 static __always_inline __u64 lj_func_of(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u64 fn,
 					__u32 *fp, __u32 *cfn)
 {
 	__u8 ffid = u->fp_sbuf[c->fn_ffid & (LF_FP_BUF - 1)];
 	if (u->fp_sbuf[c->fn_gct & (LF_FP_BUF - 1)] != c->gct_func)
 		return fn;
+	*cfn = LJ_CFN_FUNC;
 	if (ffid != c->ff_lua) {
 		__u64 f = lf_ld64(u->fp_sbuf, c->fn_c_f) & LF_ADDR_MASK;
-		*cfn = f ? (__u32)ffid + 1 : 0;
+		*cfn |= f ? (__u32)ffid + 1 : 0;
 		return f ? f : fn;
 	}
 	__u64 pc = lf_ld64(u->fp_sbuf, c->fn_pc);
@@ -34,8 +39,9 @@ static __always_inline __u64 lj_func_of(struct lf_ustate *u, const struct lf_lj_
 /* LuaJIT: a frame's function word and its pc word (*aux). A Lua function becomes its GCproto
  * with the proto's fingerprint in the bits the address and the pc leave free; a C function
  * or built-in its C function and ffid (LF_TAG_LJCFUNC), which outlive the closure; a GCfunc
- * that cannot be read stays the GCfunc, for user space to look at. */
-static __always_inline void lj_frame_fp(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u64 *func,
+ * that cannot be read stays the GCfunc, for user space to look at. Returns whether fn was
+ * read as a function. */
+static __always_inline int lj_frame_fp(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u64 *func,
 					__u64 *aux)
 {
 	__u64 fn = *func;
@@ -50,13 +56,14 @@ static __always_inline void lj_frame_fp(struct lf_ustate *u, const struct lf_lj_
 		u->memo_fp = fp;
 		u->memo_cfn = cfn;
 	}
-	if (u->memo_cfn) {
+	if (u->memo_cfn & LJ_CFN_FFID) {
 		*func = lf_word(LF_TAG_LJCFUNC, u->memo_ptr);
-		*aux |= (__u64)((u->memo_cfn - 1) & 0xff) << LF_LJ_FFID_SHIFT;
-		return;
+		*aux |= (__u64)(((u->memo_cfn & LJ_CFN_FFID) - 1) & 0xff) << LF_LJ_FFID_SHIFT;
+	} else {
+		*func = lf_word(LF_TAG_LJFUNC, u->memo_ptr | lf_fp_hi(u->memo_fp));
+		*aux |= lf_fp_lo(u->memo_fp);
 	}
-	*func = lf_word(LF_TAG_LJFUNC, u->memo_ptr | lf_fp_hi(u->memo_fp));
-	*aux |= lf_fp_lo(u->memo_fp);
+	return !!(u->memo_cfn & LJ_CFN_FUNC);
 }
 
 struct lj_walk {
@@ -64,6 +71,7 @@ struct lj_walk {
 	struct lf_ustate *u;
 	const struct lf_lj_cfg *c;
 	__u64 base, stack, pc;
+	__u64 vm_pc;          /* the interpreter's PC register, while the first link is read */
 	__u32 frames;         /* frames found */
 	__u64 ins_pc;         /* the last return pc whose call instruction was read, and it */
 	__u32 ins;
@@ -139,6 +147,25 @@ static long lj_flush_one(struct lj_walk *w)
 	return 0;
 }
 
+/* Whether vm_pc can be a Lua frame's link, a return pc. */
+static __always_inline int lj_pc_link(const struct lf_lj_cfg *c, __u64 vm_pc)
+{
+	return vm_pc && !(vm_pc & 3) && (c->gc64 || !(vm_pc >> 31));
+}
+
+/* Whether the interpreter is returning from the innermost frame, whose link (the return pc)
+ * it has taken into its PC register: until BASE moves to the caller, the results are copied
+ * down over the frame's function and link, so the link read is vm_pc or a result. What the
+ * values alone tell; without GC64, a number's halves are read as function and link. */
+static __always_inline int lj_returning(const struct lf_lj_cfg *c, __u64 func, __s64 ftsz, __u64 vm_pc)
+{
+	if (!lj_pc_link(c, vm_pc))
+		return 0;
+	if (c->gc64) /* a link is a pc or a small delta, a result a tagged value or a double */
+		return (__u64)ftsz == vm_pc || (__u64)ftsz >> 47;
+	return (__u32)ftsz == (__u32)vm_pc || (__s32)ftsz < 0 || !func; /* a type tag, a whole number */
+}
+
 static __noinline long lj_step_cb(__u32 idx, void *data)
 {
 	struct lj_walk *w = data;
@@ -148,7 +175,17 @@ static __noinline long lj_step_cb(__u32 idx, void *data)
 	if (w->u->walk_flushing)
 		return lj_flush_one(w);
 	if (w->base <= w->stack + 8 * (1 + c->fr2) || (w->frames < w->inner && w->u->n >= LF_MAX_USTACK - 2) ||
-	    lj_read_link(w, &func, &ftsz) || !ftsz)
+	    lj_read_link(w, &func, &ftsz))
+		return lj_walk_end(w);
+	/* A frame being returned from is left out: the caller runs again, from vm_pc. */
+	__u64 vm_pc = w->vm_pc, fp_bits = 0;
+	w->vm_pc = 0;
+	int gone = lj_returning(c, func, ftsz, vm_pc);
+	if (!gone && !lj_frame_fp(w->u, c, w->s->pid, &func, &fp_bits) && !c->gc64 && lj_pc_link(c, vm_pc))
+		gone = 1; /* no function: a number's halves */
+	if (gone)
+		ftsz = (__s64)vm_pc;
+	if (!ftsz)
 		return lj_walk_end(w);
 	if (idx >= w->limit) {   /* the loop index: not followed as a constant by the verifier */
 		put_lua_marker(w->s, w->u, LF_TAG_LJFUNC, 0);
@@ -161,9 +198,8 @@ static __noinline long lj_step_cb(__u32 idx, void *data)
 		return 0;
 	}
 	__u64 centry = (typep == c->frame_c || typep == c->frame_cp) ? LF_LFLAG_CENTRY : 0;
-	__u64 aux = (w->pc & LF_ADDR_MASK) | centry;
-	lj_frame_fp(w->u, w->c, w->s->pid, &func, &aux);
-	lj_put_frame(w, func, aux);
+	if (!gone)
+		lj_put_frame(w, func, (w->pc & LF_ADDR_MASK) | centry | fp_bits);
 	if ((typep & 3) == c->frame_lua) {
 		__u64 pc = c->gc64 ? (__u64)ftsz : (__u32)ftsz;
 		/* A recursion returns to the same call over and over: read it once. */
@@ -188,7 +224,7 @@ static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate 
 					   __u64 L, __u64 base, __u64 pc, __s32 vmstate, __u32 threads_left)
 {
 	struct lj_walk w = { .s = s, .u = u, .c = c, .base = base, .stack = lj_ref(c, L + c->L_stack),
-			     .pc = want_lines ? pc : 0 };
+			     .pc = want_lines ? pc : 0, .vm_pc = pc };
 	lf_lua_keep(u, threads_left, 2, &w.inner, &w.outer);
 	u->ring_n = 0;
 	u->walk_flushing = 0;

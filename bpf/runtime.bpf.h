@@ -49,6 +49,7 @@ static __always_inline void rt_first(struct lf_ustate *u, const struct lf_lua_cf
 {
 	u->lj_chain = 0;
 	u->entry_next = 0;
+	u->memo_key = 0; /* an address seen before may hold another function now */
 	puc_begin(u, lc);
 }
 

@@ -36,7 +36,7 @@ struct lf_ustate {
 	__u64 last_cand; /* puc_note_state's last answer */
 	__u32 cand_frame, cand_noted; /* last frame that held last_cand; its position's frame */
 	__u64 memo_key, memo_ptr;    /* last function fingerprinted in this sample */
-	__u32 memo_fp, memo_cfn;     /* its fingerprint; a C function's ffid + 1 (0: not one) */
+	__u32 memo_fp, memo_cfn;     /* its fingerprint; LuaJIT: whether it is a function, a C one's ffid */
 	__u32 checked;
 	__u32 l_reg_hint;        /* from lf_lua_cfg, 0xff when unknown */
 	__u32 nlpos, nthreads;   /* entries of lpos and threads set in this sample */

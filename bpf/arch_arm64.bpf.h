@@ -22,7 +22,8 @@ static __always_inline int arch_in_user(struct bpf_perf_event_data *ctx)
 }
 
 /* The walk's registers from the sample that interrupted user code. LuaJIT's interpreter
- * keeps BASE in x19 and PC in x21. */
+ * keeps BASE in x19 and PC in x21; its return moves BASE along the results it copies down,
+ * having kept BASE - 16 in x2. */
 static __always_inline void arch_regs_from_sample(struct bpf_perf_event_data *ctx, struct lf_ustate *u)
 {
 	u->ip = ctx->regs.pc;
@@ -33,6 +34,7 @@ static __always_inline void arch_regs_from_sample(struct bpf_perf_event_data *ct
 		u->regs[i] = ctx->regs.regs[19 + i];
 	u->vm_base = ctx->regs.regs[19];
 	u->vm_pc = ctx->regs.regs[21];
+	u->vm_ret_base = ctx->regs.regs[2] + 16;
 }
 
 /* The same from the task's saved user registers (a sample taken in the kernel). */
@@ -54,6 +56,7 @@ static __always_inline void arch_regs_from_task(struct pt_regs *r, struct lf_ust
 	u->regs[9] = BPF_CORE_READ(r, regs[28]);
 	u->vm_base = u->regs[0];
 	u->vm_pc = u->regs[2];
+	u->vm_ret_base = BPF_CORE_READ(r, regs[2]) + 16;
 }
 
 /* The vdso's __kernel_rt_sigreturn: mov x8, #139; svc #0. */

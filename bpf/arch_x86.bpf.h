@@ -30,6 +30,7 @@ static __always_inline void arch_regs_from_sample(struct bpf_perf_event_data *ct
 	u->regs[4] = ctx->regs.r15;
 	u->vm_base = ctx->regs.dx;
 	u->vm_pc = ctx->regs.bx;
+	u->vm_ret_base = u->vm_base; /* a return leaves BASE in place while it copies */
 }
 
 /* The same from the task's saved user registers (a sample taken in the kernel). */
@@ -45,6 +46,7 @@ static __always_inline void arch_regs_from_task(struct pt_regs *r, struct lf_ust
 	u->regs[4] = BPF_CORE_READ(r, r15);
 	u->vm_base = BPF_CORE_READ(r, dx);
 	u->vm_pc = BPF_CORE_READ(r, bx);
+	u->vm_ret_base = u->vm_base;
 }
 
 /* The rt_sigreturn trampoline: mov $15,%rax; syscall. */

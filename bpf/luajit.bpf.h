@@ -72,6 +72,7 @@ struct lj_walk {
 	const struct lf_lj_cfg *c;
 	__u64 base, stack, pc;
 	__u64 vm_pc;          /* the interpreter's PC register, while the first link is read */
+	__u64 ret_base;       /* where its BASE was if a return moved it (vm_ret_base) */
 	__u32 frames;         /* frames found */
 	__u64 ins_pc;         /* the last return pc whose call instruction was read, and it */
 	__u32 ins;
@@ -162,7 +163,7 @@ static __always_inline int lj_returning(const struct lf_lj_cfg *c, __u64 func, _
 	if (!lj_pc_link(c, vm_pc))
 		return 0;
 	if (c->gc64) /* a link is a pc or a small delta, a result a tagged value or a double */
-		return (__u64)ftsz == vm_pc || (__u64)ftsz >> 47;
+		return (__u64)ftsz == vm_pc || (__u64)ftsz >> 47 || !ftsz;
 	return (__u32)ftsz == (__u32)vm_pc || (__s32)ftsz < 0 || !func; /* a type tag, a whole number */
 }
 
@@ -183,6 +184,10 @@ static __noinline long lj_step_cb(__u32 idx, void *data)
 	int gone = lj_returning(c, func, ftsz, vm_pc);
 	if (!gone && !lj_frame_fp(w->u, c, w->s->pid, &func, &fp_bits) && !c->gc64 && lj_pc_link(c, vm_pc))
 		gone = 1; /* no function: a number's halves */
+	/* results copied already: BASE may have moved along them (arm64) */
+	if (gone && (__u64)ftsz != vm_pc && w->ret_base <= w->base && w->base - w->ret_base < 2048 &&
+	    !(w->ret_base & 7) && w->ret_base > w->stack)
+		w->base = w->ret_base;
 	if (gone)
 		ftsz = (__s64)vm_pc;
 	if (!ftsz)
@@ -224,7 +229,7 @@ static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate 
 					   __u64 L, __u64 base, __u64 pc, __s32 vmstate, __u32 threads_left)
 {
 	struct lj_walk w = { .s = s, .u = u, .c = c, .base = base, .stack = lj_ref(c, L + c->L_stack),
-			     .pc = want_lines ? pc : 0, .vm_pc = pc };
+			     .pc = want_lines ? pc : 0, .vm_pc = pc, .ret_base = u->vm_ret_base };
 	lf_lua_keep(u, threads_left, 2, &w.inner, &w.outer);
 	u->ring_n = 0;
 	u->walk_flushing = 0;

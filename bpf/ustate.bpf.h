@@ -30,6 +30,7 @@ struct lf_ustate {
 	__u32 core_file;  /* file of the Lua core, LF_FILE_NONE without Lua */
 	__u32 runtime;    /* LF_RT_*: which family's walker the process needs */
 	__u64 vm_base, vm_pc, leaf_sp; /* LuaJIT interpreter's BASE and PC registers at the sample */
+	__u64 vm_ret_base;             /* and BASE as a return found it (arch_regs_from_sample) */
 	__u64 lj_g;       /* LuaJIT: the global_State of the VM this thread was seen running, 0: none */
 	__u32 vm_unknown; /* the thread runs a VM not among those user space found */
 	__u32 lua_from;   /* first word of the Lua part in the record */

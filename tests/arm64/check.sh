@@ -132,7 +132,8 @@ check_jit() { # RUN: jit.lua's profile
 
 # Every run of the guest, in its order; ARM64_CASES=A,B,... (as the guest was given) checks those
 ALL="native-deep native-plt native-signal native-threads native-pac lua5.5-p lua5.4-p lua5.4-deep lua5.3-p lua5.2-p lua5.1-p \
-luajit-p luajit-jit luajit2-p luajit2-jit tarantool-p tarantool-jit luajit-shape luajit2-shape lua5.4-wall container nginx haproxy redis lua5.4-cmd"
+luajit-p luajit-jit luajit2-p luajit2-jit tarantool-p tarantool-jit luajit-shape luajit2-shape luajit-returns luajit2-returns \
+lua5.4-wall container nginx haproxy redis lua5.4-cmd"
 
 # check_run RUN: the checks of one run
 check_run() {
@@ -148,6 +149,12 @@ check_run() {
 		check_jit "$r" ;;
 	luajit-shape) check_jit_shape "$r" "upstream GC64" "$f" "$OUT/$r.log" on ;;
 	luajit2-shape) check_jit_shape "$r" "openresty GC64" "$f" "$OUT/$r.log" on ;;
+	# a sample taken while the interpreter returns stands in the caller, found from where BASE
+	# was before the return moved it (2-3% were a lone frame under lua_cpcall before; 2% with
+	# BASE taken as it is). arm64's interpreter keeps whole numbers apart, and an addition of
+	# a whole number and a constant calls C.
+	luajit-returns | luajit2-returns)
+		share_of "$r" ';main chunk \(/returns\.lua:0\)(;two \(/returns\.lua:4\)(;luajit2?\+0x[0-9a-f]+)*)?(;[^;]*_\[k\])*$' 99 ;;
 	container)
 		check_split "$r" "$f" "$OUT/$r.rc"
 		# named by its path on the host, which a chroot's directory gives

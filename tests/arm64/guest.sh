@@ -204,6 +204,9 @@ else
 	profile luajit-shape env LF_FFI_LIB=/libffitest.so luajit /jit_shape.lua
 	profile luajit2-shape env LF_FFI_LIB=/libffitest.so luajit2 /jit_shape.lua
 	SECS=3
+	# a two-value function returned from by the interpreter (tests/lua/returns.lua)
+	profile luajit-returns luajit -joff /returns.lua
+	profile luajit2-returns luajit2 -joff /returns.lua
 	# wall mode (99 Hz): the scheduler's events and the time off the CPU (busybox's sh and
 	# sleep serve os.execute)
 	if want lua5.4-wall; then

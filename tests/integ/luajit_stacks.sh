@@ -104,21 +104,20 @@ closures closures-openresty /usr/bin/luajit
 closures closures-openresty-joff /usr/bin/luajit -joff
 closures closures-upstream-nogc64 "$VMS/upstream-0/src/luajit"
 
-# A function returning two values, called in a loop by the interpreter: a return copies the
-# results down over the returning frame's function and link while BASE still points at that
-# frame, and the return pc is then in the PC register only. A sample there stands in the
-# caller (12-14% of such a loop's samples were a '?' under lua_cpcall, or a 'two' without its
-# chunk, before).
+# A function returning two values, called in a loop by the interpreter (tests/lua/returns.lua):
+# a return copies the results down over the returning frame's function and link while BASE
+# still points at that frame, and the return pc is then in the PC register only. A sample
+# there stands in the caller (12-14% of such a loop's samples were a '?' under lua_cpcall, or
+# a 'two' without its chunk, before).
 returns() {
 	name=$1 lj=$2; shift 2
-	cd "$ROOT" && bg_start "$lj" -joff -e \
-		'local function two(a) return a, a + 1 end local n = 0 for i = 1, 1e12 do local x, y = two(i) n = n + x - y end'
+	cd "$ROOT" && bg_start "$lj" -joff tests/lua/returns.lua
 	sleep 0.5
 	"$LF" -p "$LAST_PID" -d 3 -F 997 -o "$OUT/$name.folded" 2>"$OUT/$name.err"
 	kill "$LAST_PID"
 	t=$(total "$OUT/$name.folded")
-	m=$(count "$OUT/$name.folded" ';lua_pcall;main chunk \(\(command line\):0\)(;two \(\(command line\):1\))?(;[^;]*_\[k\])*$')
-	check "$name: $m of $t samples in 'main chunk ((command line):0)' or its 'two ((command line):1)' (>= 99.5%)" \
+	m=$(count "$OUT/$name.folded" ';lua_pcall;main chunk \(tests/lua/returns\.lua:0\)(;two \(tests/lua/returns\.lua:4\))?(;[^;]*_\[k\])*$')
+	check "$name: $m of $t samples in 'main chunk (tests/lua/returns.lua:0)' or its 'two (...:4)' (>= 99.5%)" \
 		sh -c "[ $t -ge 1000 ] && [ $((1000 * m)) -ge $((995 * t)) ]"
 }
 returns returns-openresty /usr/bin/luajit

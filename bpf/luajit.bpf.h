@@ -80,9 +80,13 @@ struct lj_walk {
 	__u32 limit;          /* links followed at most */
 };
 
-/* The link below the frame at base: its function and its type and size. The frames lie in
- * one array from the lua_State's stack up: a window of it serves many links. */
-static __always_inline int lj_read_link(const struct lj_walk *w, __u64 *func, __s64 *ftsz)
+/* The link below the frame at base: its function and its type and size, and (GC64, where
+ * values carry their type) whether the function slot holds a function: a call being set up
+ * from C holds nil there. The frames lie in one array from the lua_State's stack up: a
+ * window of it serves many links. */
+#define LJ_GC64_TFUNC 0x1fff7 /* GC64: a function value's top 17 bits, its type tag */
+
+static __always_inline int lj_read_link(const struct lj_walk *w, __u64 *func, __s64 *ftsz, int *isfn)
 {
 	struct lf_ustate *u = w->u;
 	__u64 v[2];
@@ -92,6 +96,7 @@ static __always_inline int lj_read_link(const struct lj_walk *w, __u64 *func, __
 			return -1;
 		*func = v[0] & ((1ULL << 47) - 1);
 		*ftsz = (__s64)v[1];
+		*isfn = (v[0] >> 47) == LJ_GC64_TFUNC;
 		return 0;
 	}
 	array_window_down(u, w->stack, w->base);
@@ -173,17 +178,20 @@ static __noinline long lj_step_cb(__u32 idx, void *data)
 	const struct lf_lj_cfg *c = w->c;
 	__u64 func = 0;
 	__s64 ftsz = 0;
+	int isfn = 1;
 	if (w->u->walk_flushing)
 		return lj_flush_one(w);
 	if (w->base <= w->stack + 8 * (1 + c->fr2) || (w->frames < w->inner && w->u->n >= LF_MAX_USTACK - 2) ||
-	    lj_read_link(w, &func, &ftsz))
+	    lj_read_link(w, &func, &ftsz, &isfn))
 		return lj_walk_end(w);
-	/* A frame being returned from is left out: the caller runs again, from vm_pc. */
+	/* A frame being returned from is left out: the caller runs again, from vm_pc. A frame
+	 * without a function yet is left out too, its link followed. */
 	__u64 vm_pc = w->vm_pc, fp_bits = 0;
 	w->vm_pc = 0;
-	int gone = lj_returning(c, func, ftsz, vm_pc);
-	if (!gone && !lj_frame_fp(w->u, c, w->s->pid, &func, &fp_bits) && !c->gc64 && lj_pc_link(c, vm_pc))
+	int gone = lj_returning(c, func, ftsz, vm_pc), shown = !gone && isfn;
+	if (shown && !lj_frame_fp(w->u, c, w->s->pid, &func, &fp_bits) && !c->gc64 && lj_pc_link(c, vm_pc))
 		gone = 1; /* no function: a number's halves */
+	shown = shown && !gone;
 	/* results copied already: BASE may have moved along them (arm64) */
 	if (gone && (__u64)ftsz != vm_pc && w->ret_base <= w->base && w->base - w->ret_base < 2048 &&
 	    !(w->ret_base & 7) && w->ret_base > w->stack)
@@ -203,7 +211,7 @@ static __noinline long lj_step_cb(__u32 idx, void *data)
 		return 0;
 	}
 	__u64 centry = (typep == c->frame_c || typep == c->frame_cp) ? LF_LFLAG_CENTRY : 0;
-	if (!gone)
+	if (shown)
 		lj_put_frame(w, func, (w->pc & LF_ADDR_MASK) | centry | fp_bits);
 	if ((typep & 3) == c->frame_lua) {
 		__u64 pc = c->gc64 ? (__u64)ftsz : (__u32)ftsz;

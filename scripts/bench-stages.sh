@@ -4,7 +4,8 @@
 # 999 Hz and prints every stage's time per sample and per pass (native steps pass once a
 # frame). A mark costs some 40 ns itself: compare stages and builds, and take the time per
 # sample from scripts/bench-lua.sh. Needs root, gcc, bpftool, jq, lua5.4 and luajit.
-# usage: scripts/bench-stages.sh [CASE...]   cases: native-N (C recursion N deep), lua54-N,
+# usage: scripts/bench-stages.sh [CASE...]   cases: native-N (C recursion N deep; nativefp-N
+#        built with frame pointers), lua54-N,
 #        joff-N, jit-N (N Lua frames); default native-32 native-120 lua54-20 joff-20 jit-20
 # env: SECS (seconds measured per case, 5)
 set -eu
@@ -23,6 +24,9 @@ make -s -C "$ROOT" B=build/stages BIN=build/stages/lua-flame BPF_DEFS=-DLF_STAGE
 P=$ROOT/tests/progs
 gcc -O2 -fomit-frame-pointer -g0 -shared -fPIC -o "$W/libunwtest.so" "$P/unwind_lib.c"
 gcc -O2 -fomit-frame-pointer -g0 -o "$W/unwind" "$P/unwind.c" -L"$W" -lunwtest -Wl,-rpath,"$W" -ldl -lpthread
+mkdir -p "$W/fp"
+gcc -O2 -fno-omit-frame-pointer -g0 -shared -fPIC -o "$W/fp/libunwtest.so" "$P/unwind_lib.c"
+gcc -O2 -fno-omit-frame-pointer -g0 -o "$W/fp/unwind" "$P/unwind.c" -L"$W/fp" -lunwtest -Wl,-rpath,"$W/fp" -ldl -lpthread
 REC=$ROOT/bench/rec.lua
 # the stages' names in the order of their numbers
 NAMES=$(sed -n '/^enum lf_stage {/,/^};/p' "$ROOT/bpf/stage_time.bpf.h" | grep -o 'LF_STAGE_[A-Z_]*' |
@@ -32,6 +36,7 @@ for c in "$@"; do
 	n=${c#*-}
 	case $c in
 	native-*) "$W/unwind" deep "$n" >/dev/null 2>&1 & ;;
+	nativefp-*) "$W/fp/unwind" deep "$n" >/dev/null 2>&1 & ;;
 	lua54-*) lua5.4 "$REC" "$n" >/dev/null 2>&1 & ;;
 	joff-*) luajit -joff "$REC" "$n" >/dev/null 2>&1 & ;;
 	jit-*) luajit "$REC" "$n" >/dev/null 2>&1 & ;;

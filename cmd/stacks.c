@@ -288,7 +288,7 @@ static void offcpu_label(struct stack_ctx *c, const struct lf_stack *st, struct 
 }
 
 /* Appends the folded frames of st (without the count) to out. */
-static void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
+static void stacks_fold_frames(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
 {
 	st = cut_at_context(c, st);
 	sb_puts(out, comm_of(c, (pid_t)st->pid));
@@ -326,6 +326,38 @@ kernel:;
 		sb_puts(out, ";");
 		symbolize_kernel(c->sym, st->kern[i], out);
 	}
+}
+
+/* LUA_FLAME_DEBUG=words: each stack named is printed on stderr with the words the kernel
+ * recorded for it (bpf/stack_record.h), to tell which word a wrong frame was made from. */
+static int debug_words(void)
+{
+	static int on = -1;
+	if (on < 0) {
+		const char *d = getenv("LUA_FLAME_DEBUG");
+		on = d && !strcmp(d, "words");
+	}
+	return on;
+}
+
+static void print_words(const char *folded, const struct lf_stack *st)
+{
+	int nu = st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK;
+	flockfile(stderr);
+	fprintf(stderr, "lua-flame: words: %s :", folded);
+	for (int i = 0; i < nu; i++)
+		fprintf(stderr, " %llx", (unsigned long long)st->user[i]);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+}
+
+/* stacks_fold_frames, and LUA_FLAME_DEBUG=words's line. */
+static void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
+{
+	size_t start = out->len;
+	stacks_fold_frames(c, st, out);
+	if (debug_words())
+		print_words(out->s + start, st);
 }
 
 void stacks_fresh(const struct lf_stack_key *k, const struct lf_stack *st, void *ctx)

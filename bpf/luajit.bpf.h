@@ -58,7 +58,7 @@ static __always_inline int lj_frame_fp(struct lf_ustate *u, const struct lf_lj_c
 	}
 	if (u->memo_cfn & LJ_CFN_FFID) {
 		*func = lf_word(LF_TAG_LJCFUNC, u->memo_ptr);
-		*aux |= (__u64)(((u->memo_cfn & LJ_CFN_FFID) - 1) & 0xff) << LF_LJ_FFID_SHIFT;
+		*aux |= ((__u64)((u->memo_cfn & LJ_CFN_FFID) - 1) << LF_LJ_FFID_SHIFT) & LF_LJ_FFID_BITS;
 	} else {
 		*func = lf_word(LF_TAG_LJFUNC, u->memo_ptr | lf_fp_hi(u->memo_fp));
 		*aux |= lf_fp_lo(u->memo_fp);

@@ -75,6 +75,7 @@
 #define LF_PC_MASK      LF_ADDR_MASK
 #define LF_LFLAG_CENTRY (1ULL << 61)
 #define LF_LJ_FFID_SHIFT 52           /* a LuaJIT C function's ffid in its pc word */
+#define LF_LJ_FFID_BITS (0xffULL << LF_LJ_FFID_SHIFT)
 #define LF_LFLAG_TAIL   (1ULL << 62)
 #define LF_LFLAG_FRESH  (1ULL << 63)
 #define LF_TRACE_UNKNOWN 0xffffff    /* machine code whose trace is not known */

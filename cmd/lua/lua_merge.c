@@ -20,8 +20,8 @@ static __u64 low(__u64 w) { return lf_word_value(w); }
 static struct lm_lua lua_frame(int t, __u64 fw, __u64 pw)
 {
 	if (t == LF_TAG_LJCFUNC)
-		return (struct lm_lua){ .c = 1, .lj = 1, .ffid = (int)((pw >> LF_LJ_FFID_SHIFT) & 0xff),
-					.ptr = low(fw), .aux = pw & ~(0xffULL << LF_LJ_FFID_SHIFT) };
+		return (struct lm_lua){ .c = 1, .lj = 1, .ffid = (int)((pw & LF_LJ_FFID_BITS) >> LF_LJ_FFID_SHIFT),
+					.ptr = low(fw), .aux = pw & ~LF_LJ_FFID_BITS };
 	return (struct lm_lua){ .c = t == LF_TAG_LCFUNC, .lj = t == LF_TAG_LJFUNC,
 				.marker = t != LF_TAG_LCFUNC && !low(fw), .ptr = low(fw), .aux = pw };
 }

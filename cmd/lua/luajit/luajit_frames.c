@@ -153,6 +153,14 @@ static int func_fields_ok(const struct luajit_layout *l, int32_t *need)
 	       (l->mref_size == 4 || l->mref_size == 8);
 }
 
+enum luajit_fn_kind luajit_cfunc_kind(const struct luajit_layout *l, int ffid)
+{
+	if (ffid == l->ff_c)
+		return LJ_FN_C;
+	/* past the built-ins' names: no VM of this layout has such a built-in */
+	return ffid >= 0 && ffid < l->ff_names_count ? LJ_FN_FAST : LJ_FN_BAD;
+}
+
 enum luajit_fn_kind luajit_func_info(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t fn,
 			     uint64_t *proto_or_cfunc, int *ffid)
 {
@@ -177,11 +185,9 @@ enum luajit_fn_kind luajit_func_info(const struct luajit_layout *l, const struct
 		v -= (uint64_t)l->pt_size;
 		kind = LJ_FN_LUA;
 	} else {
-		if (id != l->ff_c && id >= l->ff_names_count)
-			return LJ_FN_BAD;  /* no VM of this layout has such a built-in */
-		if (luajit_rd(m, fn + (uint64_t)l->fn_c_f, &v, sizeof v) < 0)
+		kind = luajit_cfunc_kind(l, id);
+		if (kind == LJ_FN_BAD || luajit_rd(m, fn + (uint64_t)l->fn_c_f, &v, sizeof v) < 0)
 			return LJ_FN_BAD;
-		kind = id == l->ff_c ? LJ_FN_C : LJ_FN_FAST;
 	}
 	if (proto_or_cfunc)
 		*proto_or_cfunc = v;

@@ -22,6 +22,10 @@ struct luajit_mem { luajit_mem_read_fn read; void *ctx; };
 
 enum luajit_fn_kind { LJ_FN_BAD, LJ_FN_LUA, LJ_FN_C, LJ_FN_FAST };
 
+/* What a GCfunc that is no Lua function is by its ffid: a C function, a built-in, or nothing
+ * a VM of this layout makes. */
+enum luajit_fn_kind luajit_cfunc_kind(const struct luajit_layout *l, int ffid);
+
 /* What the GCfunc at fn is: a Lua function (*proto_or_cfunc = its GCproto), a C function
  * (*proto_or_cfunc = its lua_CFunction) or a built-in ("fast function": *ffid set, and
  * *proto_or_cfunc its handler). LJ_FN_BAD when fn cannot be read or is no function. Either out

@@ -35,17 +35,6 @@ static enum luajit_fn_kind func_info(const struct luajit_runtime *rt, uint64_t f
 	return k;
 }
 
-/* A C function or built-in the sample named (its C function and ffid), as func_info would
- * have: a built-in is named by its ffid alone. */
-static void kernel_cfunc(const struct luajit_layout *l, struct lm_lua *f)
-{
-	if (f->ffid == l->ff_c)
-		return;
-	f->ptr = 0;
-	if (f->ffid >= l->ff_names_count)
-		f->ffid = -1;  /* no VM of this layout has such a built-in */
-}
-
 void luajit_resolve(const struct runtime *r, struct lm_stack *st)
 {
 	const struct luajit_runtime *rt = r->vm;
@@ -53,15 +42,15 @@ void luajit_resolve(const struct runtime *r, struct lm_stack *st)
 	for (int t = 0; t < st->nth; t++)
 		for (int j = 0; j < st->th[t].n; j++) {
 			struct lm_lua *f = &st->th[t].f[j];
-			uint64_t p = 0;
-			int ffid = 0;
-			if (f->lj && f->c) {
-				kernel_cfunc(rt->lay, f);
-				continue;
-			}
-			if (!f->lj || !f->ptr || lm_fp(f))
+			uint64_t p = f->ptr;
+			int ffid = f->ffid;
+			enum luajit_fn_kind k;
+			if (f->lj && f->c)  /* the sample read its C function and ffid */
+				k = luajit_cfunc_kind(rt->lay, ffid);
+			else if (!f->lj || !f->ptr || lm_fp(f))
 				continue;  /* with a fingerprint, the sample says it is a Lua function's proto */
-			enum luajit_fn_kind k = func_info(rt, f->ptr, &p, &ffid);
+			else
+				k = func_info(rt, f->ptr, &p, &ffid);
 			f->c = k != LJ_FN_LUA;
 			f->ffid = ffid;
 			f->ptr = k == LJ_FN_BAD || k == LJ_FN_FAST ? 0 : p;

@@ -164,14 +164,15 @@ static int live_turn(struct session *s, double start, double now, double *next)
 	return s->o->live(s->o->live_ctx, &tk);
 }
 
-/* Samples until the duration ends, a signal arrives or every target exits. */
-static void record_loop(struct session *s)
+/* Samples until the duration ends, a signal arrives or every target exits; the duration
+ * counts from start, when the targets began to be sampled. */
+static void record_loop(struct session *s, double start)
 {
 	const struct record_opts *o = s->o;
-	double start = now_sec(), next_drain = start + DRAIN_INTERVAL, next_status = start + 1.0, now = start;
+	double now = now_sec(), next_drain = start + DRAIN_INTERVAL, next_status = start + 1.0;
 	double end = o->duration > 0 ? start + o->duration : 1e300, next_live = start + 1.0, last_drain = start;
 	uint64_t map_quarter = max_stacks(o) / 4, made = 0;
-	show_status(s, start, start);
+	show_status(s, start, now);
 	while (!stop_signal) {
 		double wake = now + tick_gap(s, now, last_drain, made, map_quarter);
 		wake = earliest(earliest(wake, next_drain), earliest(next_status, end));
@@ -315,6 +316,8 @@ static int session_record(struct session *s, double t0)
 		symbolizer_load_kernel(s->sc.sym);
 	if (s->o->command && (rc = start_command(s)))
 		return rc;
+	/* -d counts from the moment the targets run sampled: a command from its release */
+	double from = s->o->command ? now_sec() : on;
 	if ((rc = targets_check_alive(&s->tg)))
 		return rc;
 	if (s->o->stats) {
@@ -332,7 +335,7 @@ static int session_record(struct session *s, double t0)
 	describe_run(s, s->sc.prof);
 	info_lf("profiling PID %s (%s) at %d Hz%s", s->sc.prof->pids, s->sc.prof->command, s->o->hz,
 		s->o->duration > 0 ? "" : "; press Ctrl-C to stop");
-	record_loop(s);
+	record_loop(s, from);
 	sampler_pause(s->smp); /* the time asked for is over: no sample after it */
 	sampler_wall_settle(s->smp);
 	sampler_stop_naming(s->smp);

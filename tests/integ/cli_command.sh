@@ -30,9 +30,10 @@ check "a command that exits at once: output written" [ -f "$OUT/true.folded" ]
 "$LF" -q -o "$OUT/false.folded" -- sh -c 'exit 42' 2>"$OUT/false.err"
 check "a failing command's status is passed on (42)" [ $? = 42 ]
 
-# -d shorter than the command: the profile covers -d, then lua-flame waits for the
-# command and returns its status.
-"$LF" -d 0.5 -o "$OUT/short.folded" -- lua5.4 "$OUT/phases.lua" 5 2>"$OUT/short.err"
+# -d shorter than the command: the profile covers -d from the command's start, then
+# lua-flame waits for the command and returns its status. The first phase runs 0.5 s
+# of CPU time, so a window of 0.4 s ends inside it even when the command's start was slow.
+"$LF" -d 0.4 -o "$OUT/short.folded" -- lua5.4 "$OUT/phases.lua" 5 2>"$OUT/short.err"
 check "-d shorter than the command: still its status (5)" [ $? = 5 ]
 check "-d shorter than the command: says it waits" grep -q "waiting for lua5.4" "$OUT/short.err"
 check "-d shorter than the command: only the first phase" [ "$(share "$OUT/short.folded" ';late ')" = 0 ]

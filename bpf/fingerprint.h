@@ -8,6 +8,7 @@
 #include <linux/types.h>
 #endif
 #include "arch.h"
+#include "load.h"
 
 /* Which function a Lua frame ran: the Proto's address alone cannot say, as a freed Proto's
  * memory may hold another one by the time user space reads it. So the walker also reads, at
@@ -39,9 +40,7 @@ struct lf_fp_cfg {
 /* Unaligned loads at a masked offset, so that the verifier sees them inside the buffer. */
 static inline __u64 lf_ld64(const __u8 *b, __u16 off)
 {
-	__u64 v;
-	__builtin_memcpy(&v, b + (off & (LF_FP_BUF - 1)), 8);
-	return v;
+	return lf_load_u64(b + (off & (LF_FP_BUF - 1)));
 }
 
 static inline __u64 lf_fp_step(__u64 h, __u64 v)

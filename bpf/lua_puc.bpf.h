@@ -47,11 +47,10 @@ static __always_inline int puc_is_state(struct lf_ustate *u, __u32 pid, __u64 ca
 	int at = lf_lwin_at(LF_LWIN_CAND, cand + c->gch_tt, 1);
 	if (at < 0 || u->lw_cand[(__u32)at & (LF_CAND_SPAN - 1)] != c->gctag_thread)
 		return 0;
-	__u64 g;
 	at = lf_lwin_at(LF_LWIN_CAND, cand + c->l_l_G, 8);
 	if (at < 0)
 		return 0;
-	__builtin_memcpy(&g, &u->lw_cand[(__u32)at & (LF_CAND_SPAN - 1)], 8);
+	__u64 g = lf_load_u64(&u->lw_cand[(__u32)at & (LF_CAND_SPAN - 1)]);
 	if (!g)
 		return 0;
 	for (__u32 i = 0; i < LF_MAX_GS; i++)
@@ -258,16 +257,12 @@ struct puc_walk {
 /* Fields of the CallInfo at lw_ci_at in its window (lf_lwin_at keeps it whole inside). */
 static __always_inline __u64 ci_u64(const struct lf_ustate *u, __u16 off)
 {
-	__u64 v;
-	__builtin_memcpy(&v, &u->lw_ci[(u->lw_ci_at + off) & (LF_LWIN - 1)], 8);
-	return v;
+	return lf_load_u64(&u->lw_ci[(u->lw_ci_at + off) & (LF_LWIN - 1)]);
 }
 
 static __always_inline __u32 ci_u32(const struct lf_ustate *u, __u16 off)
 {
-	__u32 v;
-	__builtin_memcpy(&v, &u->lw_ci[(u->lw_ci_at + off) & (LF_LWIN - 1)], 4);
-	return v;
+	return lf_load_u32(&u->lw_ci[(u->lw_ci_at + off) & (LF_LWIN - 1)]);
 }
 
 /* Makes the CallInfo at ci readable with ci_u64 and ci_u32. Returns 0, or -1. */
@@ -296,8 +291,7 @@ static __always_inline void puc_emit_ci(struct puc_walk *w, int running)
 	int tv = lf_lwin_at(LF_LWIN_TV, func, 16);
 	if (tv < 0)
 		return;
-	__u64 val;
-	__builtin_memcpy(&val, &u->lw_tv[((__u32)tv + (c->tv_value & 7)) & (LF_LWIN - 1)], 8);
+	__u64 val = lf_load_u64(&u->lw_tv[((__u32)tv + (c->tv_value & 7)) & (LF_LWIN - 1)]);
 	__u8 tt = u->lw_tv[((__u32)tv + (c->tv_tt & 15)) & (LF_LWIN - 1)];
 	__u32 cs = c->ci_callstatus_size ? ci_u32(u, c->ci_callstatus) : 0;
 	if (c->ci_callstatus_size == 1)

@@ -6,6 +6,7 @@
 #include "unwind.h"
 #include "lua.h"
 #include "search.h"
+#include "load.h"
 
 struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
 
@@ -331,6 +332,23 @@ static __always_inline int stack_window(struct lf_ustate *u, __u64 base, __u64 e
 	return 0;
 }
 
+/* Makes the window hold all of [base, end), a span of the sampled thread's stack, so that
+ * win_at reads any 8 bytes in it without checks of its own (the memo's replay reads a few
+ * slots of every frame it takes). Returns 0, or -1 when the span cannot be read or is longer
+ * than the window. */
+static __always_inline int stack_span(struct lf_ustate *u, __u64 base, __u64 end)
+{
+	return stack_window(u, base, end) || end - u->win_lo > u->win_len ? -1 : 0;
+}
+
+/* The 8 bytes at addr, inside the span stack_span last made the window hold (the mask only
+ * shows the verifier the window's bounds: inside the span it changes nothing). */
+static __always_inline __u64 win_at(const struct lf_ustate *u, __u64 addr)
+{
+	__u32 o = (__u32)(addr - u->win_lo) & (8 * LF_WIN_WORDS - 1);
+	return lf_load_u64((const __u8 *)u->win + o);
+}
+
 /* Makes the window hold [end - 16, end) of an array that starts at floor and is used up to
  * end, such as a Lua stack walked from its top down: it reads down to floor, up to
  * LF_WIN_WORDS words. Returns 0, or -1 when the read failed. */
@@ -359,7 +377,7 @@ static __always_inline int win_take(const struct lf_ustate *u, __u64 addr, __u64
 		__u32 o = (__u32)off;
 		barrier_var(o); /* keeps the bound, which the verifier needs, from being folded away */
 		if (o <= 8 * LF_WIN_WORDS - 8) {
-			__builtin_memcpy(v, (const __u8 *)u->win + o, 8);
+			*v = lf_load_u64((const __u8 *)u->win + o);
 			return 0;
 		}
 	}

@@ -205,12 +205,12 @@ static long replay_cb(__u32 i, void *data)
 	__u32 at = u->replay_k + 1 + i;
 	const struct lf_memo_frame *prev = &c->w->f[(at - 1) & (LF_MEMO_FRAMES - 1)];
 	const struct lf_memo_frame *f = &c->w->f[at & (LF_MEMO_FRAMES - 1)];
-	__u64 ra, bp = u->replay_bp, sp = prev->sp;
-	if (stack_window(u, sp + prev->lo_off, sp + prev->hi_off) || win_take(u, sp + prev->ra_off, &ra) ||
-	    lf_word(LF_TAG_NATIVE, arch_ra_value(ra)) != f->word)
+	__u64 bp = u->replay_bp, sp = prev->sp;
+	if (stack_span(u, sp + prev->lo_off, sp + prev->hi_off) ||
+	    lf_word(LF_TAG_NATIVE, arch_ra_value(win_at(u, sp + prev->ra_off))) != f->word)
 		return 1;
-	if ((prev->flags & LF_MF_BP_SAVED) && win_take(u, sp + prev->bp_off, &bp))
-		return 1;
+	if (prev->flags & LF_MF_BP_SAVED)
+		bp = win_at(u, sp + prev->bp_off);
 	if ((f->flags & LF_MF_USES_BP) && bp != f->bp)
 		return 1;
 	u->replay_bp = bp;
@@ -328,13 +328,13 @@ static long replay_hook_cb(__u32 i, void *data)
 	if (i > 0) {
 		const struct lf_memo_frame *prev = &c->w->f[(at - 1) & (LF_MEMO_FRAMES - 1)];
 		__u64 sp = prev->sp;
-		if (stack_window(u, sp + prev->lo_off, sp + prev->hi_off))
+		if (stack_span(u, sp + prev->lo_off, sp + prev->hi_off))
 			return 1;
 		for (int j = 0; j < LF_NSAVED; j++)
 			if (prev->saved[j])
-				win_take(u, f->sp + 8 * (__s64)prev->saved[j], &u->replay_regs[j]);
+				u->replay_regs[j] = win_at(u, f->sp + 8 * (__s64)prev->saved[j]);
 		if (prev->flags & LF_MF_BP_SAVED)
-			win_take(u, sp + prev->bp_off, &u->replay_bp);
+			u->replay_bp = win_at(u, sp + prev->bp_off);
 	}
 	if (f->flags & LF_MF_CORE)
 		replay_puc_hook(c, f, frame);

@@ -70,8 +70,9 @@ struct lj_walk {
 	struct lf_stack *s;
 	struct lf_ustate *u;
 	const struct lf_lj_cfg *c;
-	__u64 L, base, stack, pc;
+	__u64 base, stack, pc;
 	__u64 vm_pc;          /* the interpreter's PC register, while the first link is read */
+	__u64 link0;          /* the first frame's link if it is not stored yet (lf_lj_entering) */
 	__u64 ret_base;       /* where its BASE was if a return moved it (vm_ret_base) */
 	__u32 frames;         /* frames found */
 	__u64 ins_pc;         /* the last return pc whose call instruction was read, and it */
@@ -172,19 +173,21 @@ static __always_inline int lj_returning(const struct lf_lj_cfg *c, __u64 func, _
 	return (__u32)ftsz == (__u32)vm_pc || (__s32)ftsz < 0 || !func; /* a type tag, a whole number */
 }
 
-/* Whether the interpreter is entering a call from C (lua_call, lua_pcall) at the frame at
- * base: it has the frame's link, a C frame's, in its PC register before it stores it, and
- * until then the link slot holds what the stack held there before. Such a link leads to the
- * C function's frame, where L->base still points; one that does not is not this frame's. */
-static __always_inline int lj_entering(const struct lj_walk *w, __s64 ftsz, __u64 vm_pc)
+/* Whether pid's LuaJIT interpreter is entering a call from C (lua_call, lua_pcall) at the
+ * frame at base: it has the frame's link, a C frame's, in its PC register before it stores
+ * it, and until then the link slot holds what the stack held there before. Such a link leads
+ * to the C function's frame, where L->base still points. A global function, checked once:
+ * the walk's step, checked for every frame it may take, has no room for it. */
+__noinline int lf_lj_entering(__u32 pid, __u64 L, __u64 base, __u64 vm_pc)
 {
-	const struct lf_lj_cfg *c = w->c;
+	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	if (!c)
+		return 0;
 	__u64 link = c->gc64 ? vm_pc : (__u32)vm_pc, delta = link & ~7ULL, lbase = 0;
 	__u32 typep = (__u32)link & c->frame_typep;
-	if ((c->gc64 ? (__u64)ftsz : (__u32)ftsz) == link || (typep != c->frame_c && typep != c->frame_cp) ||
-	    !delta || delta >= w->base - w->stack)
+	if ((typep != c->frame_c && typep != c->frame_cp) || !delta || delta >= base)
 		return 0;
-	return read_u64(w->L + c->L_base, &lbase) == 0 && lbase == w->base - delta;
+	return read_u64(L + c->L_base, &lbase) == 0 && lbase == base - delta;
 }
 
 static __noinline long lj_step_cb(__u32 idx, void *data)
@@ -199,6 +202,10 @@ static __noinline long lj_step_cb(__u32 idx, void *data)
 	if (w->base <= w->stack + 8 * (1 + c->fr2) || (w->frames < w->inner && w->u->n >= LF_MAX_USTACK - 2) ||
 	    lj_read_link(w, &func, &ftsz, &isfn))
 		return lj_walk_end(w);
+	if (w->link0) { /* taken here, not kept across the step: that doubled 5.10 verifier's work */
+		ftsz = (__s64)w->link0;
+		w->link0 = 0;
+	}
 	/* A frame being returned from is left out: the caller runs again, from vm_pc. A frame
 	 * without a function yet is left out too, its link followed. */
 	__u64 vm_pc = w->vm_pc, fp_bits = 0;
@@ -211,8 +218,8 @@ static __noinline long lj_step_cb(__u32 idx, void *data)
 	if (gone && (__u64)ftsz != vm_pc && w->ret_base <= w->base && w->base - w->ret_base < 2048 &&
 	    !(w->ret_base & 7) && w->ret_base > w->stack)
 		w->base = w->ret_base;
-	if (gone || (vm_pc && lj_entering(w, ftsz, vm_pc)))
-		ftsz = c->gc64 ? (__s64)vm_pc : (__s32)vm_pc;
+	if (gone)
+		ftsz = (__s64)vm_pc;
 	if (!ftsz)
 		return lj_walk_end(w);
 	if (idx >= w->limit) {   /* the loop index: not followed as a constant by the verifier */
@@ -252,8 +259,10 @@ static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate 
 					   __u64 L, __u64 base, __u64 pc, __s32 vmstate, __u32 threads_left)
 {
 	/* (a PC that is no bytecode's, a call's link, says the frame has not begun) */
-	struct lj_walk w = { .s = s, .u = u, .c = c, .L = L, .base = base, .stack = lj_ref(c, L + c->L_stack),
+	struct lj_walk w = { .s = s, .u = u, .c = c, .base = base, .stack = lj_ref(c, L + c->L_stack),
 			     .pc = want_lines && !(pc & 3) ? pc : 0, .vm_pc = pc, .ret_base = u->vm_ret_base };
+	if ((pc & 3) && lf_lj_entering(s->pid, L, base, pc))
+		w.link0 = c->gc64 ? pc : (__u32)pc;
 	lf_lua_keep(u, threads_left, 2, &w.inner, &w.outer);
 	u->ring_n = 0;
 	u->walk_flushing = 0;

@@ -134,7 +134,7 @@ bpf_run() {
 		echo "$a $b $fr" | awk -v l="$l0 $l1" -v f="${faults:--1}" -v c="${c0:-0} ${c1:-0}" -v m="${rss:-0}" -v fl="${fl:-0}" -v st="${st:-n/a}" '{
 			rt = $4 - $1; cnt = $5 - $2; s = $6 - $3
 			split(l, ld, " "); lo = ld[1] > ld[2] ? ld[1] : ld[2]; split(c, cp, " ")
-			if (cnt > 0 && s > 0) printf "%.0f %.0f %d %d %d %s %s %.1f %.1f %s %s\n", rt / s, rt / cnt, $7, $8, s, lo,
+			if (cnt > 0 && s > 0) printf "%.0f %.0f %d %d %d %s %s %.1f %.1f %s %s %s\n", rt / s, rt / cnt, $7, $8, s, lo,
 				f < 0 ? "n/a" : sprintf("%.3f", f / s), 1000 * (cp[2] - cp[1]) / s, m / 1024, (fl > 0 ? fl : "n/a"), st,
 				'"$r"' }' >>"$W/bpf.$name"
 		log "$name run $r: $(tail -1 "$W/bpf.$name") (ns/sample ns/tick lua native samples load faults/sample" \

@@ -316,7 +316,7 @@ static int session_record(struct session *s, double t0)
 		symbolizer_load_kernel(s->sc.sym);
 	if (s->o->command && (rc = start_command(s)))
 		return rc;
-	/* -d counts from the moment the targets run sampled: a command from its release */
+	/* -d counts from the moment the targets are sampled: a command's from its release */
 	double from = s->o->command ? now_sec() : on;
 	if ((rc = targets_check_alive(&s->tg)))
 		return rc;

@@ -88,58 +88,56 @@ proc_cpu_ms() { sed 's/.*) //' /proc/"$1"/stat 2>/dev/null | awk -v t="$(getconf
 # $W/bpf.NAME, and each second's ns per sample to $W/sec.NAME (lua-flame) and $W/fsec.NAME (floor).
 bpf_run() {
 	name=$1 r=$2; shift 2
-	{
-		"$@" >/dev/null 2>&1 & tp=$!; started $tp
-		sleep 0.3
-		"$LF" -p "$tp" -F 999 -d $((SECS + 30)) --stats -o "$W/$name.folded" 2>"$W/$name.err" &
-		lp=$!; started $lp
-		if ! wait_sampling "$W/$name.err" "$lp"; then
-			log "$name run $r: lua-flame did not start: $(cat "$W/$name.err")"
-			kill "$tp" "$lp" 2>/dev/null; wait "$tp" "$lp" 2>/dev/null; forget $tp; forget $lp
-			return
-		fi
+	"$@" >/dev/null 2>&1 & tp=$!; started $tp
+	sleep 0.3
+	"$LF" -p "$tp" -F 999 -d $((SECS + 30)) --stats -o "$W/$name.folded" 2>"$W/$name.err" &
+	lp=$!; started $lp
+	if ! wait_sampling "$W/$name.err" "$lp"; then
+		log "$name run $r: lua-flame did not start: $(cat "$W/$name.err")"
+		kill "$tp" "$lp" 2>/dev/null; wait "$tp" "$lp" 2>/dev/null; forget $tp; forget $lp
+		return
+	fi
+	sleep 1
+	# a user read that faults costs as much as hundreds that do not: the target's kernel
+	# page faults while it is sampled are those reads (a CPU-bound workload makes none)
+	pf=""
+	if command -v perf >/dev/null; then
+		perf stat -x, -e exceptions:page_fault_kernel -p "$tp" -o "$W/pf" -- sleep "$SECS" 2>/dev/null &
+		pf=$!
+	fi
+	# the floor, on the same target in the same seconds: both see the same machine
+	# (a floor measured before or after drifted between 0.3 and 1 us here)
+	"$FLOOR" "$tp" 999 "$SECS" >"$W/floor.out" 2>"$W/floor.err" &
+	fp=$!
+	l0=$(load1); c0=$(proc_cpu_ms "$lp"); a=$(bpf_counters "$lp"); b=$a
+	for _ in $(seq "$SECS"); do
 		sleep 1
-		# a user read that faults costs as much as hundreds that do not: the target's kernel
-		# page faults while it is sampled are those reads (a CPU-bound workload makes none)
-		pf=""
-		if command -v perf >/dev/null; then
-			perf stat -x, -e exceptions:page_fault_kernel -p "$tp" -o "$W/pf" -- sleep "$SECS" 2>/dev/null &
-			pf=$!
-		fi
-		# the floor, on the same target in the same seconds: both see the same machine
-		# (a floor measured before or after drifted between 0.3 and 1 us here)
-		"$FLOOR" "$tp" 999 "$SECS" >"$W/floor.out" 2>"$W/floor.err" &
-		fp=$!
-		l0=$(load1); c0=$(proc_cpu_ms "$lp"); a=$(bpf_counters "$lp"); b=$a
-		for _ in $(seq "$SECS"); do
-			sleep 1
-			p=$b; b=$(bpf_counters "$lp")
-			echo "$p $b" | awk '$5 > $2 { printf "%.0f\n", ($4 - $1) / ($6 - $3) }' >>"$W/sec.$name"
-		done
-		c1=$(proc_cpu_ms "$lp"); l1=$(load1)
-		rss=$(awk '/^VmHWM:/ { print $2 }' /proc/"$lp"/status 2>/dev/null)
-		faults=-1
-		[ -n "$pf" ] && wait "$pf" && faults=$(awk -F, '/page_fault_kernel/ { print $1 + 0 }' "$W/pf")
-		wait "$fp" || log "$name run $r: the floor program failed: $(cat "$W/floor.err")"
-		kill -INT "$lp" 2>/dev/null; wait "$lp"; rc=$?; forget $lp
-		awk '{ print $1 }' "$W/floor.out" >>"$W/fsec.$name"
-		fl=$(awk '{ print $1 }' "$W/floor.out" | median)
-		st=$(sed -n 's/.*sampling \([0-9]*\) ms after start.*/\1/p' "$W/$name.err")
-		kill "$tp"; wait "$tp" 2>/dev/null; forget $tp
-		if [ "$rc" != 0 ] || [ ! -s "$W/$name.folded" ] || [ -z "$a" ] || [ -z "$b" ]; then
-			log "$name run $r: lua-flame failed (status $rc): $(tail -2 "$W/$name.err")"
-			return
-		fi
-		fr=$(frames "$W/$name.folded")
-		echo "$a $b $fr" | awk -v l="$l0 $l1" -v f="${faults:--1}" -v c="${c0:-0} ${c1:-0}" -v m="${rss:-0}" -v fl="${fl:-0}" -v st="${st:-n/a}" '{
-			rt = $4 - $1; cnt = $5 - $2; s = $6 - $3
-			split(l, ld, " "); lo = ld[1] > ld[2] ? ld[1] : ld[2]; split(c, cp, " ")
-			if (cnt > 0 && s > 0) printf "%.0f %.0f %d %d %d %s %s %.1f %.1f %s %s %s\n", rt / s, rt / cnt, $7, $8, s, lo,
-				f < 0 ? "n/a" : sprintf("%.3f", f / s), 1000 * (cp[2] - cp[1]) / s, m / 1024, (fl > 0 ? fl : "n/a"), st,
-				'"$r"' }' >>"$W/bpf.$name"
-		log "$name run $r: $(tail -1 "$W/bpf.$name") (ns/sample ns/tick lua native samples load faults/sample" \
-			"lua-flame-ms/1000-samples lua-flame-peak-MiB floor-ns/sample start-up-ms run)"
-	}
+		p=$b; b=$(bpf_counters "$lp")
+		echo "$p $b" | awk '$5 > $2 { printf "%.0f\n", ($4 - $1) / ($6 - $3) }' >>"$W/sec.$name"
+	done
+	c1=$(proc_cpu_ms "$lp"); l1=$(load1)
+	rss=$(awk '/^VmHWM:/ { print $2 }' /proc/"$lp"/status 2>/dev/null)
+	faults=-1
+	[ -n "$pf" ] && wait "$pf" && faults=$(awk -F, '/page_fault_kernel/ { print $1 + 0 }' "$W/pf")
+	wait "$fp" || log "$name run $r: the floor program failed: $(cat "$W/floor.err")"
+	kill -INT "$lp" 2>/dev/null; wait "$lp"; rc=$?; forget $lp
+	awk '{ print $1 }' "$W/floor.out" >>"$W/fsec.$name"
+	fl=$(awk '{ print $1 }' "$W/floor.out" | median)
+	st=$(sed -n 's/.*sampling \([0-9]*\) ms after start.*/\1/p' "$W/$name.err")
+	kill "$tp"; wait "$tp" 2>/dev/null; forget $tp
+	if [ "$rc" != 0 ] || [ ! -s "$W/$name.folded" ] || [ -z "$a" ] || [ -z "$b" ]; then
+		log "$name run $r: lua-flame failed (status $rc): $(tail -2 "$W/$name.err")"
+		return
+	fi
+	fr=$(frames "$W/$name.folded")
+	echo "$a $b $fr" | awk -v l="$l0 $l1" -v f="${faults:--1}" -v c="${c0:-0} ${c1:-0}" -v m="${rss:-0}" -v fl="${fl:-0}" -v st="${st:-n/a}" '{
+		rt = $4 - $1; cnt = $5 - $2; s = $6 - $3
+		split(l, ld, " "); lo = ld[1] > ld[2] ? ld[1] : ld[2]; split(c, cp, " ")
+		if (cnt > 0 && s > 0) printf "%.0f %.0f %d %d %d %s %s %.1f %.1f %s %s %s\n", rt / s, rt / cnt, $7, $8, s, lo,
+			f < 0 ? "n/a" : sprintf("%.3f", f / s), 1000 * (cp[2] - cp[1]) / s, m / 1024, (fl > 0 ? fl : "n/a"), st,
+			'"$r"' }' >>"$W/bpf.$name"
+	log "$name run $r: $(tail -1 "$W/bpf.$name") (ns/sample ns/tick lua native samples load faults/sample" \
+		"lua-flame-ms/1000-samples lua-flame-peak-MiB floor-ns/sample start-up-ms run)"
 }
 
 CASES="$(for d in $NATIVE_DEPTHS; do printf 'native-%s nativefp-%s ' "$d" "$d"; done

@@ -187,7 +187,9 @@ __noinline int lf_lj_entering(__u32 pid, __u64 L, __u64 base, __u64 vm_pc)
 	__u32 typep = (__u32)link & c->frame_typep;
 	if ((typep != c->frame_c && typep != c->frame_cp) || !delta || delta >= base)
 		return 0;
-	return read_u64(L + c->L_base, &lbase) == 0 && lbase == base - delta;
+	__u32 zero = 0;
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	return u && lj_field(u, pid, LF_LJ_L, L, c->L_base, 8, &lbase) == 0 && lbase == base - delta;
 }
 
 static __noinline long lj_step_cb(__u32 idx, void *data)
@@ -259,7 +261,7 @@ static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate 
 					   __u64 L, __u64 base, __u64 pc, __s32 vmstate, __u32 threads_left)
 {
 	/* (a PC that is no bytecode's, a call's link, says the frame has not begun) */
-	struct lj_walk w = { .s = s, .u = u, .c = c, .base = base, .stack = lj_ref(c, L + c->L_stack),
+	struct lj_walk w = { .s = s, .u = u, .c = c, .base = base, .stack = lj_field_ref(u, c, s->pid, LF_LJ_L, L, c->L_stack),
 			     .pc = want_lines && !(pc & 3) ? pc : 0, .vm_pc = pc, .ret_base = u->vm_ret_base };
 	if ((pc & 3) && lf_lj_entering(s->pid, L, base, pc))
 		w.link0 = c->gc64 ? pc : (__u32)pc;
@@ -287,7 +289,7 @@ static long lj_thread_cb(__u32 t, void *data)
 		return 1;
 	barrier_var(t); /* keeps the mask below, which the verifier needs */
 	__u64 Lt = u->threads[t & (LF_MAX_LTHREADS - 1)], b = 0;
-	if (Lt != p->L && read_u64(Lt + p->c->L_base, &b) == 0)
+	if (Lt != p->L && lj_field(u, p->s->pid, LF_LJ_L, Lt, p->c->L_base, 8, &b) == 0)
 		lj_walk_thread(p->s, u, p->c, Lt, b, 0, ~(__s32)p->c->vmst_c, u->nthreads - t);
 	return 0;
 }
@@ -306,24 +308,24 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 	__u64 g = u->lj_g ? u->lj_g : u->mark && c->ngs == 1 ? c->gs[0] : 0;
 	if (!g)
 		return;
-	__u64 L = lj_ref(c, g + c->g_cur_L), base = 0, pc = 0;
+	__u64 L = lj_field_ref(u, c, pid, LF_LJ_G, g, c->g_cur_L), base = 0, pc = 0;
 	__s32 vmstate = 0;
 	if (!L)
 		return;
-	bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate));
+	lj_vmstate(u, c, pid, g, &vmstate);
 	if (vmstate >= 0) {                       /* in a trace: its frames start at jit_base */
-		base = lj_ref(c, g + c->g_jit_base);
+		base = lj_field_ref(u, c, pid, LF_LJ_G, g, c->g_jit_base);
 	} else if (vmstate == ~(__s32)c->vmst_interp) {
 		/* The interpreter keeps BASE in rdx and PC in rbx, but only while the sample is in
 		 * its own code: C called by a built-in finds BASE stored in L->base. */
-		__u64 cf = lj_cframe(c, g);
+		__u64 cf = lj_cframe(u, c, pid, g);
 		if (cf && (u->leaf_sp == cf || u->leaf_sp + 8 == cf)) {
 			base = u->vm_base;
 			pc = u->vm_pc;
 		}
 	}
 	if (!base)
-		read_u64(L + c->L_base, &base); /* a plain pointer in every variant */
+		lj_field(u, pid, LF_LJ_L, L, c->L_base, 8, &base); /* a plain pointer in every variant */
 	/* cur_L is nearly always among the threads seen: the others share the room with it. */
 	lj_walk_thread(s, u, c, L, base, pc, vmstate, u->nthreads ? u->nthreads : 1);
 	/* Threads seen in the VM's C frames further out resumed this one: they wait in C. */

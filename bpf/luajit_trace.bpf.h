@@ -49,11 +49,78 @@ struct {
 	__type(value, struct lf_lj_cfg);
 } lj_cfgs SEC(".maps");
 
-/* The C frame of g's running lua_State (the VM's rsp while it interprets), or 0. */
-static __always_inline __u64 lj_cframe(const struct lf_lj_cfg *c, __u64 g)
+enum { LF_LJ_G, LF_LJ_L }; /* lf_lj_field's objects: a global_State, a lua_State */
+
+/* [*lo, *hi): the span of the fields of a global_State (LF_LJ_G) or of a lua_State
+ * (LF_LJ_L) that a sample reads. */
+static __always_inline void lj_obj_span(const struct lf_lj_cfg *c, __u32 which, __u32 *lo, __u32 *hi)
 {
-	__u64 L = lj_ref(c, g + c->g_cur_L), cf = 0;
-	if (!L || read_u64(L + c->L_cframe, &cf))
+	__u32 a = c->L_glref, b = c->L_base, x = c->L_stack, y = c->L_cframe;
+	if (which == LF_LJ_G)
+		a = c->g_vmstate, b = c->g_cur_L, x = y = c->g_jit_base;
+	__u32 l1 = a < b ? a : b, l2 = x < y ? x : y, h1 = a > b ? a : b, h2 = x > y ? x : y;
+	*lo = l1 < l2 ? l1 : l2;
+	*hi = (h1 > h2 ? h1 : h2) + 8;
+}
+
+/* The len bytes (4 or 8) of field off of pid's LuaJIT object at obj, a global_State
+ * (which LF_LJ_G) or a lua_State (LF_LJ_L), into the ustate's window_val: through a window
+ * on the object, since a sample reads several fields of each and every user read costs far
+ * more than its bytes. Returns 0, or -1 when they cannot be read. A global function: the
+ * verifier checks it once for its many callers. */
+__noinline int lf_lj_field(__u32 pid, __u32 which, __u64 obj, __u32 off, __u32 len)
+{
+	__u32 zero = 0, lo = 0, hi = 0;
+	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	if (!c || !u || !obj || (len != 4 && len != 8))
+		return -1;
+	lj_obj_span(c, which, &lo, &hi);
+	__u32 w = which & 1;
+	int at = objwin_at(u->lw_obj[w], &u->lw_obj_lo[w], &u->lw_obj_len[w], obj, lo, hi, off, len);
+	if (at < 0)
+		return -1;
+	__u64 v = lf_load_u64(&u->lw_obj[w][(__u32)at & (LF_OBJ_SPAN - 1)]);
+	u->window_val = len == 4 ? v & 0xffffffffULL : v;
+	return 0;
+}
+
+/* lf_lj_field into *v. */
+static __always_inline int lj_field(struct lf_ustate *u, __u32 pid, __u32 which, __u64 obj, __u32 off, __u32 len,
+				    __u64 *v)
+{
+	if (lf_lj_field(pid, which, obj, off, len))
+		return -1;
+	*v = u->window_val;
+	return 0;
+}
+
+/* A GCRef/MRef field of a global_State or lua_State (lj_ref through lf_lj_field), 0 when it
+ * cannot be read. */
+static __always_inline __u64 lj_field_ref(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u32 which,
+					  __u64 obj, __u32 off)
+{
+	__u64 v = 0;
+	lj_field(u, pid, which, obj, off, lj_ref_size(c), &v);
+	return v;
+}
+
+/* g's vmstate into *vmstate. Returns 0, or -1 when it cannot be read. */
+static __always_inline int lj_vmstate(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u64 g,
+				      __s32 *vmstate)
+{
+	__u64 v = 0;
+	if (lj_field(u, pid, LF_LJ_G, g, c->g_vmstate, 4, &v))
+		return -1;
+	*vmstate = (__s32)v;
+	return 0;
+}
+
+/* The C frame of g's running lua_State (the VM's rsp while it interprets), or 0. */
+static __always_inline __u64 lj_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u64 g)
+{
+	__u64 L = lj_field_ref(u, c, pid, LF_LJ_G, g, c->g_cur_L), cf = 0;
+	if (!L || lj_field(u, pid, LF_LJ_L, L, c->L_cframe, 8, &cf))
 		return 0;
 	return cf & c->cframe_rawmask;
 }
@@ -63,9 +130,10 @@ static __always_inline __u64 lj_cframe(const struct lf_lj_cfg *c, __u64 g)
 #define LF_LJ_PROBES 64 /* 16-byte steps above a trace's frame where its VM's C frame is looked for */
 
 /* Whether g's running lua_State has its C frame at or just above sp. */
-static __always_inline int lj_runs_near(const struct lf_lj_cfg *c, __u64 g, __u64 sp)
+static __always_inline int lj_runs_near(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u64 g,
+					__u64 sp)
 {
-	__u64 cf = lj_cframe(c, g);
+	__u64 cf = lj_cframe(u, c, pid, g);
 	return cf && sp <= cf + 16 && cf - sp < LF_LJ_NEAR;
 }
 
@@ -96,14 +164,14 @@ __noinline __u64 lf_lj_pick_g(__u32 pid, __u64 sp, int probe)
 	for (__u32 i = 0; i < LF_MAX_GS; i++) {
 		if (i >= c->ngs)
 			break;
-		if (lj_runs_near(c, c->gs[i], sp))
+		if (lj_runs_near(u, c, pid, c->gs[i], sp))
 			return c->gs[i];
 	}
 	/* A host with more VMs than user space tracks runs the same few on a CPU for a while:
 	 * those found on its stacks lately are tried before the stack is probed again. Either
 	 * way the sample is in a VM user space has not found: it says so. */
 	for (__u32 i = 0; i < LF_LJ_SEEN; i++)
-		if (u->lj_seen_pid[i] == pid && u->lj_seen_g[i] && lj_runs_near(c, u->lj_seen_g[i], sp)) {
+		if (u->lj_seen_pid[i] == pid && u->lj_seen_g[i] && lj_runs_near(u, c, pid, u->lj_seen_g[i], sp)) {
 			u->vm_unknown = 1;
 			return u->lj_seen_g[i];
 		}
@@ -211,23 +279,25 @@ static __always_inline void lj_entered(struct lf_ustate *u, const struct lf_lj_c
  * also says which VM this thread runs. A lua_State of a VM user space has not found yet (a
  * command's first, a state made for one request) is taken when its own C frame is this one,
  * and the sample says so, so that user space looks at once. frame: the walk's frame stepped
- * from. */
-static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u32 frame)
+ * from, whose sp was from_sp: a frame smaller than a C frame of the VM is none, and what
+ * lies under it is not looked at (every such look is a user read). */
+static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u32 frame,
+					   __u64 from_sp)
 {
 	__u64 cf = u->sp - c->cframe_size, L, own = 0, g;
 	if (cf == u->lj_chain)
 		lj_entered(u, c, cf);
-	if (u->nthreads >= LF_MAX_LTHREADS || u->nlpos >= LF_MAX_LPOS)
+	if (cf < from_sp || u->nthreads >= LF_MAX_LTHREADS || u->nlpos >= LF_MAX_LPOS)
 		return;
 	L = lj_stack_ref(u, c, cf + c->cframe_ofs_l);
 	if (L == u->last_cand || !lf_may_be_object(pid, L))
 		return;
-	g = lj_ref(c, L + c->L_glref);
+	g = lj_field_ref(u, c, pid, LF_LJ_L, L, c->L_glref);
 	int known = u->lj_g ? g == u->lj_g : lf_lj_known_g(pid, g);
 	if (!known && (u->lj_g || !g))
 		return;
 	/* Only the VM's own C frame of that thread counts, not a stray copy of L. */
-	if (read_u64(L + c->L_cframe, &own) || (own & c->cframe_rawmask) != cf)
+	if (lj_field(u, pid, LF_LJ_L, L, c->L_cframe, 8, &own) || (own & c->cframe_rawmask) != cf)
 		return;
 	if (!known)
 		u->vm_unknown = 1;
@@ -255,14 +325,14 @@ static __always_inline int step_lj_cframe_at(struct lf_ustate *u, const struct l
 	u->sp = cfa;
 	u->ip = ra;
 	u->exact = 0;
-	lj_note_cframe(u, c, pid, u->n - 1);
+	lj_note_cframe(u, c, pid, u->n - 1, cf);
 	return 0;
 }
 
 static __always_inline int step_lj_cframe(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid)
 {
 	__u64 g = lj_g_at(u, pid);
-	return step_lj_cframe_at(u, c, pid, g ? lj_cframe(c, g) : 0);
+	return step_lj_cframe_at(u, c, pid, g ? lj_cframe(u, c, pid, g) : 0);
 }
 
 /* Whether the sample's leaf runs on the VM's C frame (in the interpreter or a helper it
@@ -272,10 +342,9 @@ static __always_inline int lj_leaf_in_vm(struct lf_ustate *u, const struct lf_lj
 {
 	__s32 vmstate = 0;
 	__u64 g = lj_g_here(u, pid, 0);
-	if (!g || bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate)) ||
-	    vmstate != ~(__s32)c->vmst_interp)
+	if (!g || lj_vmstate(u, c, pid, g, &vmstate) || vmstate != ~(__s32)c->vmst_interp)
 		return 0;
-	__u64 cf = lj_cframe(c, g);
+	__u64 cf = lj_cframe(u, c, pid, g);
 	if (!cf || (u->sp != cf && u->sp + 8 != cf))
 		return 0;
 	u->lj_g = g;
@@ -295,7 +364,7 @@ static __always_inline int lj_trace_helper(struct lf_ustate *u, const struct lf_
 	if (!LF_ARCH_LINK_REG || pc < c->vm_lo || pc >= c->vm_hi)
 		return 0;
 	__u64 g = lj_g_here(u, pid, 0);
-	if (!g || bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate)) || vmstate < 0 ||
+	if (!g || lj_vmstate(u, c, pid, g, &vmstate) || vmstate < 0 ||
 	    arch_frameless_ra(u, u->sp, &ra, &sp))
 		return 0;
 	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
@@ -322,7 +391,7 @@ static __always_inline __u64 lj_off_cframe(struct lf_ustate *u, const struct lf_
 	if (pc < c->vm_lo || pc >= c->vm_hi)
 		return 0;
 	__u64 g = lj_g_here(u, pid, 0);
-	__u64 cf = g ? lj_cframe(c, g) : 0;
+	__u64 cf = g ? lj_cframe(u, c, pid, g) : 0;
 	for (int i = 0; i < 4 && cf; i++) {
 		if (cf >= u->sp && cf <= u->sp + 8)
 			return 0; /* the VM on one of its C frames: its rule holds */
@@ -377,7 +446,7 @@ static __always_inline int step_lj_trace(struct lf_ustate *u, struct lf_stack *s
 	__u32 pid = s->pid;
 	__u64 g = lj_g_at(u, pid);
 	if (g)
-		bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate));
+		lj_vmstate(u, c, pid, g, &vmstate);
 	/* Trace numbers start at 1: arm64's traces leave vmstate 0, whichever runs. */
 	__u32 traceno = vmstate > 0 ? (__u32)vmstate : LF_TRACE_UNKNOWN;
 	if (vmstate == 0)

@@ -446,6 +446,7 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 		/* a thread's samples mostly follow each other on a CPU: its stack mapping is kept */
 		if (u->sp < u->sr_lo || u->sp >= u->sr_hi) {
 			u->sr_hi = stack_range(p, u->sp, &u->sr_lo);
+			u->sr_bad_lo = u->sr_bad_hi = 0;
 		}
 		u->stack_lo = u->sr_lo;
 		u->memo_slot = memo_slot_of(u->sr_lo);

@@ -50,6 +50,7 @@ static __always_inline void rt_first(struct lf_ustate *u, const struct lf_lua_cf
 	u->lj_chain = 0;
 	u->entry_next = 0;
 	u->memo_key = 0; /* an address seen before may hold another function now */
+	u->lw_obj_len[0] = u->lw_obj_len[1] = 0;
 	puc_begin(u, lc);
 }
 
@@ -111,7 +112,7 @@ __noinline int lf_rt_core_stepped(void)
 		return 0;
 	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
 	if (c)
-		lj_note_cframe(u, c, pid, u->n - 1);
+		lj_note_cframe(u, c, pid, u->n - 1, u->step_sp);
 	return 0;
 }
 
@@ -149,8 +150,8 @@ __noinline int lf_rt_unmapped_frame(void)
 	__s32 vmstate = -1;
 	if (c && !c->ngs)
 		u->vm_unknown = 1; /* a command's first traces, before its VM is found: look now */
-	if (!g || bpf_probe_read_user(&vmstate, 4, (const void *)(g + c->g_vmstate)) ||
-	    (vmstate < 0 && !lj_ref(c, g + c->g_jit_base)))
+	if (!g || lj_vmstate(u, c, pid, g, &vmstate) ||
+	    (vmstate < 0 && !lj_field_ref(u, c, pid, LF_LJ_G, g, c->g_jit_base)))
 		return -1;
 	u->lj_g = g;
 	return step_lj_trace(u, s, c);

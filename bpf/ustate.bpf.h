@@ -7,16 +7,18 @@
 #include "lua.h"
 #include "search.h"
 #include "load.h"
+#include "stage_time.bpf.h" /* before the first user read: bench-stages.sh counts them */
 
 struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
 
 #define LF_LJ_SEEN 4   /* VMs not found by user space that a CPU remembers (a power of two) */
 #define LF_SEEN 4 /* register values remembered per sample by the check for a lua_State */
 #define LF_FRAME_SLOTS 8 /* stack words under a CFA a frame needs at most (a power of two) */
-#define LF_WIN_WORDS 64  /* stack words read ahead at once (a power of two) */
+#define LF_WIN_WORDS 256 /* stack words read ahead at once (a power of two) */
 #define LF_CI_BUF 128 /* bytes of a CallInfo read at once (every version's is smaller) */
 #define LF_LWIN 1024  /* bytes of each of the Lua walk's read-ahead windows (a power of two) */
 #define LF_CAND_SPAN 64 /* bytes of a possible lua_State read at once: its tag and l_G */
+#define LF_OBJ_SPAN 256 /* bytes of a VM's object read at once: the fields a sample reads (LuaJIT) */
 #define LF_PAGE_MIN 4096 /* the smallest page size of every supported architecture */
 #define LF_NDELTA 256    /* native words' note_run entries (a power of two above LF_MAX_NATIVE) */
 
@@ -69,10 +71,11 @@ struct lf_ustate {
 	__u8 fp_sbuf[LF_FP_BUF + 8];
 	/* Kept from sample to sample, past the part cleared per sample: the last mapping found,
 	 * index m_idx of process m_pid's entry as user space wrote it the m_gen-th time (m_end 0:
-	 * none), the last thread stack mapping found [sr_lo, sr_hi) (sr_hi 0: none), and the last
+	 * none), the last thread stack mapping found [sr_lo, sr_hi) (sr_hi 0: none) and the part
+	 * of it a read ahead could not read [sr_bad_lo, sr_bad_hi) (stack_window), and the last
 	 * row found, rule r_rule for [r_lo, r_hi) of file r_file, its label run starting at r_run
 	 * (a file's rows never change once loaded). The next sample mostly starts in the same ones. */
-	__u64 m_start, m_end, sr_lo, sr_hi;
+	__u64 m_start, m_end, sr_lo, sr_hi, sr_bad_lo, sr_bad_hi;
 	__u32 m_idx, m_pid, m_gen, r_file;
 	__u32 r_lo, r_hi, r_rule, r_valid, r_run;
 	/* walk_memo.bpf.h: bit i, which of slot i's two memos is replayed from (the other one is
@@ -127,6 +130,11 @@ struct lf_ustate {
 	__u8 lw_ci[LF_LWIN + 8];
 	__u8 lw_tv[LF_LWIN + 8];
 	__u8 lw_cand[LF_CAND_SPAN + 8];
+	/* LuaJIT reads the fields of a global_State (0) and of a lua_State (1) through windows
+	 * (lf_lj_field): what each holds (len 0: nothing; rt_first empties them). */
+	__u64 lw_obj_lo[2];
+	__u32 lw_obj_len[2];
+	__u8 lw_obj[2][LF_OBJ_SPAN + 8];
 	/* Kept from sample to sample: LuaJIT VMs user space has not found that were lately found on
 	 * this CPU's stacks (lf_lj_probe_g), and their processes; the next slot to take. */
 	__u64 lj_seen_g[LF_LJ_SEEN];
@@ -314,20 +322,39 @@ static __always_inline __u64 stack_range(const struct lf_proc *p, __u64 sp, __u6
 /* Makes the window hold [base, end) of the sampled thread's stack, which must be mapped (a
  * frame's slots, from its sp up). User reads cost far more than the bytes they copy, and the
  * callers' frames lie right above: the window reads ahead up to LF_WIN_WORDS words within
- * the thread's stack mapping, where it is known, else just [base, end). Returns 0, or -1
- * when the read failed (window_read then reads on its own). */
+ * the thread's stack mapping, where it is known, else just [base, end). A page read ahead
+ * may not be in memory: the kernel leaves a random gap, never written, between a process's
+ * first frames and its arguments, and a server's swap takes pages where little runs. Such a
+ * read fails, and faults, each time: the window then holds the pages of [base, end) alone,
+ * and no read ahead on that stack goes into the part that failed again (it is kept from
+ * sample to sample with the stack's mapping). Returns 0, or -1 when the read failed
+ * (window_read then reads on its own). */
 static __always_inline int stack_window(struct lf_ustate *u, __u64 base, __u64 end)
 {
 	if (base - u->win_lo < u->win_len && end - u->win_lo <= u->win_len)
 		return 0;
 	__u64 top = base >= u->stack_lo && u->stack_hi > end ? u->stack_hi : end;
+	if (top > u->sr_bad_lo && base < u->sr_bad_hi)
+		top = end <= u->sr_bad_lo ? u->sr_bad_lo : end;
 	__u64 len = top - base;
 	if (len > 8 * LF_WIN_WORDS)
 		len = 8 * LF_WIN_WORDS;
 	u->win_lo = base;
 	u->win_len = 0;
-	if (bpf_probe_read_user(u->win, len, (const void *)base))
-		return -1;
+	if (bpf_probe_read_user(u->win, len, (const void *)base)) {
+		__u64 cap = ((end - 1) | (LF_PAGE_MIN - 1)) + 1;
+		if (end <= base || base + len <= cap)
+			return -1; /* the pages of [base, end) themselves */
+		if (base >= u->sr_lo && base < u->sr_hi) {
+			u->sr_bad_lo = cap;
+			u->sr_bad_hi = base + len;
+		}
+		len = cap - base;
+		if (len > 8 * LF_WIN_WORDS)
+			len = 8 * LF_WIN_WORDS;
+		if (bpf_probe_read_user(u->win, len, (const void *)base))
+			return -1;
+	}
 	u->win_len = (__u32)len;
 	return 0;
 }
@@ -449,6 +476,35 @@ static __always_inline int lwin_fwd(__u8 *buf, __u64 *lo, __u32 *wlen, __u64 add
 		return -1;
 	*wlen = (__u32)n;
 	return 0;
+}
+
+/* As lwin_at, for the fields of an object at obj: on a miss, the window takes [obj + lo,
+ * obj + hi), the span of the fields a sample reads, so that the others come with the first
+ * (lo <= off, off + len <= hi, hi - lo <= LF_OBJ_SPAN: else only the field's own bytes). It
+ * is cut to the pages the exact read touches, so it fails only where that read would. */
+static __always_inline int objwin_at(__u8 *buf, __u64 *wlo, __u32 *wlen, __u64 obj, __u32 lo, __u32 hi,
+				     __u32 off, __u32 len)
+{
+	__u64 addr = obj + off, o = addr - *wlo;
+	if (o < *wlen && *wlen - o >= len)
+		return (int)o;
+	__u64 start = obj + lo, end = obj + hi, page = addr & ~(__u64)(LF_PAGE_MIN - 1);
+	if (lo > off || hi < off + len || hi - lo > LF_OBJ_SPAN || end < start)
+		start = addr, end = addr + len;
+	if (start < page)
+		start = page;
+	__u64 last = ((addr + len - 1) | (LF_PAGE_MIN - 1)) + 1;
+	if (end > last)
+		end = last;
+	__u64 n = end - start;
+	*wlen = 0;
+	if (!len || n > LF_OBJ_SPAN || n < len || end < addr + len)
+		return -1;
+	*wlo = start;
+	if (bpf_probe_read_user(buf, n, (const void *)start))
+		return -1;
+	*wlen = (__u32)n;
+	return (int)(addr - start);
 }
 
 enum { LF_LWIN_CI, LF_LWIN_TV, LF_LWIN_CAND }; /* PUC Lua's read-ahead windows */

@@ -275,7 +275,7 @@ static __always_inline void replay_lj_hook(struct memo_ctx *c, __u32 at, __u32 f
 {
 	struct lf_ustate *u = c->u;
 	u->sp = c->w->f[(at + 1) & (LF_MEMO_FRAMES - 1)].sp;
-	lj_note_cframe(u, c->lj, c->s->pid, frame);
+	lj_note_cframe(u, c->lj, c->s->pid, frame, c->w->f[at & (LF_MEMO_FRAMES - 1)].sp);
 	/* (in a stack deeper than the record keeps, the caller's word may be gone: the ring that
 	 * holds the outermost frames took its place) */
 	__u32 d = frame + 1;

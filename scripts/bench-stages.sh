@@ -2,8 +2,9 @@
 # Where the BPF program's time per sample goes: builds lua-flame with its stages timed
 # (bpf/stage_time.bpf.h; in build/stages, apart from the normal build), profiles each case at
 # 999 Hz and prints every stage's time per sample and per pass (native steps pass once a
-# frame). A mark costs some 40 ns itself: compare stages and builds, and take the time per
-# sample from scripts/bench-lua.sh. Needs root, gcc, bpftool, jq, lua5.4 and luajit.
+# frame), and the user reads per sample: on a machine where each costs 100 ns or more, their
+# number is what to cut. A mark costs some 40 ns itself: compare stages and builds, and take
+# the time per sample from scripts/bench-lua.sh. Needs root, gcc, bpftool, jq, lua5.4 and luajit.
 # usage: scripts/bench-stages.sh [CASE...]   cases: native-N (C recursion N deep; nativefp-N
 #        built with frame pointers), lua54-N,
 #        joff-N, jit-N (N Lua frames); default native-32 native-120 lua54-20 joff-20 jit-20
@@ -57,10 +58,12 @@ for c in "$@"; do
 		{ ns[$1] = $2; n[$1] = $3; if ($1 > last) last = $1 }
 		END {
 			for (i = 1; i <= last; i++) {
+				if (nm[i + 1] == "reads") { reads = n[i]; bytes = ns[i]; continue }
 				if (!n[i] || nm[i + 1] == "clock") continue
 				printf "  %-12s %8.0f %7.1f %8.0f\n", nm[i + 1], ns[i] / samples, n[i] / samples, ns[i] / n[i]
 				t += ns[i] / samples
 			}
 			printf "  %-12s %8.0f   (%d samples)\n", "total", t, samples
+			if (reads) printf "  user reads %6.1f per sample, %.0f bytes each\n", reads / samples, bytes / reads
 		}'
 done

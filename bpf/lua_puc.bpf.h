@@ -254,19 +254,6 @@ struct puc_walk {
 	__u32 limit;         /* CallInfos walked at most */
 };
 
-/* The 8 bytes at L + off, a field of the lua_State at L: from the window on the last value
- * judged as a lua_State (lf_lwin_at's LF_LWIN_CAND), which nearly always is the one walked,
- * when it holds them, else read on their own. Returns 0, or -1 when they cannot be read. */
-static __always_inline int puc_state_u64(const struct lf_ustate *u, __u64 L, __u32 off, __u64 *v)
-{
-	__u64 o = L + off - u->lw_cand_lo;
-	if (o < u->lw_cand_len && u->lw_cand_len - o >= 8) {
-		*v = lf_load_u64(&u->lw_cand[(__u32)o & (LF_CAND_SPAN - 1)]);
-		return 0;
-	}
-	return read_u64(L + off, v);
-}
-
 /* Fields of the CallInfo at lw_ci_at in its window (lf_lwin_at keeps it whole inside). */
 static __always_inline __u64 ci_u64(const struct lf_ustate *u, __u16 off)
 {
@@ -348,7 +335,7 @@ static __always_inline void puc_emit_ci(struct puc_walk *w, int running)
 	if (running && !want_lines)
 		pc = 0;  /* the running function: its pc names nothing, only --lines uses it */
 	else if ((c->flags & LF_LUA_L_SAVEDPC) && !w->u->walk_emitted)
-		puc_state_u64(u, w->L, c->l_savedpc, &pc);
+		read_u64(w->L + c->l_savedpc, &pc);
 	else
 		pc = ci_u64(u, c->ci_savedpc);
 	/* the fingerprint rides in the bits the address and the pc leave free */
@@ -458,11 +445,11 @@ static __always_inline void puc_walk_thread(struct lf_stack *s, struct lf_ustate
 					    const struct lf_lua_cfg *c, __u64 L, __u32 threads_left)
 {
 	struct puc_walk w = { .s = s, .u = u, .c = c, .L = L };
-	if (puc_state_u64(u, L, c->l_ci, &w.ci))
+	if (read_u64(L + c->l_ci, &w.ci))
 		return;
 	/* The base CallInfo stands for the C code that created the thread: not a frame. */
 	if (c->flags & LF_LUA_CI_ARRAY)
-		puc_state_u64(u, L, c->l_base_ci, &w.stop);
+		read_u64(L + c->l_base_ci, &w.stop);
 	else
 		w.stop = L + c->l_base_ci;
 	lf_lua_keep(u, threads_left, 1, &w.inner, &w.outer);

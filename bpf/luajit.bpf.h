@@ -260,8 +260,10 @@ static __noinline long lj_step_cb(__u32 idx, void *data)
 static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate *u, const struct lf_lj_cfg *c,
 					   __u64 L, __u64 base, __u64 pc, __s32 vmstate, __u32 threads_left)
 {
-	/* (a PC that is no bytecode's, a call's link, says the frame has not begun) */
-	struct lj_walk w = { .s = s, .u = u, .c = c, .base = base, .stack = lj_field_ref(u, c, s->pid, LF_LJ_L, L, c->L_stack),
+	/* (a PC that is no bytecode's, a call's link, says the frame has not begun; L->stack is
+	 * read on its own, not through lf_lj_field: the walk that follows had 5.10's verifier
+	 * check twice the instructions with it) */
+	struct lj_walk w = { .s = s, .u = u, .c = c, .base = base, .stack = lj_ref(c, L + c->L_stack),
 			     .pc = want_lines && !(pc & 3) ? pc : 0, .vm_pc = pc, .ret_base = u->vm_ret_base };
 	if ((pc & 3) && lf_lj_entering(s->pid, L, base, pc))
 		w.link0 = c->gc64 ? pc : (__u32)pc;
@@ -288,8 +290,9 @@ static long lj_thread_cb(__u32 t, void *data)
 	if (t >= u->nthreads || t >= LF_MAX_LTHREADS)
 		return 1;
 	barrier_var(t); /* keeps the mask below, which the verifier needs */
+	/* (L->base read on its own, as L->stack in lj_walk_thread) */
 	__u64 Lt = u->threads[t & (LF_MAX_LTHREADS - 1)], b = 0;
-	if (Lt != p->L && lj_field(u, p->s->pid, LF_LJ_L, Lt, p->c->L_base, 8, &b) == 0)
+	if (Lt != p->L && read_u64(Lt + p->c->L_base, &b) == 0)
 		lj_walk_thread(p->s, u, p->c, Lt, b, 0, ~(__s32)p->c->vmst_c, u->nthreads - t);
 	return 0;
 }

@@ -64,7 +64,8 @@ static __always_inline void lj_obj_span(const struct lf_lj_cfg *c, __u32 which, 
 }
 
 /* The len bytes (4 or 8) of field off of pid's LuaJIT object at obj, a global_State
- * (which LF_LJ_G) or a lua_State (LF_LJ_L), into the ustate's window_val: through a window
+ * (which LF_LJ_G) or a lua_State (LF_LJ_L), into the ustate's window_val (0 when they cannot
+ * be read): through a window
  * on the object, since a sample reads several fields of each and every user read costs far
  * more than its bytes. Returns 0, or -1 when they cannot be read. A global function: the
  * verifier checks it once for its many callers. */
@@ -78,6 +79,7 @@ __noinline int lf_lj_field(__u32 pid, __u32 which, __u64 obj, __u32 off, __u32 l
 	lj_obj_span(c, which, &lo, &hi);
 	__u32 w = which & 1;
 	int at = objwin_at(u->lw_obj[w], &u->lw_obj_lo[w], &u->lw_obj_len[w], obj, lo, hi, off, len);
+	u->window_val = 0;
 	if (at < 0)
 		return -1;
 	__u64 v = lf_load_u64(&u->lw_obj[w][(__u32)at & (LF_OBJ_SPAN - 1)]);
@@ -85,14 +87,14 @@ __noinline int lf_lj_field(__u32 pid, __u32 which, __u64 obj, __u32 off, __u32 l
 	return 0;
 }
 
-/* lf_lj_field into *v. */
+/* lf_lj_field into *v (0 when it cannot be read). Without a branch of its own: the verifiers
+ * without bpf_loop would check the Lua walk that follows once for each way. */
 static __always_inline int lj_field(struct lf_ustate *u, __u32 pid, __u32 which, __u64 obj, __u32 off, __u32 len,
 				    __u64 *v)
 {
-	if (lf_lj_field(pid, which, obj, off, len))
-		return -1;
+	int rc = lf_lj_field(pid, which, obj, off, len);
 	*v = u->window_val;
-	return 0;
+	return rc;
 }
 
 /* A GCRef/MRef field of a global_State or lua_State (lj_ref through lf_lj_field), 0 when it
@@ -100,20 +102,17 @@ static __always_inline int lj_field(struct lf_ustate *u, __u32 pid, __u32 which,
 static __always_inline __u64 lj_field_ref(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u32 which,
 					  __u64 obj, __u32 off)
 {
-	__u64 v = 0;
-	lj_field(u, pid, which, obj, off, lj_ref_size(c), &v);
-	return v;
+	lf_lj_field(pid, which, obj, off, lj_ref_size(c));
+	return u->window_val;
 }
 
-/* g's vmstate into *vmstate. Returns 0, or -1 when it cannot be read. */
+/* g's vmstate into *vmstate (0 when it cannot be read). Returns 0, or -1 then. */
 static __always_inline int lj_vmstate(struct lf_ustate *u, const struct lf_lj_cfg *c, __u32 pid, __u64 g,
 				      __s32 *vmstate)
 {
-	__u64 v = 0;
-	if (lj_field(u, pid, LF_LJ_G, g, c->g_vmstate, 4, &v))
-		return -1;
-	*vmstate = (__s32)v;
-	return 0;
+	int rc = lf_lj_field(pid, LF_LJ_G, g, c->g_vmstate, 4);
+	*vmstate = (__s32)u->window_val;
+	return rc;
 }
 
 /* The C frame of g's running lua_State (the VM's rsp while it interprets), or 0. */
@@ -445,8 +444,8 @@ static __always_inline int step_lj_trace(struct lf_ustate *u, struct lf_stack *s
 	__s32 vmstate = -1;
 	__u32 pid = s->pid;
 	__u64 g = lj_g_at(u, pid);
-	if (g)
-		lj_vmstate(u, c, pid, g, &vmstate);
+	if (g && lj_vmstate(u, c, pid, g, &vmstate))
+		vmstate = -1;
 	/* Trace numbers start at 1: arm64's traces leave vmstate 0, whichever runs. */
 	__u32 traceno = vmstate > 0 ? (__u32)vmstate : LF_TRACE_UNKNOWN;
 	if (vmstate == 0)

@@ -319,6 +319,21 @@ static __always_inline __u64 stack_range(const struct lf_proc *p, __u64 sp, __u6
 	return i >= 0 ? r->hi : 0;
 }
 
+/* Reads len bytes at base into the window. A global function, where the verifier sees len's
+ * bound right at the read (inline, the compiler spilled it before the check, and 5.10's
+ * verifier lost the bound on the copy read back). */
+__noinline int lf_win_fill(__u64 base, __u32 len)
+{
+	__u32 zero = 0;
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	__u64 n = len;
+	if (!u || n > 8 * LF_WIN_WORDS)
+		return -1;
+	barrier_var(n);
+	n &= 2 * 8 * LF_WIN_WORDS - 1; /* 5.10's verifier knows the bound only on the register checked */
+	return bpf_probe_read_user(u->win, n, (const void *)base) ? -1 : 0;
+}
+
 /* Makes the window hold [base, end) of the sampled thread's stack, which must be mapped (a
  * frame's slots, from its sp up). User reads cost far more than the bytes they copy, and the
  * callers' frames lie right above: the window reads ahead up to LF_WIN_WORDS words within
@@ -341,7 +356,7 @@ static __always_inline int stack_window(struct lf_ustate *u, __u64 base, __u64 e
 		len = 8 * LF_WIN_WORDS;
 	u->win_lo = base;
 	u->win_len = 0;
-	if (bpf_probe_read_user(u->win, len, (const void *)base)) {
+	if (lf_win_fill(base, (__u32)len)) {
 		__u64 cap = ((end - 1) | (LF_PAGE_MIN - 1)) + 1;
 		if (end <= base || base + len <= cap)
 			return -1; /* the pages of [base, end) themselves */
@@ -352,7 +367,7 @@ static __always_inline int stack_window(struct lf_ustate *u, __u64 base, __u64 e
 		len = cap - base;
 		if (len > 8 * LF_WIN_WORDS)
 			len = 8 * LF_WIN_WORDS;
-		if (bpf_probe_read_user(u->win, len, (const void *)base))
+		if (lf_win_fill(base, (__u32)len))
 			return -1;
 	}
 	u->win_len = (__u32)len;

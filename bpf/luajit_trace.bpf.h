@@ -65,10 +65,9 @@ static __always_inline void lj_obj_span(const struct lf_lj_cfg *c, __u32 which, 
 
 /* The len bytes (4 or 8) of field off of pid's LuaJIT object at obj, a global_State
  * (which LF_LJ_G) or a lua_State (LF_LJ_L), into the ustate's window_val (0 when they cannot
- * be read): through a window
- * on the object, since a sample reads several fields of each and every user read costs far
- * more than its bytes. Returns 0, or -1 when they cannot be read. A global function: the
- * verifier checks it once for its many callers. */
+ * be read): through a window on the object, since a sample reads several fields of each and
+ * every user read costs far more than its bytes. Returns 0, or -1 when they cannot be read.
+ * A global function: the verifier checks it once for its many callers. */
 __noinline int lf_lj_field(__u32 pid, __u32 which, __u64 obj, __u32 off, __u32 len)
 {
 	__u32 zero = 0, lo = 0, hi = 0;

@@ -364,9 +364,7 @@ static __always_inline int stack_window(struct lf_ustate *u, __u64 base, __u64 e
 			u->sr_bad_lo = cap;
 			u->sr_bad_hi = base + len;
 		}
-		len = cap - base;
-		if (len > 8 * LF_WIN_WORDS)
-			len = 8 * LF_WIN_WORDS;
+		len = cap - base; /* shorter than the read that failed */
 		if (lf_win_fill(base, (__u32)len))
 			return -1;
 	}

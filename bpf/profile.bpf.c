@@ -288,11 +288,14 @@ static __always_inline void count_stack_n(struct lf_stack *s, __u64 h, __u64 n, 
 
 #include "wall.bpf.h"
 
-/* Tail-called programs: the native walk (again, for the next frames) and the Lua walk. */
-enum { LF_TAIL_UNWIND, LF_TAIL_LUA };
+/* Tail-called programs: the native walk (again, for the next frames), the Lua walk, and the
+ * sample's end (its statistics and count). The end is a program of its own so the verifier
+ * checks it once: as a global function called from each program, it was checked once for
+ * each, half of the verifier's work at start-up. */
+enum { LF_TAIL_UNWIND, LF_TAIL_LUA, LF_TAIL_END, LF_NTAILS };
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, LF_NTAILS);
 	__type(key, __u32);
 	__type(value, __u32);
 } tails SEC(".maps");
@@ -344,8 +347,9 @@ static __always_inline void end_walk(struct lf_stack *s, struct lf_ustate *u, in
 	}
 }
 
-/* The sample's statistics, and the stack counted. A global function: the verifier checks
- * the hashing once, not once for each way a sample can end. */
+/* The sample's statistics, and the stack counted: the program every sample ends in (by a
+ * tail call, end_sample). A global function: the verifier checks the hashing once, not once
+ * for each way a sample can end. */
 __noinline int lf_end_counts(void)
 {
 	struct lf_ustate *u;
@@ -387,7 +391,7 @@ static __always_inline void end_user(struct bpf_perf_event_data *ctx, struct lf_
 	stage(LF_STAGE_END_WALK);
 	if (walk_lua && with_lua)
 		bpf_tail_call(ctx, &tails, LF_TAIL_LUA); /* on success, runtime_part ends the sample */
-	lf_end_counts();
+	bpf_tail_call(ctx, &tails, LF_TAIL_END);
 }
 
 /* The Lua part of a sample whose native walk is done, then its count. A program of its own:
@@ -405,6 +409,15 @@ int runtime_part(struct bpf_perf_event_data *ctx)
 	if (walk_lua)
 		rt_append(s, u);
 	stage(LF_STAGE_LUA);
+	bpf_tail_call(ctx, &tails, LF_TAIL_END);
+	return 0;
+}
+
+/* The end of every sample, tail-called once its walks are done. */
+SEC("perf_event")
+int end_sample(struct bpf_perf_event_data *ctx)
+{
+	(void)ctx;
 	lf_end_counts();
 	return 0;
 }

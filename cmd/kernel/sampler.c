@@ -22,6 +22,7 @@
 #include "lua_merge.h"
 #include "namer_sched.h"
 #include "sampler.h"
+#include "split_load.h"
 #include "proc_ns.h"
 #include "unwind_tables.h"
 #include "util.h"
@@ -30,6 +31,7 @@
 
 struct sampler {
 	struct profile_bpf *skel;
+	struct bpf_object *half;    /* the native walk, loaded beside skel's programs (split_load.c) */
 	struct bpf_link **links;
 	int *pfds;
 	int ncpu;
@@ -266,25 +268,46 @@ static int configure(struct sampler *s, const struct sampler_cfg *cfg, int walk_
 	return 0;
 }
 
+/* The programs of skel, the native walk apart in a second object from the same ELF, so the
+ * kernel checks it beside the others (split_load.c); in one object where that cannot be. */
+static int load_programs(struct sampler *s, const struct sampler_cfg *cfg)
+{
+	const struct bpf_object_skeleton *k = s->skel->skeleton;
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = k->name, .btf_custom_path = cfg->btf,
+			 .kernel_log_level = verifier_stats() ? 4 : 0);
+	s->half = split_load_init() ? NULL : bpf_object__open_mem(k->data, k->data_sz, &opts);
+	if (!s->half)
+		return profile_bpf__load(s->skel);
+	return split_load(s->skel->skeleton, s->half, "unwind_user");
+}
+
+static void unload(struct sampler *s)
+{
+	bpf_object__close(s->half);
+	s->half = NULL;
+	profile_bpf__destroy(s->skel);
+	s->skel = NULL;
+}
+
 /* Loads the program; a verifier that finds the Lua walk too complex (E2BIG: 5.10's does, for
  * the walk without bpf_loop) gets the program without it, and native stacks only. */
 static int load(struct sampler *s, const struct sampler_cfg *cfg)
 {
-	int err = profile_bpf__load(s->skel);
+	int err = load_programs(s, cfg);
 	if (err != -E2BIG || kf_bpf_loop())
 		return err;
-	profile_bpf__destroy(s->skel);
-	s->skel = NULL;
+	unload(s);
 	if (configure(s, cfg, 0))
 		return -errno;
 	warnx_lf("this kernel's BPF verifier cannot take the Lua stack walk without bpf_loop (kernels "
 		 "before 5.17): native stacks only");
-	return profile_bpf__load(s->skel);
+	return load_programs(s, cfg);
 }
 
 struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
 {
 	libbpf_set_print(libbpf_log);
+	split_load_init(); /* before the object is opened; without it, one load after the other */
 	struct sampler *s = xcalloc(1, sizeof(*s));
 	s->namer_stop = s->wake = -1;
 	s->buf = xmalloc(sizeof(*s->buf));
@@ -346,9 +369,11 @@ int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut)
 			   bpf_map__fd(k->maps.rules), bpf_map__fd(k->maps.files),
 			   bpf_map__max_entries(k->maps.files), bpf_map__fd(k->maps.procs)))
 		return -1;
-	/* tails: the native walk, then the Lua walk (bpf/profile.bpf.c) */
-	int progs[2] = { bpf_program__fd(k->progs.unwind_user), bpf_program__fd(k->progs.runtime_part) };
-	for (__u32 key = 0; key < 2; key++)
+	/* tails: the native walk, the Lua walk, the sample's end (bpf/profile.bpf.c) */
+	struct bpf_program *walk = s->half ? bpf_object__find_program_by_name(s->half, "unwind_user") : NULL;
+	int progs[3] = { bpf_program__fd(walk ? walk : k->progs.unwind_user), bpf_program__fd(k->progs.runtime_part),
+			 bpf_program__fd(k->progs.end_sample) };
+	for (__u32 key = 0; key < 3; key++)
 		if (bpf_map_update_elem(bpf_map__fd(k->maps.tails), &key, &progs[key], BPF_ANY)) {
 			warnx_lf("cannot install the unwinder programs: %s", strerror(errno));
 			return -1;
@@ -656,7 +681,7 @@ void sampler_close(struct sampler *s)
 	if (s->wake >= 0)
 		close(s->wake);
 	ring_buffer__free(s->rb);
-	profile_bpf__destroy(s->skel);
+	unload(s);
 	free(s->buf);
 	free(s->batch);
 	free(s->fbuf);

@@ -397,18 +397,25 @@ static __always_inline void end_user(struct bpf_perf_event_data *ctx, struct lf_
 /* The Lua part of a sample whose native walk is done, then its count. A program of its own:
  * each chain of calls the verifier checks against its 512 bytes of stack starts here, not
  * below the native walk's frame, and verifiers before 5.17 take the Lua walk only so. */
-SEC("perf_event")
-int runtime_part(struct bpf_perf_event_data *ctx)
+/* The Lua walk itself: a global function, checked on its own. Inline, with the program's
+ * context live across it for the tail call that follows, 5.10's verifier went past its
+ * million instructions. */
+__noinline int lf_lua_part(void)
 {
-	__u32 zero = 0;
-	struct lf_stack *s = bpf_map_lookup_elem(&scratch, &zero);
-	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
-	(void)ctx;
-	if (!s || !u)
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	if (lf_sample(&u, &s))
 		return 0;
 	if (walk_lua)
 		rt_append(s, u);
 	stage(LF_STAGE_LUA);
+	return 0;
+}
+
+SEC("perf_event")
+int runtime_part(struct bpf_perf_event_data *ctx)
+{
+	lf_lua_part();
 	bpf_tail_call(ctx, &tails, LF_TAIL_END);
 	return 0;
 }

@@ -185,49 +185,61 @@ static __always_inline int puc_reg_state(struct lf_ustate *u, __u32 pid, __u32 i
 
 /* The interpreter keeps its lua_State in a callee-saved register: the innermost frame of
  * the Lua core holding one tells which thread runs, and where its activation sits. Looks at
- * frame frame of the walk, at pc, with the registers u->regs and u->bp. */
+ * frame frame of the walk, at pc, with the registers u->regs and u->bp, which differ from
+ * those it answered for last (puc_note_state). A global function: the verifier checks it
+ * once, not in each of the walk's step and its replay's hooks. */
+__noinline int lf_puc_note_state(__u32 pid, __u32 pc, __u32 frame)
+{
+	__u32 zero = 0;
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	if (!u)
+		return 0;
+	/* Try first the register that held L last in this block of code, else the one that
+	 * held it most often, and the others only when it does not. */
+	__u64 key = (((__u64)u->core_file << 32) | (pc >> LF_REG_BLOCK)) + 1, cand = 0, v;
+	__u32 slot = (__u32)((key * 0x9e3779b97f4a7c15ULL) >> 56) & (LF_REG_MEMO - 1);
+	struct lf_reg_memo *rm = bpf_map_lookup_elem(&lua_reg_memo, &slot);
+	__u32 hint = rm && rm->key == key ? rm->reg : u->l_reg_hint;
+	int found = 0;
+	if (hint <= LF_NSAVED) {
+		found = puc_reg_state(u, pid, hint, &v);
+		cand = found ? v : 0;
+	}
+	for (int i = 0; !found && i <= LF_NSAVED; i++) {
+		if ((__u32)i == hint)
+			continue; /* tried first */
+		found = puc_reg_state(u, pid, i, &v);
+		if (found) {
+			cand = v;
+			reg_hit(i);
+			if (rm) {
+				rm->key = key;
+				rm->reg = (__u32)i;
+			}
+		}
+	}
+	if (found == 2)
+		u->vm_unknown = 1;
+	for (int i = 0; i < LF_NSAVED; i++)
+		u->last_regs[i] = u->regs[i];
+	u->last_regs[LF_NSAVED] = u->bp;
+	u->checked = 1;
+	puc_take_cand(u, cand, frame);
+	return 0;
+}
+
+/* Callee-saved registers rarely change from one frame to the next: while they are the ones
+ * lf_puc_note_state answered for last, its answer stands (puc_take_cand with the same
+ * lua_State, or none, in a further frame of the same run). */
 static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid, __u32 pc, __u32 frame)
 {
-	/* Callee-saved registers rarely change from one frame to the next: reuse the last
-	 * answer when they did not. */
 	int same = u->checked && u->last_regs[LF_NSAVED] == u->bp;
 	for (int i = 0; i < LF_NSAVED; i++)
 		same = same && u->last_regs[i] == u->regs[i];
-	__u64 cand = same ? u->last_cand : 0;
-	if (!same) {
-		/* Try first the register that held L last in this block of code, else the one
-		 * that held it most often, and the others only when it does not. */
-		__u64 key = (((__u64)u->core_file << 32) | (pc >> LF_REG_BLOCK)) + 1;
-		__u32 slot = (__u32)((key * 0x9e3779b97f4a7c15ULL) >> 56) & (LF_REG_MEMO - 1);
-		struct lf_reg_memo *rm = bpf_map_lookup_elem(&lua_reg_memo, &slot);
-		__u32 hint = rm && rm->key == key ? rm->reg : u->l_reg_hint;
-		int found = 0;
-		__u64 v;
-		if (hint <= LF_NSAVED) {
-			found = puc_reg_state(u, pid, hint, &v);
-			cand = found ? v : 0;
-		}
-		for (int i = 0; !found && i <= LF_NSAVED; i++) {
-			if ((__u32)i == hint)
-				continue; /* tried first */
-			found = puc_reg_state(u, pid, i, &v);
-			if (found) {
-				cand = v;
-				reg_hit(i);
-				if (rm) {
-					rm->key = key;
-					rm->reg = (__u32)i;
-				}
-			}
-		}
-		if (found == 2)
-			u->vm_unknown = 1;
-		for (int i = 0; i < LF_NSAVED; i++)
-			u->last_regs[i] = u->regs[i];
-		u->last_regs[LF_NSAVED] = u->bp;
-		u->checked = 1;
-	}
-	puc_take_cand(u, cand, frame);
+	if (!same)
+		lf_puc_note_state(pid, pc, frame);
+	else if (u->last_cand)
+		u->cand_frame = frame;
 }
 
 /* Frame frame of the walk, of the core, replayed from a walk memo (walk_memo.bpf.h) with the

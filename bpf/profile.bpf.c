@@ -347,9 +347,8 @@ static __always_inline void end_walk(struct lf_stack *s, struct lf_ustate *u, in
 	}
 }
 
-/* The sample's statistics, and the stack counted: the program every sample ends in (by a
- * tail call, end_sample). A global function: the verifier checks the hashing once, not once
- * for each way a sample can end. */
+/* The sample's statistics, and the stack counted: the work of end_sample, the program every
+ * sample ends in by a tail call. */
 __noinline int lf_end_counts(void)
 {
 	struct lf_ustate *u;
@@ -394,9 +393,6 @@ static __always_inline void end_user(struct bpf_perf_event_data *ctx, struct lf_
 	bpf_tail_call(ctx, &tails, LF_TAIL_END);
 }
 
-/* The Lua part of a sample whose native walk is done, then its count. A program of its own:
- * each chain of calls the verifier checks against its 512 bytes of stack starts here, not
- * below the native walk's frame, and verifiers before 5.17 take the Lua walk only so. */
 /* The Lua walk itself: a global function, checked on its own. Inline, with the program's
  * context live across it for the tail call that follows, 5.10's verifier went past its
  * million instructions. */
@@ -412,6 +408,9 @@ __noinline int lf_lua_part(void)
 	return 0;
 }
 
+/* The Lua part of a sample whose native walk is done, then its end. A program of its own:
+ * each chain of calls the verifier checks against its 512 bytes of stack starts here, not
+ * below the native walk's frame, and verifiers before 5.17 take the Lua walk only so. */
 SEC("perf_event")
 int runtime_part(struct bpf_perf_event_data *ctx)
 {

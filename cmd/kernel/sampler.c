@@ -191,6 +191,13 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* The options both objects of the program are opened with (profile_open, load_programs). */
+static void set_open_opts(struct bpf_object_open_opts *opts, const char *btf)
+{
+	opts->btf_custom_path = btf;
+	opts->kernel_log_level = verifier_stats() ? 4 : 0;
+}
+
 /* Kernels before 5.13 refuse an object that merely refers to a callback, so where bpf_loop
  * is missing the program built without it is loaded instead: it has the same maps,
  * programs and knobs, so the one skeleton type serves both. */
@@ -199,8 +206,8 @@ static struct profile_bpf *profile_open(int with_loop, const char *btf)
 	struct profile_bpf *obj = calloc(1, sizeof(*obj));
 	if (!obj)
 		return NULL;
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf,
-			 .kernel_log_level = verifier_stats() ? 4 : 0);
+	LIBBPF_OPTS(bpf_object_open_opts, opts);
+	set_open_opts(&opts, btf);
 	int err = profile_bpf__create_skeleton(obj);
 	if (!err && !with_loop)
 		obj->skeleton->data = (void *)profile_compat_bpf__elf_bytes(&obj->skeleton->data_sz);
@@ -273,12 +280,12 @@ static int configure(struct sampler *s, const struct sampler_cfg *cfg, int walk_
 static int load_programs(struct sampler *s, const struct sampler_cfg *cfg)
 {
 	const struct bpf_object_skeleton *k = s->skel->skeleton;
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = k->name, .btf_custom_path = cfg->btf,
-			 .kernel_log_level = verifier_stats() ? 4 : 0);
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = k->name);
+	set_open_opts(&opts, cfg->btf);
 	s->half = split_load_init() ? NULL : bpf_object__open_mem(k->data, k->data_sz, &opts);
 	if (!s->half)
 		return profile_bpf__load(s->skel);
-	return split_load(s->skel->skeleton, s->half, "unwind_user");
+	return split_load(s->skel->skeleton, s->half, bpf_program__name(s->skel->progs.unwind_user));
 }
 
 static void unload(struct sampler *s)
@@ -370,7 +377,8 @@ int sampler_setup_unwind(struct sampler *s, struct unwind_tables *ut)
 			   bpf_map__max_entries(k->maps.files), bpf_map__fd(k->maps.procs)))
 		return -1;
 	/* tails: the native walk, the Lua walk, the sample's end (bpf/profile.bpf.c) */
-	struct bpf_program *walk = s->half ? bpf_object__find_program_by_name(s->half, "unwind_user") : NULL;
+	struct bpf_program *walk =
+		s->half ? bpf_object__find_program_by_name(s->half, bpf_program__name(k->progs.unwind_user)) : NULL;
 	int progs[3] = { bpf_program__fd(walk ? walk : k->progs.unwind_user), bpf_program__fd(k->progs.runtime_part),
 			 bpf_program__fd(k->progs.end_sample) };
 	for (__u32 key = 0; key < 3; key++)

@@ -278,11 +278,15 @@ static __always_inline int lf_may_be_object(__u32 pid, __u64 v)
 }
 
 /* Asks user space to read pid's maps again for where it keeps data: a sample in its VM
- * found no state of it. A request for its code (LF_RESCAN_CODE) is not overwritten. */
+ * found no state of it. A request for its code (LF_RESCAN_CODE) is not overwritten. The
+ * first ask wakes user space (a command's heap made after its maps were read loses every
+ * sample until then); one already waiting, which user space leaves in place until it is
+ * due, does not. */
 static __always_inline void lf_ask_data(__u32 pid)
 {
 	__u32 why = LF_RESCAN_DATA;
-	bpf_map_update_elem(&rescan, &pid, &why, BPF_NOEXIST);
+	if (!bpf_map_update_elem(&rescan, &pid, &why, BPF_NOEXIST))
+		bpf_ringbuf_output(&fresh, &pid, sizeof(pid), 0);
 }
 
 /* Index of the last row with row.pc <= pc among the file's rows, or -1 (lf_halve: 25 rounds

@@ -176,6 +176,7 @@ static void record_loop(struct session *s, double start)
 	while (!stop_signal) {
 		double wake = now + tick_gap(s, now, last_drain, made, map_quarter);
 		wake = earliest(earliest(wake, next_drain), earliest(next_status, end));
+		wake = earliest(wake, targets_next_data(&s->tg));
 		sampler_sleep_until(s->smp, o->live ? earliest(wake, next_live) : wake);
 		now = now_sec();
 		targets_refresh_tables(&s->tg, now);

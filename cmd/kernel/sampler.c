@@ -68,7 +68,7 @@ static int on_fresh(void *ctx, void *data, size_t size)
 	struct sampler *s = ctx;
 	struct lf_stack_key k;
 	uint64_t one = 1;
-	if (size == sizeof(__u32)) { /* a PID (lf_ask_code): the main loop reads its maps now */
+	if (size == sizeof(__u32)) { /* a PID (lf_ask_code, lf_ask_data): the main loop reads its maps */
 		if (s->wake >= 0)
 			(void)write(s->wake, &one, sizeof(one)); /* may fail only when it is awake already */
 		return 0;
@@ -406,6 +406,12 @@ int sampler_take_rescans(struct sampler *s, pid_t *out, int *why, int max)
 		out[n++] = (pid_t)key;
 	}
 	return n;
+}
+
+void sampler_keep_data_rescan(struct sampler *s, pid_t pid)
+{
+	__u32 key = (__u32)pid, val = LF_RESCAN_DATA;
+	(void)bpf_map_update_elem(bpf_map__fd(s->skel->maps.rescan), &key, &val, BPF_NOEXIST);
 }
 
 void sampler_sleep_until(struct sampler *s, double t)

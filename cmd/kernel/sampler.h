@@ -40,8 +40,11 @@ void sampler_wall_settle(struct sampler *s);
 /* PIDs whose maps the BPF side asked to read again since the last call (at most max), each
  * with why (LF_RESCAN_*: a pc outside every known mapping, a VM's state missed). */
 int sampler_take_rescans(struct sampler *s, pid_t *out, int *why, int max);
+/* Puts back a request for pid's data maps that is not due yet: while it waits there, the
+ * BPF side's asks for it neither add another nor wake user space. */
+void sampler_keep_data_rescan(struct sampler *s, pid_t pid);
 /* Sleeps until t (now_sec's clock), a signal, or the BPF side asking to read a process's
- * maps again for its code (sampler_take_rescans has something). */
+ * maps again (sampler_take_rescans has something). */
 void sampler_sleep_until(struct sampler *s, double t);
 /* Starts sampling at hz on every online CPU; 0 or exit code with a message printed. */
 int sampler_attach(struct sampler *s, int hz);

@@ -43,11 +43,17 @@ void targets_name(struct targets *s, pid_t pid)
 
 /* now is when it joined, 0 for targets there at the start (their Lua is attached then). */
 /* Where a Lua target keeps its data changes as it allocates: read again every few seconds
- * (2, and twice as long each time it had not changed, up to 16), and sooner (but not more
- * than once a second) when a sample missed its VM's state. */
+ * (2, and twice as long each time it had not changed, up to 16), and soon when a sample
+ * missed its VM's state: a command's heap appears after its maps were first read, and each
+ * sample until the next read loses its Lua frames. How soon: at the first ask, after 50 ms
+ * or fifty times what the last read took (its cost near 2% of a CPU), whichever is longer;
+ * twice as long after each asked read that found nothing new (a sample in the VM can miss a
+ * state that is there), up to a second. */
 #define DATA_EVERY 2.0
 #define DATA_EVERY_MAX 16.0
-#define DATA_SOONEST 1.0
+#define DATA_SOONEST 0.05
+#define DATA_SOONEST_MAX 1.0
+#define DATA_COST_SHARE 50.0
 
 struct target *targets_new(struct targets *s, pid_t pid, enum target_kind kind, double now)
 {
@@ -58,6 +64,7 @@ struct target *targets_new(struct targets *s, pid_t pid, enum target_kind kind, 
 	t->kind = kind;
 	t->fresh_until = now > 0 ? now + 1.0 : 0;
 	t->data_every = DATA_EVERY;
+	t->data_soonest = DATA_SOONEST;
 	targets_exe_identity(pid, &t->exe_dev, &t->exe_ino);
 	return t;
 }
@@ -188,14 +195,45 @@ int targets_alive(const struct targets *s)
 	return 0;
 }
 
-static int refresh_data(struct targets *s, struct target *t, double now, int asked)
+/* When target t's data is read again: soon when a sample asked, else at its pace. */
+static double data_due(const struct target *t)
 {
-	if (now - t->data_at < (asked ? DATA_SOONEST : t->data_every) || !has_lua(s, t->pid))
+	double gap = t->data_asked ? t->data_soonest : t->data_every;
+	double cost = DATA_COST_SHARE * t->data_cost;
+	return t->data_at + (t->data_asked && cost > gap ? cost : gap);
+}
+
+static int refresh_data(struct targets *s, struct target *t, double now)
+{
+	if (!has_lua(s, t->pid)) {
+		t->data_asked = 0; /* its runtime was forgotten (exec): nothing to look for */
 		return 0;
+	}
+	if (now < data_due(t)) {
+		if (t->data_asked) /* until it is due, the BPF side's asks neither pile up nor wake us */
+			sampler_keep_data_rescan(s->smp, t->pid);
+		return 0;
+	}
 	t->data_at = now;
+	double t0 = now_sec();
 	int rc = ut_refresh_data(s->ut, t->pid);
+	t->data_cost = now_sec() - t0;
+	if (t->data_asked) {
+		double longer = t->data_soonest * 2 < DATA_SOONEST_MAX ? t->data_soonest * 2 : DATA_SOONEST_MAX;
+		t->data_soonest = rc > 0 ? DATA_SOONEST : longer;
+		t->data_asked = 0;
+	}
 	t->data_every = rc ? DATA_EVERY : t->data_every * 2 < DATA_EVERY_MAX ? t->data_every * 2 : DATA_EVERY_MAX;
 	return rc > 0;
+}
+
+double targets_next_data(const struct targets *s)
+{
+	double at = 1e300;
+	for (size_t i = 0; i < s->nt; i++)
+		if (s->t[i].data_asked && data_due(&s->t[i]) < at)
+			at = data_due(&s->t[i]);
+	return at;
 }
 
 static struct target *find_target(struct targets *s, pid_t pid)
@@ -217,7 +255,8 @@ void targets_refresh_tables(struct targets *s, double now)
 	for (int i = 0; i < n; i++) {
 		struct target *t = find_target(s, pids[i]);
 		if (why[i] == LF_RESCAN_DATA) {
-			sync |= t && refresh_data(s, t, now, 1);
+			if (t)
+				t->data_asked = 1;
 			continue;
 		}
 		ut_add_pid(s->ut, pids[i]);
@@ -228,7 +267,7 @@ void targets_refresh_tables(struct targets *s, double now)
 		}
 	}
 	for (size_t j = 0; j < s->nt; j++)
-		sync |= refresh_data(s, &s->t[j], now, 0);
+		sync |= refresh_data(s, &s->t[j], now);
 	if (sync)
 		ut_sync(s->ut);
 }

@@ -27,6 +27,9 @@ struct target {
 	double lua_retry_at, lua_retry_gap; /* a LuaJIT runtime without a VM: look again then */
 	double data_at;     /* when where it keeps data was last read */
 	double data_every;  /* and how long until it is read again unless a sample asks */
+	double data_soonest; /* how long after the last read one a sample asked for comes */
+	double data_cost;   /* what the last read took */
+	int data_asked;     /* a sample asked for it, and it is not read yet */
 };
 
 struct targets {
@@ -65,6 +68,8 @@ int targets_check_alive(struct targets *s);
 void targets_follow(struct targets *s, double now);
 /* Re-reads maps of processes whose samples hit unknown code (dlopen, JIT, exec). */
 void targets_refresh_tables(struct targets *s, double now);
+/* When a read of a target's data that a sample asked for is due (1e300: none waits). */
+double targets_next_data(const struct targets *s);
 /* Whether a target just joined, or a command started within the second: then ticks are
  * short, to find its Lua and its first VM soon. */
 int targets_fresh(const struct targets *s, double now);

@@ -1,5 +1,7 @@
 # A process profiled with -p that loads Lua only later (dlopen of liblua5.3 after 1.5 s of
 # native work): lua-flame picks the runtime and its VM up while recording, within a second.
+# A command whose host sets itself up for 0.3 s before it makes its Lua state: the state's
+# heap is not there when lua-flame reads the command's maps, and is found at its first sample.
 . "$(dirname "$0")/../lib.sh"
 
 gcc -O2 -o "$OUT/late_lua" "$ROOT/tests/progs/late_lua.c" -ldl 2>"$OUT/build" || { fail build "$(cat "$OUT/build")"; finish; }
@@ -26,4 +28,15 @@ with=$(count "$F" 'liblua5\.3.*main chunk|main chunk.*liblua5\.3')
 check "samples in liblua5.3 without Lua frames: at most one second's worth ($((nolua - with)) of $(total "$F"))" \
 	[ $((nolua - with)) -le 499 ]
 check "some samples in liblua5.3 at all ($inlib%)" [ "$inlib" -ge 1 ]
+
+gcc -O2 -shared -fPIC -o "$OUT/slow_start.so" "$ROOT/tests/progs/slow_start.c" 2>"$OUT/build_so" ||
+	{ fail "build slow_start.so" "$(cat "$OUT/build_so")"; finish; }
+for lua in lua5.1 lua5.4; do
+	F=$OUT/slow-$lua.folded
+	"$LF" -F 499 -o "$F" -- env LD_PRELOAD="$OUT/slow_start.so" $lua "$ROOT/tests/lua/exit_hot.lua" 2 0.05 \
+		>"$OUT/slow-$lua.log" 2>&1
+	check "$lua, state made late: exit status 0" [ $? = 0 ]
+	early=$(share "$F" ';early \(')
+	check "$lua, state made late: early() named in >= 95% of the samples ($early%)" [ "$early" -ge 95 ]
+done
 finish

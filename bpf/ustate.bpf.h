@@ -279,8 +279,8 @@ static __always_inline int lf_may_be_object(__u32 pid, __u64 v)
 
 /* Asks user space to read pid's maps again for where it keeps data: a sample in its VM
  * found no state of it. A request for its code (LF_RESCAN_CODE) is not overwritten. The
- * first ask wakes user space (a command's heap made after its maps were read loses every
- * sample until then); one already waiting, which user space leaves in place until it is
+ * first ask wakes user space (a VM in memory mapped after the last read loses every sample
+ * until the next); one already waiting, which user space leaves in place until it is
  * due, does not. */
 static __always_inline void lf_ask_data(__u32 pid)
 {

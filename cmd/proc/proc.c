@@ -49,6 +49,17 @@ int proc_is_kernel_thread(pid_t pid)
 	return (flags & PF_KTHREAD) != 0;
 }
 
+uint64_t proc_start_brk(pid_t pid)
+{
+	char buf[1024];
+	const char *p = stat_after_comm(pid, buf, sizeof(buf));
+	/* start_brk is field 47, the 45th after comm (shown to those who may trace pid) */
+	for (int i = 0; p && i < 44; i++)
+		p = (p = strchr(p, ' ')) ? p + 1 : NULL;
+	unsigned long long v = 0;
+	return p && sscanf(p, "%llu", &v) == 1 ? (uint64_t)v : 0;
+}
+
 void proc_comm(pid_t pid, char *buf, size_t size)
 {
 	char path[64];

@@ -33,6 +33,8 @@ int proc_parse_maps_line(const char *line, struct mapping *m);
 /* Opens a mapped file through the target's own view: map_files works for deleted and
  * replaced files, root/ for files inside another mount namespace. */
 int proc_open_mapped(pid_t pid, const struct mapping *m);
+/* Where pid's brk heap starts (set at exec, before the heap is mapped); 0 when unknown. */
+uint64_t proc_start_brk(pid_t pid);
 /* Value of auxiliary vector entry `type` (AT_BASE, AT_ENTRY...) of pid; 0 when found. */
 int proc_auxv(pid_t pid, uint64_t type, uint64_t *val);
 /* Reads target memory; returns bytes read or -1. */

@@ -44,11 +44,11 @@ void targets_name(struct targets *s, pid_t pid)
 /* now is when it joined, 0 for targets there at the start (their Lua is attached then). */
 /* Where a Lua target keeps its data changes as it allocates: read again every few seconds
  * (2, and twice as long each time it had not changed, up to 16), and soon when a sample
- * missed its VM's state: a command's heap appears after its maps were first read, and each
- * sample until the next read loses its Lua frames. How soon: at the first ask, after 50 ms
- * or fifty times what the last read took (its cost near 2% of a CPU), whichever is longer;
- * twice as long after each asked read that found nothing new (a sample in the VM can miss a
- * state that is there), up to a second. */
+ * missed its VM's state (in a thread's new arena, say: each sample until the next read
+ * loses its Lua frames). How soon: at the first ask, after 50 ms or fifty times what the
+ * last read took (its cost near 2% of a CPU), whichever is longer; twice as long after each
+ * asked read that found nothing new (a sample in the VM can miss a state that is there), up
+ * to a second. */
 #define DATA_EVERY 2.0
 #define DATA_EVERY_MAX 16.0
 #define DATA_SOONEST 0.05

@@ -41,7 +41,19 @@ static size_t join_closest(struct lf_range *r, size_t n)
 	return n - 1;
 }
 
-size_t data_ranges(const struct proc_maps *pm, struct lf_range *out, size_t max)
+/* Adds [lo, hi) to the n ranges of out (lo no lower than theirs), over max by joining. */
+static size_t add_capped(struct lf_range *out, size_t n, size_t max, uint64_t lo, uint64_t hi)
+{
+	if (n == max && n > 1)
+		n = join_closest(out, n);
+	if (n == max) { /* max 1: one range over everything */
+		out[0].hi = hi > out[0].hi ? hi : out[0].hi;
+		return n;
+	}
+	return add_range(out, n, lo, hi);
+}
+
+size_t data_ranges(const struct proc_maps *pm, uint64_t brk, struct lf_range *out, size_t max)
 {
 	size_t n = 0;
 	if (!max)
@@ -51,14 +63,14 @@ size_t data_ranges(const struct proc_maps *pm, struct lf_range *out, size_t max)
 		if (!may_hold_data(m))
 			continue;
 		uint64_t lo = m->start > DATA_RANGE_SLACK ? m->start - DATA_RANGE_SLACK : 0;
-		uint64_t hi = m->end + DATA_RANGE_SLACK;
-		if (n == max && n > 1)
-			n = join_closest(out, n);
-		if (n == max) /* max 1: one range over everything */
-			out[0].hi = hi;
-		else
-			n = add_range(out, n, lo, hi);
+		if (brk && brk < lo) { /* in order: the heap's place before the mappings above it */
+			n = add_capped(out, n, max, brk, brk + DATA_RANGE_SLACK);
+			brk = 0;
+		}
+		n = add_capped(out, n, max, lo, m->end + DATA_RANGE_SLACK);
 	}
+	if (brk)
+		n = add_capped(out, n, max, brk, brk + DATA_RANGE_SLACK);
 	return n;
 }
 

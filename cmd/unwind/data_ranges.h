@@ -12,9 +12,12 @@
 #define DATA_RANGE_SLACK (16ULL << 20)
 
 /* Fills out (max entries, sorted, disjoint) with the ranges of pm's mappings that may hold
- * data: writable ones and anonymous reservations (an allocator's arena grows into them).
- * Over max, the closest ranges are joined, so the answer only ever widens. Returns the count. */
-size_t data_ranges(const struct proc_maps *pm, struct lf_range *out, size_t max);
+ * data: writable ones and anonymous reservations (an allocator's arena grows into them),
+ * and the first DATA_RANGE_SLACK bytes from brk, where the process's brk heap starts (0:
+ * unknown), mapped or not: a command lua-flame starts makes its heap, and its Lua state in
+ * it, after its maps were read. Over max, the closest ranges are joined, so the answer only
+ * ever widens. Returns the count. */
+size_t data_ranges(const struct proc_maps *pm, uint64_t brk, struct lf_range *out, size_t max);
 
 /* Fills out (max entries, sorted, exact) with the mappings that hold a thread's stack: the
  * main thread's [stack], and anonymous writable mappings right above a guard (no access),

@@ -488,7 +488,7 @@ static void ut_build_proc(struct unwind_tables *t, pid_t pid, const struct proc_
 	for (size_t i = 0; i < pm->n && out->n < LF_MAX_PROC_MAPS; i++)
 		if (pm->m[i].exec)
 			map_entry(t, pid, &pm->m[i], at_base, &out->m[out->n++]);
-	out->ndata = (__u32)data_ranges(pm, out->data, LF_MAX_DATA);
+	out->ndata = (__u32)data_ranges(pm, proc_start_brk(pid), out->data, LF_MAX_DATA);
 	out->nstacks = (__u32)stack_ranges(pm, out->stacks, LF_MAX_STACKS);
 }
 
@@ -525,7 +525,7 @@ int ut_refresh_data(struct unwind_tables *t, pid_t pid)
 	if (!up || proc_read_maps(pid, &pm))
 		return -1;
 	struct lf_range r[LF_MAX_DATA], st[LF_MAX_STACKS];
-	__u32 n = (__u32)data_ranges(&pm, r, LF_MAX_DATA);
+	__u32 n = (__u32)data_ranges(&pm, proc_start_brk(pid), r, LF_MAX_DATA);
 	__u32 ns = (__u32)stack_ranges(&pm, st, LF_MAX_STACKS);
 	proc_maps_free(&pm);
 	if (n == up->p->ndata && !memcmp(r, up->p->data, n * sizeof(*r)) && ns == up->p->nstacks &&

@@ -1,6 +1,7 @@
 /* Unit tests for cmd/unwind/data_ranges.c: which mappings may hold data, the slack for their
- * growth, and the joining of ranges that do not fit (the answer only ever widens); and the
- * same on our own live maps, where a malloc'd object is inside and a number is not. Which
+ * growth, the brk heap's place before it is mapped, and the joining of ranges that do not fit
+ * (the answer only ever widens); and the same on our own live maps, where a malloc'd object
+ * is inside and a number is not. Which
  * mappings are threads' stacks, exactly, and our own threads' stacks among them. */
 #include <pthread.h>
 #include <stdint.h>
@@ -42,7 +43,7 @@ static void keeps_data_not_code(void)
 	};
 	struct proc_maps pm = { m, sizeof(m) / sizeof(m[0]) };
 	struct lf_range r[16];
-	size_t n = data_ranges(&pm, r, 16);
+	size_t n = data_ranges(&pm, 0, r, 16);
 	CHECK_INT(n, 3);
 	CHECK(covers(r, n, 0x555501000100ULL));
 	CHECK(covers(r, n, 0x555501021000ULL + 8 * MB));  /* the heap's growth */
@@ -66,15 +67,49 @@ static void joins_closest_when_full(void)
 		m[i] = map(at[i], at[i] + 4096, "rw-p", "");
 	struct proc_maps pm = { m, 6 };
 	struct lf_range r[4], one[1];
-	size_t n = data_ranges(&pm, r, 4);
+	size_t n = data_ranges(&pm, 0, r, 4);
 	CHECK_INT(n, 4);
 	for (int i = 0; i < 6; i++)
 		CHECK(covers(r, n, at[i] + 64));
 	CHECK(!covers(r, n, 7ULL << 32)); /* the widest gap stays out */
-	CHECK_INT(data_ranges(&pm, one, 1), 1);
+	CHECK_INT(data_ranges(&pm, 0, one, 1), 1);
 	CHECK(one[0].lo <= at[0] && one[0].hi >= at[5] + 4096);
-	CHECK_INT(data_ranges(&pm, one, 0), 0);
+	CHECK_INT(data_ranges(&pm, 0, one, 0), 0);
 	for (int i = 0; i < 6; i++)
+		free(m[i].path);
+}
+
+/* A program's maps read before it made its heap: the heap's place counts as data, in order
+ * among the mappings' ranges, however many mappings lie above and below it. */
+static void heap_not_mapped_yet(void)
+{
+	uint64_t brk = 0x555503000000ULL; /* 48 MB above the program's data */
+	struct mapping m[] = {
+		map(0x555500000000ULL, 0x555500010000ULL, "r-xp", "/usr/bin/lua5.4"),
+		map(0x555500020000ULL, 0x555500021000ULL, "rw-p", "/usr/bin/lua5.4"),
+		map(0x7f0000000000ULL, 0x7f0000001000ULL, "rw-p", ""),
+		map(0x7ffffffde000ULL, 0x7ffffffff000ULL, "rw-p", "[stack]"),
+	};
+	struct proc_maps pm = { m, sizeof(m) / sizeof(m[0]) };
+	struct lf_range r[16];
+	size_t n = data_ranges(&pm, 0, r, 16);
+	CHECK(!covers(r, n, brk + 4096));
+	n = data_ranges(&pm, brk, r, 16);
+	CHECK_INT(n, 4);
+	CHECK(covers(r, n, brk + 4096));
+	CHECK(covers(r, n, brk + DATA_RANGE_SLACK - 8));
+	CHECK(!covers(r, n, brk - DATA_RANGE_SLACK));
+	CHECK(covers(r, n, 0x555500020100ULL));
+	for (size_t i = 0; i + 1 < n; i++)
+		CHECK(r[i].hi < r[i + 1].lo);
+	struct lf_range two[2];
+	CHECK_INT(data_ranges(&pm, brk, two, 2), 2); /* joined: still covered */
+	CHECK(covers(two, 2, brk + 4096) && covers(two, 2, 0x7f0000000100ULL));
+	CHECK(two[0].hi < two[1].lo);
+	struct proc_maps below = { m, 3 }; /* without the stack: brk above every mapping, last */
+	CHECK_INT(data_ranges(&below, 0x7f1000000000ULL, r, 16), 3);
+	CHECK(covers(r, 3, 0x7f1000000100ULL) && r[1].hi < r[2].lo);
+	for (size_t i = 0; i < pm.n; i++)
 		free(m[i].path);
 }
 
@@ -83,7 +118,11 @@ static void our_own_heap_is_data(void)
 	struct proc_maps pm;
 	CHECK_INT(proc_read_maps(getpid(), &pm), 0);
 	struct lf_range r[LF_MAX_DATA];
-	size_t n = data_ranges(&pm, r, LF_MAX_DATA);
+	uint64_t brk = proc_start_brk(getpid());
+	const struct mapping *heap = proc_maps_find(&pm, brk);
+	CHECK(brk != 0);
+	CHECK(heap && heap->start == brk); /* where our [heap] starts */
+	size_t n = data_ranges(&pm, brk, r, LF_MAX_DATA);
 	void *small = malloc(64), *big = malloc(4 * MB);
 	CHECK(covers(r, n, (uint64_t)(uintptr_t)small));
 	CHECK(covers(r, n, (uint64_t)(uintptr_t)big));
@@ -160,6 +199,7 @@ int main(void)
 	RUN(our_own_stacks);
 	RUN(keeps_data_not_code);
 	RUN(joins_closest_when_full);
+	RUN(heap_not_mapped_yet);
 	RUN(our_own_heap_is_data);
 	CHECK_EXIT();
 }

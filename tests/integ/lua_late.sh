@@ -2,6 +2,8 @@
 # native work): lua-flame picks the runtime and its VM up while recording, within a second.
 # A command whose host sets itself up for 0.3 s before it makes its Lua state: the state's
 # heap is not there when lua-flame reads the command's maps, and is found at its first sample.
+# A host that makes its state 0.5 s in, in memory it maps then far from the rest: the first
+# sample in it asks for the maps at once, and the state is found within a tenth of a second.
 . "$(dirname "$0")/../lib.sh"
 
 gcc -O2 -o "$OUT/late_lua" "$ROOT/tests/progs/late_lua.c" -ldl 2>"$OUT/build" || { fail build "$(cat "$OUT/build")"; finish; }
@@ -39,4 +41,12 @@ for lua in lua5.1 lua5.4; do
 	early=$(share "$F" ';early \(')
 	check "$lua, state made late: early() named in >= 95% of the samples ($early%)" [ "$early" -ge 95 ]
 done
+
+gcc -O2 -I/usr/include/lua5.4 -o "$OUT/far_state" "$ROOT/tests/progs/far_state.c" -llua5.4 2>"$OUT/build_far" ||
+	{ fail "build far_state" "$(cat "$OUT/build_far")"; finish; }
+F=$OUT/far.folded
+"$LF" -F 499 -o "$F" -- "$OUT/far_state" 0.5 "$ROOT/tests/lua/exit_hot.lua" 2 0.05 >"$OUT/far.log" 2>&1
+check "state in memory mapped later: exit status 0" [ $? = 0 ]
+early=$(share "$F" ';early \(')
+check "state in memory mapped later: early() named in >= 93% of the samples ($early%)" [ "$early" -ge 93 ]
 finish

@@ -34,6 +34,7 @@ struct ut_file {
 struct ut_proc {
 	pid_t pid;
 	struct lf_proc *p;
+	uint64_t brk;  /* where its brk heap starts: set at exec, read with its maps in ut_add_pid */
 	int dirty;
 };
 
@@ -479,7 +480,8 @@ static void map_entry(struct unwind_tables *t, pid_t pid, const struct mapping *
 	e->bias = bias;
 }
 
-static void ut_build_proc(struct unwind_tables *t, pid_t pid, const struct proc_maps *pm, struct lf_proc *out)
+static void ut_build_proc(struct unwind_tables *t, pid_t pid, const struct proc_maps *pm, uint64_t brk,
+			  struct lf_proc *out)
 {
 	uint64_t at_base = 0;
 	memset(out, 0, sizeof(*out));
@@ -488,7 +490,7 @@ static void ut_build_proc(struct unwind_tables *t, pid_t pid, const struct proc_
 	for (size_t i = 0; i < pm->n && out->n < LF_MAX_PROC_MAPS; i++)
 		if (pm->m[i].exec)
 			map_entry(t, pid, &pm->m[i], at_base, &out->m[out->n++]);
-	out->ndata = (__u32)data_ranges(pm, proc_start_brk(pid), out->data, LF_MAX_DATA);
+	out->ndata = (__u32)data_ranges(pm, brk, out->data, LF_MAX_DATA);
 	out->nstacks = (__u32)stack_ranges(pm, out->stacks, LF_MAX_STACKS);
 }
 
@@ -512,7 +514,8 @@ int ut_add_pid(struct unwind_tables *t, pid_t pid)
 		up->pid = pid;
 		up->p = xmalloc(sizeof(*up->p));
 	}
-	ut_build_proc(t, pid, &pm, up->p);
+	up->brk = proc_start_brk(pid);
+	ut_build_proc(t, pid, &pm, up->brk, up->p);
 	up->dirty = 1;
 	proc_maps_free(&pm);
 	return 0;
@@ -525,7 +528,7 @@ int ut_refresh_data(struct unwind_tables *t, pid_t pid)
 	if (!up || proc_read_maps(pid, &pm))
 		return -1;
 	struct lf_range r[LF_MAX_DATA], st[LF_MAX_STACKS];
-	__u32 n = (__u32)data_ranges(&pm, proc_start_brk(pid), r, LF_MAX_DATA);
+	__u32 n = (__u32)data_ranges(&pm, up->brk, r, LF_MAX_DATA);
 	__u32 ns = (__u32)stack_ranges(&pm, st, LF_MAX_STACKS);
 	proc_maps_free(&pm);
 	if (n == up->p->ndata && !memcmp(r, up->p->data, n * sizeof(*r)) && ns == up->p->nstacks &&

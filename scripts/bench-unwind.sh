@@ -121,9 +121,11 @@ if want startup; then
 	startup_runs "$TARGET_PID" startup nginx
 	# 8 workers, the master given and its workers followed (--children): to the first
 	# sample, and until every worker is sampled
-	m1=$NGINX_MASTER t1=$TARGET_PID
+	# (start_nginx sets the globals port, NGINX_MASTER and TARGET_PID: the wrk part
+	# measures the first nginx)
+	m1=$NGINX_MASTER t1=$TARGET_PID p1=$port
 	NGINX_WORKERS=8 start_nginx "$W/nginx8" "$(free_port)" "$ROOT/tests/lua" || exit 1
-	m8=$NGINX_MASTER NGINX_MASTER=$m1 TARGET_PID=$t1
+	m8=$NGINX_MASTER NGINX_MASTER=$m1 TARGET_PID=$t1 port=$p1
 	startup_runs "$m8" startup8 "nginx, 8 workers" --children
 	kill -TERM "$m8"
 	for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$m8" 2>/dev/null || break; sleep 0.2; done
@@ -184,7 +186,11 @@ wrk_run() {
 			return 1
 		fi
 	fi
-	[ -n "$v" ] && echo "$v" >>"$W/rps.$1"
+	if [ -z "$v" ]; then
+		log "wrk measured nothing on port $port: $(tail -2 "$W/wrk.out")"
+		return 1
+	fi
+	echo "$v" >>"$W/rps.$1"
 }
 : >"$W/rps.off"; : >"$W/rps.99"; : >"$W/rps.999"
 if want wrk; then

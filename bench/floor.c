@@ -1,6 +1,8 @@
 /* bench-floor PID HZ SECS: runs the floor program (floor.bpf.c) on every CPU's cpu-clock at
- * HZ for SECS seconds against PID and prints, for each second, "ns_per_sample samples": the
- * BPF run time of that second over the samples of PID it counted. Needs root and
+ * HZ for SECS seconds against PID and prints, for each second, "ns_per_sample samples
+ * reads_ns_per_sample failed_reads": the BPF run time of that second over the samples of PID
+ * each program counted, the floor's and the floor-with-reads' (on ticks of their own, at the
+ * same rate), and the reads of the latter that failed. Needs root and
  * kernel.bpf_stats_enabled=1 (scripts/bench-lua.sh sets it). */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -26,21 +28,49 @@ static int open_tick(int cpu, int hz)
 	return (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* "run_time_ns samples" so far. */
-static int counters(struct floor_bpf *skel, int ncpu, unsigned long long *rt, unsigned long long *n)
+/* The run time so far of prog, and the sum over the CPUs of map's slot key. */
+static int counters(struct bpf_program *prog, struct bpf_map *map, __u32 key, int ncpu, unsigned long long *rt,
+		    unsigned long long *n)
 {
 	struct bpf_prog_info info;
-	__u32 len = sizeof(info), zero = 0;
+	__u32 len = sizeof(info);
 	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.on_tick), &info, &len))
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
 		return -1;
 	__u64 per[ncpu];
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.counted), &zero, per))
+	if (bpf_map_lookup_elem(bpf_map__fd(map), &key, per))
 		return -1;
 	*rt = info.run_time_ns;
 	*n = 0;
 	for (int i = 0; i < ncpu; i++)
 		*n += per[i];
+	return 0;
+}
+
+/* Where both programs stand: [0] floor run time, [1] its samples, [2] the reads' run time,
+ * [3] their samples, [4] failed reads. */
+static int snapshot(struct floor_bpf *skel, int ncpu, unsigned long long v[5])
+{
+	unsigned long long rt;
+	return counters(skel->progs.on_tick, skel->maps.counted, 0, ncpu, &v[0], &v[1]) ||
+	       counters(skel->progs.on_tick_reads, skel->maps.reads_done, 0, ncpu, &v[2], &v[3]) ||
+	       counters(skel->progs.on_tick_reads, skel->maps.reads_done, 1, ncpu, &rt, &v[4]);
+}
+
+/* Both programs on their own cpu-clock event of every online CPU. */
+static int attach_all(struct floor_bpf *skel, int ncpu, int hz)
+{
+	struct bpf_program *progs[2] = { skel->progs.on_tick, skel->progs.on_tick_reads };
+	for (int c = 0; c < ncpu; c++)
+		for (int k = 0; k < 2; k++) {
+			int fd = open_tick(c, hz);
+			if (fd < 0 && errno == ENODEV)
+				break; /* a possible CPU that is not online */
+			if (fd < 0 || !bpf_program__attach_perf_event(progs[k], fd)) {
+				fprintf(stderr, "bench-floor: cannot sample CPU %d: %s\n", c, strerror(errno));
+				return -1;
+			}
+		}
 	return 0;
 }
 
@@ -58,26 +88,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	bpf_map_update_elem(bpf_map__fd(skel->maps.targets), &pid, &one, BPF_ANY);
-	for (int c = 0; c < ncpu; c++) {
-		int fd = open_tick(c, hz);
-		if (fd < 0 && errno == ENODEV)
-			continue; /* a possible CPU that is not online */
-		if (fd < 0 || !bpf_program__attach_perf_event(skel->progs.on_tick, fd)) {
-			fprintf(stderr, "bench-floor: cannot sample CPU %d: %s\n", c, strerror(errno));
-			return 1;
-		}
-	}
-	unsigned long long rt0, n0, rt1, n1;
-	if (counters(skel, ncpu, &rt0, &n0))
+	if (attach_all(skel, ncpu, hz))
+		return 1;
+	unsigned long long a[5], b[5];
+	if (snapshot(skel, ncpu, a))
 		return 1;
 	for (int s = 0; s < secs; s++) {
 		sleep(1);
-		if (counters(skel, ncpu, &rt1, &n1))
+		if (snapshot(skel, ncpu, b))
 			return 1;
-		if (n1 > n0)
-			printf("%.0f %llu\n", (double)(rt1 - rt0) / (double)(n1 - n0), n1 - n0);
+		if (b[1] > a[1] && b[3] > a[3])
+			printf("%.0f %llu %.0f %llu\n", (double)(b[0] - a[0]) / (double)(b[1] - a[1]), b[1] - a[1],
+			       (double)(b[2] - a[2]) / (double)(b[3] - a[3]), b[4] - a[4]);
 		fflush(stdout);
-		rt0 = rt1, n0 = n1;
+		memcpy(a, b, sizeof(a));
 	}
 	return 0; /* the process's exit detaches everything */
 }

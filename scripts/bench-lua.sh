@@ -2,8 +2,9 @@
 # Benchmark of Lua stack walking: BPF run time per sample for lua5.4 and LuaJIT (-joff, JIT on)
 # at 5, 20 and 128 Lua frames and for native-only stacks (with and without frame pointers), each
 # beside the floor (bench/floor.bpf.c: a program that only filters the PID and counts, run on
-# the same target in the same seconds) and as a ratio to it; the throughput cost on a CPU-bound lua5.4
-# workload and on nginx+Lua under wrk at 99 and 999 Hz. Prints a table with goals.
+# the same target in the same seconds) and as a ratio to it, and what one user read costs
+# there; the throughput cost on a CPU-bound lua5.4 workload and on nginx+Lua under wrk at 99
+# and 999 Hz. Prints a table with goals.
 # Needs root, gcc, bpftool, jq, lua5.4, luajit, nginx with libnginx-mod-http-lua, wrk and curl.
 # Knobs: PARTS (any of "bpf cpu nginx", default all), RUNS (BPF runs per case, 3), SECS (seconds
 # measured per BPF run, 5), LUA_DEPTHS ("5 20 128"; past 192 frames the middle of the stack is
@@ -122,6 +123,8 @@ bpf_run() {
 	wait "$fp" || log "$name run $r: the floor program failed: $(cat "$W/floor.err")"
 	kill -INT "$lp" 2>/dev/null; wait "$lp"; rc=$?; forget $lp
 	awk '{ print $1 }' "$W/floor.out" >>"$W/fsec.$name"
+	# the floor with 32 user reads more, beside it: what one read costs here (per second)
+	awk '$3 > $1 { print ($3 - $1) / 32, $4 }' "$W/floor.out" >>"$W/reads"
 	fl=$(awk '{ print $1 }' "$W/floor.out" | median)
 	st=$(sed -n 's/.*sampling \([0-9]*\) ms after start.*/\1/p' "$W/$name.err")
 	kill "$tp"; wait "$tp" 2>/dev/null; forget $tp
@@ -387,6 +390,15 @@ if want bpf; then
 		ok=$(awk -v r="${rf%x}" 'BEGIN { if (r != "") print (r + 0 <= 1.05) ? "ok" : "MISSED" }')
 		brow "frame pointers vs none, deep $d (time alone $r)" "" "" "" "$rf" "<= 1.05x" "$ok" ""
 	done
+	# The goals' ratios hold where a user read costs some 10 ns; each frame a walk follows
+	# through the target's memory costs at least one. Their price here, and the least a walk
+	# reading 20 or 128 frames once each could show beside the floor:
+	if [ -s "$W/reads" ]; then
+		rc=$(col 1 "$W/reads" | awk '{ printf "%.0f", $1 }'); fl=$(cat "$W"/fsec.* | median)
+		echo "  one user read of 8 bytes: $rc ns (the floor program with 32 reads more, beside it; failed reads:" \
+			"$(awk '{ n += $2 } END { print n + 0 }' "$W/reads")); a walk reading each of 20 / 128 frames once:" \
+			"$(awk -v r="$rc" -v f="$fl" 'BEGIN { if (f > 0) printf "%.1fx / %.1fx the floor of %.0f ns", (f + 20 * r) / f, (f + 128 * r) / f, f }')"
+	fi
 	echo "  faulting user reads per sample (the target's kernel page faults while sampled; goal 0):"
 	echo "   $(for c in $CASES; do [ -s "$W/bpf.$c" ] && printf ' %s %s,' "$c" "$(col 7 "$W/bpf.$c")"; done | sed 's/,$//')"
 	echo "  start-up to the first sample (ms; goal <= 100):"

@@ -183,6 +183,16 @@ static __always_inline int puc_reg_state(struct lf_ustate *u, __u32 pid, __u32 i
 	return puc_may_be_state(*v, u->leaf_sp) ? lf_lua_is_state(pid, *v, u->leaf_sp) : 0;
 }
 
+/* puc_reg_state for register i of the sample's walk, as a global function: the loop over the
+ * registers in lf_puc_note_state has the verifier check its body once, not once for each. */
+__noinline int lf_puc_reg_state(__u32 pid, __u32 i)
+{
+	__u32 zero = 0;
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	__u64 v;
+	return u ? puc_reg_state(u, pid, i, &v) : 0;
+}
+
 /* The interpreter keeps its lua_State in a callee-saved register: the innermost frame of
  * the Lua core holding one tells which thread runs, and where its activation sits. Looks at
  * frame frame of the walk, at pc, with the registers u->regs and u->bp, which differ from
@@ -208,9 +218,9 @@ __noinline int lf_puc_note_state(__u32 pid, __u32 pc, __u32 frame)
 	for (int i = 0; !found && i <= LF_NSAVED; i++) {
 		if ((__u32)i == hint)
 			continue; /* tried first */
-		found = puc_reg_state(u, pid, i, &v);
+		found = lf_puc_reg_state(pid, i);
 		if (found) {
-			cand = v;
+			cand = i < LF_NSAVED ? u->regs[i & LF_SAVED_MASK] : u->bp;
 			reg_hit(i);
 			if (rm) {
 				rm->key = key;

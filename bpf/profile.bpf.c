@@ -276,14 +276,26 @@ static __always_inline void add_stack(struct lf_stack_key *key, struct lf_stack 
 		add_stack_in(&stacks, key, s, n, lua);
 }
 
-/* Adds n to the count of s's stack (whose hash is h, its Lua part's lua) in the current
- * generation. */
-static __always_inline void count_stack_n(struct lf_stack *s, __u64 h, __u64 n, __u64 lua)
+/* Adds n to the count of the sample's stack (whose hash is h, its Lua part's lua) in the
+ * current generation. A global function: the verifier checks the count once, not at each
+ * of the ends a sample has (on the CPU, and parked off it in wall mode). */
+__noinline int lf_count_stack(__u64 h, __u64 n, __u64 lua)
 {
+	__u32 zero = 0;
+	struct lf_stack *s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return 0;
 	struct lf_stack_key key = {
 		.hash = h, .pid = s->pid, .tid = s->tid, .gen = cur_gen,
 	};
 	add_stack(&key, s, n, lua);
+	return 0;
+}
+
+static __always_inline void count_stack_n(struct lf_stack *s, __u64 h, __u64 n, __u64 lua)
+{
+	(void)s; /* the sample's record, which lf_count_stack finds itself */
+	lf_count_stack(h, n, lua);
 }
 
 #include "wall.bpf.h"
@@ -325,9 +337,15 @@ static __always_inline int user_regs(struct bpf_perf_event_data *ctx, struct lf_
 	return u->ip ? 0 : -1;
 }
 
-/* The native part's end: its last word, and whether it reached the root. */
-static __always_inline void end_walk(struct lf_stack *s, struct lf_ustate *u, int rc)
+/* The native part's end: its last word, and whether it reached the root. A global
+ * function: the verifier checks it once, not at each place a walk ends (the deep stack's
+ * fold alone is a hundred stores). */
+__noinline int lf_end_walk(int rc)
 {
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	if (lf_sample(&u, &s))
+		return 0;
 	rt_walk_end(u, s->pid);
 	fold_deep(s, u);
 	u->mark = rc > 0 ? (__u32)rc : 0;
@@ -345,6 +363,7 @@ static __always_inline void end_walk(struct lf_stack *s, struct lf_ustate *u, in
 		if (!(s->flags & LF_FLAG_OFFCPU))
 			stat_inc(LF_STAT_COMPLETE);
 	}
+	return 0;
 }
 
 /* The sample's statistics, and the stack counted: the work of end_sample, the program every
@@ -381,11 +400,11 @@ __noinline int lf_end_counts(void)
 /* Ends the user part of a sample. Only the walk's own end (with_lua) has Lua frames to
  * append, which runtime_part does: a sample whose native walk never started has no Lua
  * position. */
-static __always_inline void end_user(struct bpf_perf_event_data *ctx, struct lf_stack *s, struct lf_ustate *u,
+static __always_inline void end_user(struct bpf_perf_event_data *ctx, struct lf_ustate *u,
 				     int rc, int with_lua)
 {
 	stage(LF_STAGE_WALK_LAST);
-	end_walk(s, u, rc);
+	lf_end_walk(rc);
 	u->lua_from = u->n;
 	stage(LF_STAGE_END_WALK);
 	if (walk_lua && with_lua)
@@ -476,7 +495,7 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 	rt_begin(u, pid, lc);
 	stage(LF_STAGE_RT_BEGIN);
 	if (!p) {
-		end_user(ctx, s, u, LF_MARK_NO_PROC, 0);
+		end_user(ctx, u, LF_MARK_NO_PROC, 0);
 		return 0;
 	}
 	int rc = 0;
@@ -501,7 +520,7 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 			bpf_tail_call(ctx, &tails, LF_TAIL_UNWIND);
 		rc = LF_MARK_TRUNCATED;
 	}
-	end_user(ctx, s, u, rc, 1);
+	end_user(ctx, u, rc, 1);
 	return 0;
 }
 
@@ -540,11 +559,11 @@ static __always_inline int begin_sample(struct bpf_perf_event_data *ctx, __u32 f
 	s->nuser = 0;
 	if (user_regs(ctx, u)) {
 		stat_inc(LF_STAT_USTACK_ERR);
-		end_user(ctx, s, u, LF_MARK_NO_USTACK, 0);
+		end_user(ctx, u, LF_MARK_NO_USTACK, 0);
 		return 0;
 	}
 	bpf_tail_call(ctx, &tails, LF_TAIL_UNWIND);
-	end_user(ctx, s, u, LF_MARK_TRUNCATED, 0); /* tail call failed */
+	end_user(ctx, u, LF_MARK_TRUNCATED, 0); /* tail call failed */
 	return 0;
 }
 

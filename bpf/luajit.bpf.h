@@ -256,20 +256,10 @@ static __noinline long lj_step_cb(__u32 idx, void *data)
 
 /* Appends one lua_State's frames from base, innermost first: all of them, or the innermost
  * and the outermost ones with a marker between, or (deeper than LF_LUA_WALK) the innermost
- * ones and a depth marker. threads_left counts this lua_State; vmstate rides in its high
- * half (five arguments at most). A global function: the verifier checks the walk once, not
- * once for the running lua_State and again for the threads that resumed it. */
-__noinline int lf_lj_walk_thread(__u64 L, __u64 base, __u64 pc, __u64 vmstate_left)
+ * ones and a depth marker. threads_left counts this lua_State. */
+static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate *u, const struct lf_lj_cfg *c,
+					   __u64 L, __u64 base, __u64 pc, __s32 vmstate, __u32 threads_left)
 {
-	struct lf_ustate *u;
-	struct lf_stack *s;
-	if (lf_sample(&u, &s))
-		return 0;
-	__u32 pid = s->pid, threads_left = (__u32)vmstate_left;
-	__s32 vmstate = (__s32)(vmstate_left >> 32);
-	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
-	if (!c)
-		return 0;
 	/* (a PC that is no bytecode's, a call's link, says the frame has not begun; L->stack is
 	 * read on its own, not through lf_lj_field: the walk that follows had 5.10's verifier
 	 * check twice the instructions with it) */
@@ -283,12 +273,38 @@ __noinline int lf_lj_walk_thread(__u64 L, __u64 base, __u64 pc, __u64 vmstate_le
 	put_word(s, u, lf_word(LF_TAG_LTHREAD, L));
 	put_word(s, u, lf_word(LF_TAG_LJSTATE, (__u32)vmstate));
 	LF_WALK_LUA(u, w, lj_step_cb);
-	return 0;
 }
 
-static __always_inline void lj_walk_thread(__u64 L, __u64 base, __u64 pc, __s32 vmstate, __u32 threads_left)
+/* With bpf_loop, lj_walk_thread runs in a global function: the verifier checks the walk once,
+ * not once for the running lua_State and again for the threads that resumed it. Without,
+ * its unrolled steps are better checked inline with what each caller knows (a resumed
+ * thread's pc is 0): 5.10's verifier went past its million instructions otherwise. */
+#ifndef LF_NO_BPF_LOOP
+__noinline int lf_lj_walk_thread(__u64 L, __u64 base, __u64 pc, __u64 vmstate_left)
 {
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	if (lf_sample(&u, &s))
+		return 0;
+	__u32 pid = s->pid;
+	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	if (c)
+		lj_walk_thread(s, u, c, L, base, pc, (__s32)(vmstate_left >> 32), (__u32)vmstate_left);
+	return 0;
+}
+#endif
+
+/* lj_walk_thread, through the global function where there is one (its arguments: five at
+ * most, vmstate rides in the high half of threads_left's). */
+static __always_inline void lj_walk_thread_of(struct lf_stack *s, struct lf_ustate *u, const struct lf_lj_cfg *c,
+					      __u64 L, __u64 base, __u64 pc, __s32 vmstate, __u32 threads_left)
+{
+#ifdef LF_NO_BPF_LOOP
+	lj_walk_thread(s, u, c, L, base, pc, vmstate, threads_left);
+#else
+	(void)s, (void)u, (void)c;
 	lf_lj_walk_thread(L, base, pc, ((__u64)(__u32)vmstate << 32) | threads_left);
+#endif
 }
 
 struct lj_threads {
@@ -309,7 +325,7 @@ static long lj_thread_cb(__u32 t, void *data)
 	/* (L->base read on its own, as L->stack in lj_walk_thread) */
 	__u64 Lt = u->threads[t & (LF_MAX_LTHREADS - 1)], b = 0;
 	if (Lt != p->L && read_u64(Lt + p->c->L_base, &b) == 0)
-		lj_walk_thread(Lt, b, 0, ~(__s32)p->c->vmst_c, u->nthreads - t);
+		lj_walk_thread_of(p->s, u, p->c, Lt, b, 0, ~(__s32)p->c->vmst_c, u->nthreads - t);
 	return 0;
 }
 
@@ -346,7 +362,7 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 	if (!base)
 		lj_field(u, pid, LF_LJ_L, L, c->L_base, 8, &base); /* a plain pointer in every variant */
 	/* cur_L is nearly always among the threads seen: the others share the room with it. */
-	lj_walk_thread(L, base, pc, vmstate, u->nthreads ? u->nthreads : 1);
+	lj_walk_thread_of(s, u, c, L, base, pc, vmstate, u->nthreads ? u->nthreads : 1);
 	/* Threads seen in the VM's C frames further out resumed this one: they wait in C. */
 	struct lj_threads lt = { s, u, c, L };
 	LF_EACH(LF_MAX_LTHREADS, lj_thread_cb, &lt);

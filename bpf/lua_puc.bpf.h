@@ -481,6 +481,26 @@ static __always_inline void puc_walk_thread(struct lf_stack *s, struct lf_ustate
 	LF_WALK_LUA(u, w, puc_step_cb);
 }
 
+#ifdef LF_NO_BPF_LOOP
+/* Without bpf_loop the loop over the lua_States is unrolled: the walk of each, a global
+ * function, is checked once rather than once for each lua_State a sample may have. */
+__noinline int lf_puc_walk_thread(__u64 L, __u32 threads_left)
+{
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	if (lf_sample(&u, &s))
+		return 0;
+	__u32 pid = s->pid;
+	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
+	if (c)
+		puc_walk_thread(s, u, c, L, threads_left);
+	return 0;
+}
+#define PUC_WALK_THREAD(s, u, c, L, left) lf_puc_walk_thread((L), (left))
+#else
+#define PUC_WALK_THREAD(s, u, c, L, left) puc_walk_thread((s), (u), (c), (L), (left))
+#endif
+
 struct puc_threads {
 	struct lf_stack *s;
 	struct lf_ustate *u;
@@ -496,7 +516,7 @@ static long puc_thread_cb(__u32 t, void *data)
 	if (t >= u->nthreads || t >= LF_MAX_LTHREADS)
 		return 1;
 	barrier_var(t); /* keeps the mask below, which the verifier needs */
-	puc_walk_thread(p->s, u, p->c, u->threads[t & (LF_MAX_LTHREADS - 1)], u->nthreads - t);
+	PUC_WALK_THREAD(p->s, u, p->c, u->threads[t & (LF_MAX_LTHREADS - 1)], u->nthreads - t);
 	return 0;
 }
 

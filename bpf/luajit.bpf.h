@@ -294,6 +294,24 @@ __noinline int lf_lj_walk_thread(__u64 L, __u64 base, __u64 pc, __u64 vmstate_le
 }
 #endif
 
+#ifdef LF_NO_BPF_LOOP
+/* Without bpf_loop the loop over the threads that resumed the running one is unrolled: the
+ * walk of each, a global function, is checked once rather than once for each, still with
+ * what the verifier knows of such a thread (its pc 0, waiting in C). */
+__noinline int lf_lj_walk_resumed(__u64 L, __u64 base, __u32 threads_left)
+{
+	struct lf_ustate *u;
+	struct lf_stack *s;
+	if (lf_sample(&u, &s))
+		return 0;
+	__u32 pid = s->pid;
+	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	if (c)
+		lj_walk_thread(s, u, c, L, base, 0, ~(__s32)c->vmst_c, threads_left);
+	return 0;
+}
+#endif
+
 /* lj_walk_thread, through the global function where there is one (its arguments: five at
  * most, vmstate rides in the high half of threads_left's). */
 static __always_inline void lj_walk_thread_of(struct lf_stack *s, struct lf_ustate *u, const struct lf_lj_cfg *c,
@@ -325,7 +343,11 @@ static long lj_thread_cb(__u32 t, void *data)
 	/* (L->base read on its own, as L->stack in lj_walk_thread) */
 	__u64 Lt = u->threads[t & (LF_MAX_LTHREADS - 1)], b = 0;
 	if (Lt != p->L && read_u64(Lt + p->c->L_base, &b) == 0)
+#ifdef LF_NO_BPF_LOOP
+		lf_lj_walk_resumed(Lt, b, u->nthreads - t);
+#else
 		lj_walk_thread_of(p->s, u, p->c, Lt, b, 0, ~(__s32)p->c->vmst_c, u->nthreads - t);
+#endif
 	return 0;
 }
 

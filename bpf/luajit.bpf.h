@@ -279,15 +279,22 @@ static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate 
  * not once for the running lua_State and again for the threads that resumed it. Without,
  * its unrolled steps are better checked inline with what each caller knows (a resumed
  * thread's pc is 0): 5.10's verifier went past its million instructions otherwise. */
+/* The sample's state and record, and its process's LuaJIT configuration (0: none), for the
+ * global functions below. */
+static __always_inline const struct lf_lj_cfg *lj_sample(struct lf_ustate **u, struct lf_stack **s)
+{
+	if (lf_sample(u, s))
+		return 0;
+	__u32 pid = (*s)->pid;
+	return bpf_map_lookup_elem(&lj_cfgs, &pid);
+}
+
 #ifndef LF_NO_BPF_LOOP
 __noinline int lf_lj_walk_thread(__u64 L, __u64 base, __u64 pc, __u64 vmstate_left)
 {
 	struct lf_ustate *u;
 	struct lf_stack *s;
-	if (lf_sample(&u, &s))
-		return 0;
-	__u32 pid = s->pid;
-	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	const struct lf_lj_cfg *c = lj_sample(&u, &s);
 	if (c)
 		lj_walk_thread(s, u, c, L, base, pc, (__s32)(vmstate_left >> 32), (__u32)vmstate_left);
 	return 0;
@@ -302,10 +309,7 @@ __noinline int lf_lj_walk_resumed(__u64 L, __u64 base, __u32 threads_left)
 {
 	struct lf_ustate *u;
 	struct lf_stack *s;
-	if (lf_sample(&u, &s))
-		return 0;
-	__u32 pid = s->pid;
-	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	const struct lf_lj_cfg *c = lj_sample(&u, &s);
 	if (c)
 		lj_walk_thread(s, u, c, L, base, 0, ~(__s32)c->vmst_c, threads_left);
 	return 0;

@@ -66,6 +66,6 @@ void kf_describe(char *buf, unsigned size)
 	}
 	snprintf(buf, size, "this kernel: bpf_loop %s; stack map %s",
 		 kf_bpf_loop() ? "yes (native and Lua stacks each walked in one call)"
-			       : "no, before 5.17 (native stacks by tail calls; the innermost 16 Lua frames of a stack)",
+			       : "no, before 5.17 (native stacks by tail calls; the innermost 24 Lua frames of a stack)",
 		 kf_nonprealloc_maps() ? "allocated on demand" : "preallocated (before 6.1: its full size from the start)");
 }

@@ -172,14 +172,19 @@ static __always_inline void puc_take_cand(struct lf_ustate *u, __u64 cand, __u32
 	u->cand_noted = frame;
 }
 
-/* Whether register i (LF_NSAVED: the frame pointer) holds a lua_State, as lf_lua_is_state
- * tells, its value in *v. */
-static __always_inline int puc_reg_state(struct lf_ustate *u, __u32 pid, __u32 i, __u64 *v)
+/* The value of register i of the frame looked at (LF_NSAVED: the frame pointer). */
+static __always_inline __u64 puc_reg_value(const struct lf_ustate *u, __u32 i)
 {
 	__u32 k = i;
 	barrier_var(k); /* the mask below must reach the verifier, not be folded into a check of i */
 	k &= LF_SAVED_MASK;
-	*v = k < LF_NSAVED ? u->regs[k] : u->bp;
+	return k < LF_NSAVED ? u->regs[k] : u->bp;
+}
+
+/* Whether register i holds a lua_State, as lf_lua_is_state tells, its value in *v. */
+static __always_inline int puc_reg_state(struct lf_ustate *u, __u32 pid, __u32 i, __u64 *v)
+{
+	*v = puc_reg_value(u, i);
 	return puc_may_be_state(*v, u->leaf_sp) ? lf_lua_is_state(pid, *v, u->leaf_sp) : 0;
 }
 
@@ -220,7 +225,7 @@ __noinline int lf_puc_note_state(__u32 pid, __u32 pc, __u32 frame)
 			continue; /* tried first */
 		found = lf_puc_reg_state(pid, i);
 		if (found) {
-			cand = i < LF_NSAVED ? u->regs[i & LF_SAVED_MASK] : u->bp;
+			cand = puc_reg_value(u, (__u32)i);
 			reg_hit(i);
 			if (rm) {
 				rm->key = key;

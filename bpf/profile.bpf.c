@@ -292,12 +292,6 @@ __noinline int lf_count_stack(__u64 h, __u64 n, __u64 lua)
 	return 0;
 }
 
-static __always_inline void count_stack_n(struct lf_stack *s, __u64 h, __u64 n, __u64 lua)
-{
-	(void)s; /* the sample's record, which lf_count_stack finds itself */
-	lf_count_stack(h, n, lua);
-}
-
 #include "wall.bpf.h"
 
 /* Tail-called programs: the native walk (again, for the next frames), the Lua walk, and the
@@ -392,7 +386,7 @@ __noinline int lf_end_counts(void)
 	if (s->flags & LF_FLAG_OFFCPU)
 		wall_park(s, h, lua);
 	else
-		count_stack_n(s, h, 1, lua);
+		lf_count_stack(h, 1, lua);
 	stage(LF_STAGE_COUNT);
 	return 0;
 }

@@ -64,7 +64,7 @@ static __always_inline void wall_park(struct lf_stack *s, __u64 h, __u64 lua)
 	t.key.hash = h;
 	t.key.pid = s->pid;
 	t.key.tid = s->tid;
-	count_stack_n(s, h, 0, lua);
+	lf_count_stack(h, 0, lua);
 	if (bpf_map_update_elem(&off_stacks, &tid, s, BPF_ANY) ||
 	    bpf_map_update_elem(&off_times, &tid, &t, BPF_ANY))
 		stat_inc(LF_STAT_OFF_LOST);

@@ -130,14 +130,14 @@ $(B)/%.skel.h: $(B)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp && mv $@.tmp $@
 
 # The benchmark's floor (bench/): a program that only filters the PID and counts, and its loader.
-$(B)/bench/floor.bpf.o: bench/floor.bpf.c $(B)/vmlinux.h $(DEPSTAMP)
+$(B)/bench/floor.bpf.o: bench/floor.bpf.c bench/floor.h $(B)/vmlinux.h $(DEPSTAMP)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(BPFCFLAGS) -c $< -o $@
 
 $(B)/bench/floor.skel.h: $(B)/bench/floor.bpf.o
 	$(BPFTOOL) gen skeleton $< name floor_bpf > $@.tmp && mv $@.tmp $@
 
-$(B)/bench-floor: bench/floor.c $(B)/bench/floor.skel.h $(DEPSTAMP)
+$(B)/bench-floor: bench/floor.c bench/floor.h $(B)/bench/floor.skel.h $(DEPSTAMP)
 	$(CC) $(CFLAGS) -I$(B)/bench $(LDFLAGS) -o $@ $< $(LIBS)
 
 $(B)/cmd/main.o: $(B)/build_id.h

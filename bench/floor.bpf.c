@@ -6,6 +6,8 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
+#include "floor.h"
+
 char LICENSE[] SEC("license") = "GPL";
 
 struct {
@@ -34,8 +36,6 @@ int on_tick(void *ctx)
 		*n += 1;
 	return 0;
 }
-
-#define LF_FLOOR_READS 32 /* reads of the floor with reads, a cache line apart */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -1,8 +1,9 @@
 /* bench-floor PID HZ SECS: runs the floor program (floor.bpf.c) on every CPU's cpu-clock at
  * HZ for SECS seconds against PID and prints, for each second, "ns_per_sample samples
- * reads_ns_per_sample failed_reads": the BPF run time of that second over the samples of PID
- * each program counted, the floor's and the floor-with-reads' (on ticks of their own, at the
- * same rate), and the reads of the latter that failed. Needs root and
+ * ns_per_read failed_reads": the BPF run time of that second over the samples of PID it
+ * counted; what one user read cost, from the floor with LF_FLOOR_READS reads more (on ticks
+ * of its own, at the same rate) over the floor; and the reads of the latter that failed.
+ * Needs root and
  * kernel.bpf_stats_enabled=1 (scripts/bench-lua.sh sets it). */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -15,6 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "floor.h"
 #include "floor.skel.h"
 
 static int open_tick(int cpu, int hz)
@@ -97,9 +99,12 @@ int main(int argc, char **argv)
 		sleep(1);
 		if (snapshot(skel, ncpu, b))
 			return 1;
-		if (b[1] > a[1] && b[3] > a[3])
-			printf("%.0f %llu %.0f %llu\n", (double)(b[0] - a[0]) / (double)(b[1] - a[1]), b[1] - a[1],
-			       (double)(b[2] - a[2]) / (double)(b[3] - a[3]), b[4] - a[4]);
+		if (b[1] > a[1] && b[3] > a[3]) {
+			double floor_ns = (double)(b[0] - a[0]) / (double)(b[1] - a[1]);
+			double reads_ns = (double)(b[2] - a[2]) / (double)(b[3] - a[3]);
+			printf("%.0f %llu %.1f %llu\n", floor_ns, b[1] - a[1], (reads_ns - floor_ns) / LF_FLOOR_READS,
+			       b[4] - a[4]);
+		}
 		fflush(stdout);
 		memcpy(a, b, sizeof(a));
 	}

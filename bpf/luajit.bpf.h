@@ -275,10 +275,6 @@ static __always_inline void lj_walk_thread(struct lf_stack *s, struct lf_ustate 
 	LF_WALK_LUA(u, w, lj_step_cb);
 }
 
-/* With bpf_loop, lj_walk_thread runs in a global function: the verifier checks the walk once,
- * not once for the running lua_State and again for the threads that resumed it. Without,
- * its unrolled steps are better checked inline with what each caller knows (a resumed
- * thread's pc is 0): 5.10's verifier went past its million instructions otherwise. */
 /* The sample's state and record, and its process's LuaJIT configuration (0: none), for the
  * global functions below. */
 static __always_inline const struct lf_lj_cfg *lj_sample(struct lf_ustate **u, struct lf_stack **s)
@@ -290,6 +286,8 @@ static __always_inline const struct lf_lj_cfg *lj_sample(struct lf_ustate **u, s
 }
 
 #ifndef LF_NO_BPF_LOOP
+/* With bpf_loop, lj_walk_thread runs in a global function: the verifier checks the walk once,
+ * not once for the running lua_State and again for the threads that resumed it. */
 __noinline int lf_lj_walk_thread(__u64 L, __u64 base, __u64 pc, __u64 vmstate_left)
 {
 	struct lf_ustate *u;
@@ -299,12 +297,12 @@ __noinline int lf_lj_walk_thread(__u64 L, __u64 base, __u64 pc, __u64 vmstate_le
 		lj_walk_thread(s, u, c, L, base, pc, (__s32)(vmstate_left >> 32), (__u32)vmstate_left);
 	return 0;
 }
-#endif
-
-#ifdef LF_NO_BPF_LOOP
-/* Without bpf_loop the loop over the threads that resumed the running one is unrolled: the
- * walk of each, a global function, is checked once rather than once for each, still with
- * what the verifier knows of such a thread (its pc 0, waiting in C). */
+#else
+/* Without bpf_loop, the running lua_State's walk stays inline, checked with what its caller
+ * knows (as a global function 5.10's verifier went past its million instructions); the loop
+ * over the threads that resumed it is unrolled, and the walk of each is a global function,
+ * checked once rather than once for each, still with what the verifier knows of such a
+ * thread (its pc 0, waiting in C). */
 __noinline int lf_lj_walk_resumed(__u64 L, __u64 base, __u32 threads_left)
 {
 	struct lf_ustate *u;

@@ -243,6 +243,12 @@ static int preflight(const struct record_opts *o)
  * yet, so it gets 1M rows. */
 static size_t rows_headroom(const struct record_opts *o) { return o->command ? 1 << 20 : 1 << 18; }
 
+/* The frames are named from the maps the unwinder was given, read while the process ran. */
+static void note_maps(void *sym, pid_t pid, const struct proc_maps *pm)
+{
+	symbolizer_take_maps(sym, pid, pm);
+}
+
 /* Reads the targets' maps (the command has none yet) and loads the BPF program, sized from
  * them with room for libraries loaded later, while their unwind tables are built apart:
  * the kernel's check of the program and the tables' parsing each keep one CPU busy. */
@@ -251,6 +257,7 @@ static int open_sampler(struct session *s)
 	const struct record_opts *o = s->o;
 	double t0 = now_sec();
 	s->ut = s->tg.ut = ut_new();
+	ut_on_maps(s->ut, note_maps, s->sc.sym);
 	ut_say_if_slow(s->ut, t0 + 1.0); /* the first sample should come within a second */
 	ut_defer_rows(s->ut, 1);
 	for (int i = 0; i < o->npids; i++) {
@@ -398,6 +405,7 @@ static void describe_lua(struct session *s, struct record_result *res)
 	res->gone = s->sc.gone;
 	res->namer_nice_only = s->smp && sampler_namer_nice_only(s->smp);
 	res->jit_code = s->sc.jit_code;
+	res->unnamed = s->sc.unnamed;
 	res->fiber_roots = s->sc.fiber_roots;
 	res->lua_partial = s->sc.lua_partial;
 }

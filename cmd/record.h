@@ -52,6 +52,7 @@ struct record_result {
 	uint64_t gone;     /* samples with a Lua function that could not be named */
 	int namer_nice_only; /* the thread naming new stacks had no deadline reservation */
 	uint64_t jit_code; /* samples with a [jit code] frame not running the GC */
+	uint64_t unnamed;  /* samples with a native frame in no mapping known: [unknown] */
 	uint64_t fiber_roots; /* samples whose stack starts on a fiber: complete as well */
 	uint64_t lua_partial; /* rooted samples with a Lua part gone or unknown: not complete */
 };

@@ -140,7 +140,7 @@ static void native_label(struct stack_ctx *c, pid_t pid, const struct lm_native 
 			sb_printf(out, "[trace %llu]", (unsigned long long)n->addr);
 		return;
 	}
-	symbolize_user(c->sym, pid, n->addr, n->tag != LF_TAG_EXACT, out);
+	c->at_unknown |= symbolize_user(c->sym, pid, n->addr, n->tag != LF_TAG_EXACT, out);
 }
 
 /* Where Lua frames were left out: between the innermost and the outermost ones kept, or
@@ -313,7 +313,7 @@ static void stacks_fold_frames(struct stack_ctx *c, const struct lf_stack *st, s
 		else if (tag == LF_TAG_LJTRACE)
 			native_label(c, (pid_t)st->pid, &(struct lm_native){ addr, LF_TAG_LJTRACE, 0 }, out);
 		else
-			symbolize_user(c->sym, (pid_t)st->pid, addr, tag != LF_TAG_EXACT, out);
+			c->at_unknown |= symbolize_user(c->sym, (pid_t)st->pid, addr, tag != LF_TAG_EXACT, out);
 	}
 kernel:;
 	if (st->flags & LF_FLAG_OFFCPU) {
@@ -396,7 +396,7 @@ void stacks_collect(const struct lf_stack_key *k, const struct lf_stack *st, voi
 	if (!st->count) /* wall mode: a thread's stack made when it left the CPU, not yet counted */
 		return;
 	sb_reset(&c->line);
-	c->at_fiber = 0;
+	c->at_fiber = c->at_unknown = 0;
 	stacks_fold(c, st, &c->line);
 	if (c->at_fiber)
 		c->fiber_roots += st->count;
@@ -407,8 +407,9 @@ void stacks_collect(const struct lf_stack_key *k, const struct lf_stack *st, voi
 	int unknown = jit && strncmp(jit + strlen(";" LF_LABEL_JIT), ";[GC]", 5);
 	c->gone += gone ? st->count : 0;
 	c->jit_code += unknown ? st->count : 0;
+	c->unnamed += c->at_unknown ? st->count : 0;
 	/* rooted, but not whole: "complete" must not count it */
-	if ((gone || unknown) && ((st->flags & LF_FLAG_COMPLETE) || c->at_fiber))
+	if ((gone || unknown || c->at_unknown) && ((st->flags & LF_FLAG_COMPLETE) || c->at_fiber))
 		c->lua_partial += st->count;
 }
 

@@ -22,7 +22,9 @@ struct stack_ctx {
 	uint64_t jit_code; /* samples with a [jit code] frame not running the GC */
 	uint64_t fiber_roots; /* samples whose stack starts on a user-level context: complete */
 	uint64_t lua_partial; /* of the complete ones, those with a Lua part gone or unknown */
+	uint64_t unnamed;     /* samples with a native frame in no mapping known (LF_LABEL_UNKNOWN) */
 	int at_fiber;         /* the stack being folded does */
+	int at_unknown;       /* the stack being folded has an LF_LABEL_UNKNOWN frame */
 };
 
 /* The root of a stack that starts on a user-level context (a fiber or coroutine of

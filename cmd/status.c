@@ -177,6 +177,11 @@ void status_summary(const struct record_opts *o, const struct profile *p, const 
 		warnx_lf("%llu samples (%.1f%%) ran machine code that no runtime claims, or a LuaJIT trace "
 			 "before its VM was found: shown as " LF_LABEL_JIT ", not complete",
 			 (unsigned long long)r->jit_code, p->total ? 100.0 * (double)r->jit_code / (double)p->total : 0.0);
+	if (r->unnamed)
+		warnx_lf("%llu samples (%.1f%%) have a native frame in memory that no file mapped while "
+			 "lua-flame read the process's maps (code unmapped since, or mapped and run between two "
+			 "reads): shown as " LF_LABEL_UNKNOWN ", not complete",
+			 (unsigned long long)r->unnamed, p->total ? 100.0 * (double)r->unnamed / (double)p->total : 0.0);
 	if (p->total == 0)
 		warnx_lf("no samples: the target did not run on a CPU while recording (idle?); "
 			 "the outputs are valid but empty");

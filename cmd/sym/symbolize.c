@@ -19,6 +19,9 @@ struct sym_file {
 	uint64_t dev, inode;
 	struct elf_file *ef;   /* NULL when the file could not be read */
 	struct elf_syms syms;
+	int syms_loaded;       /* symbols are read at the first lookup, the file when it is mapped */
+	pid_t pid;             /* where it was first seen, and its path there (its debug file) */
+	char *path;
 	struct sym_file *next;
 };
 
@@ -78,6 +81,7 @@ static void file_free(struct sym_file *f)
 {
 	elf_file_close(f->ef);
 	elfsyms_free(&f->syms);
+	free(f->path);
 	free(f);
 }
 
@@ -109,15 +113,51 @@ static struct sym_proc *find_proc(struct symbolizer *s, pid_t pid)
 	return NULL;
 }
 
+static struct sym_file *get_file(struct symbolizer *s, pid_t pid, const struct mapping *m);
+static struct sym_file *get_vdso(struct sym_proc *p, const struct mapping *m);
+
+static struct sym_proc *add_proc(struct symbolizer *s, pid_t pid)
+{
+	struct sym_proc *p = find_proc(s, pid);
+	if (p)
+		return p;
+	p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	p->next = s->procs;
+	s->procs = p;
+	return p;
+}
+
 void symbolizer_add_pid(struct symbolizer *s, pid_t pid)
 {
 	if (find_proc(s, pid))
 		return;
-	struct sym_proc *p = xcalloc(1, sizeof(*p));
-	p->pid = pid;
-	proc_read_maps(pid, &p->maps);
-	p->next = s->procs;
-	s->procs = p;
+	struct proc_maps pm;
+	if (proc_read_maps(pid, &pm) == 0)
+		symbolizer_take_maps(s, pid, &pm);
+	proc_maps_free(&pm);
+	add_proc(s, pid);
+}
+
+/* The files are opened now, while the process is there to open them through: a process
+ * that exits before its stacks are named (a short command) still has them named. */
+void symbolizer_take_maps(struct symbolizer *s, pid_t pid, const struct proc_maps *pm)
+{
+	struct sym_proc *p = add_proc(s, pid);
+	proc_maps_free(&p->maps);
+	p->maps.m = xcalloc(pm->n ? pm->n : 1, sizeof(*pm->m));
+	p->maps.n = pm->n;
+	for (size_t i = 0; i < pm->n; i++) {
+		p->maps.m[i] = pm->m[i];
+		p->maps.m[i].path = xstrdup(pm->m[i].path);
+	}
+	for (size_t i = 0; i < pm->n; i++) {
+		const struct mapping *m = &p->maps.m[i];
+		if (m->exec && m->path[0] == '/')
+			get_file(s, pid, m);
+		else if (m->exec && !strcmp(m->path, "[vdso]"))
+			get_vdso(p, m);
+	}
 }
 
 void symbolizer_new_epoch(struct symbolizer *s)
@@ -136,8 +176,8 @@ static struct sym_file *get_file(struct symbolizer *s, pid_t pid, const struct m
 	f->inode = m->inode;
 	int fd = proc_open_mapped(pid, m);
 	f->ef = fd >= 0 ? elf_file_open_fd(fd) : NULL;
-	if (f->ef)
-		elfsyms_load(&f->syms, f->ef, pid, m->path);
+	f->pid = pid;
+	f->path = xstrdup(m->path);
 	f->next = s->files;
 	s->files = f;
 	return f;
@@ -148,6 +188,7 @@ static struct sym_file *get_vdso(struct sym_proc *p, const struct mapping *m)
 	if (p->vdso)
 		return p->vdso;
 	p->vdso = xcalloc(1, sizeof(*p->vdso));
+	p->vdso->syms_loaded = 1;
 	size_t len = m->end - m->start;
 	if (len <= (1 << 20)) {
 		void *buf = xmalloc(len);
@@ -209,6 +250,10 @@ static int resolve(struct symbolizer *s, pid_t pid, uint64_t a, struct resolved 
 	r->vaddr = a - m->start + m->pgoff;
 	if (!f->ef)
 		return 0;
+	if (!f->syms_loaded) {
+		f->syms_loaded = 1;
+		elfsyms_load(&f->syms, f->ef, f->pid, f->path);
+	}
 	if (vdso)
 		r->vaddr = a - m->start + f->ef->seg[0].vaddr;
 	else
@@ -217,17 +262,18 @@ static int resolve(struct symbolizer *s, pid_t pid, uint64_t a, struct resolved 
 	return 0;
 }
 
-void symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_return, struct sbuf *out)
+int symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_return, struct sbuf *out)
 {
 	uint64_t a = is_return && addr ? addr - 1 : addr;
 	struct resolved r;
 	if (resolve(s, pid, a, &r)) {
-		sb_puts(out, addr_is_anon_exec(s, pid, a) ? LF_LABEL_JIT : "[unknown]");
-		return;
+		int jit = addr_is_anon_exec(s, pid, a);
+		sb_puts(out, jit ? LF_LABEL_JIT : LF_LABEL_UNKNOWN);
+		return jit ? 0 : 1;
 	}
 	if (r.name) {
 		sb_puts(out, r.name);   /* made safe when read */
-		return;
+		return 0;
 	}
 	/* One label per function, so that its samples share one box: the start of the FDE
 	 * covering the address (a return address's caller: a was moved back into the call). */
@@ -236,6 +282,7 @@ void symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_retur
 		r.vaddr = start;
 	base_name(r.m->path, out);
 	sb_printf(out, "+0x%" PRIx64, r.vaddr);
+	return 0;
 }
 
 const char *symbolize_name(struct symbolizer *s, pid_t pid, uint64_t addr)

@@ -13,6 +13,8 @@
 /* Anonymous executable memory (JIT code no runtime claims), and LuaJIT machine code whose
  * trace number the VM no longer says (a trace that called the GC). */
 #define LF_LABEL_JIT "[jit code]"
+/* A user address in no mapping the process was seen to have. */
+#define LF_LABEL_UNKNOWN "[unknown]"
 
 struct symbolizer;
 
@@ -25,9 +27,12 @@ void symbolizer_set_addresses(struct symbolizer *s, int on);
 void symbolizer_load_kernel(struct symbolizer *s);
 /* Registers a target (reads its maps now, while it is alive). */
 void symbolizer_add_pid(struct symbolizer *s, pid_t pid);
+/* pid's maps as just read (a copy is kept), its mapped files opened while it is alive. */
+void symbolizer_take_maps(struct symbolizer *s, pid_t pid, const struct proc_maps *pm);
 /* Appends the label of a user address; is_return: addr is a return address, so look up
- * addr-1 to stay inside the calling function. */
-void symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_return, struct sbuf *out);
+ * addr-1 to stay inside the calling function. Returns 1 when it could not be placed
+ * (LF_LABEL_UNKNOWN), else 0. */
+int symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_return, struct sbuf *out);
 /* Symbol name of the function holding addr (exact), or NULL. */
 const char *symbolize_name(struct symbolizer *s, pid_t pid, uint64_t addr);
 /* Start address of the function holding addr, from the file's .eh_frame_hdr; 0 or -1. */

@@ -66,6 +66,8 @@ struct unwind_tables {
 	uint64_t refused[REFUSED_MAX][2]; /* (dev, inode) of files refused, each said once */
 	size_t nrefused;
 	int defer;               /* ut_defer_rows */
+	ut_maps_fn *on_maps;     /* ut_on_maps */
+	void *on_maps_arg;
 	size_t npending, pending_bytes;
 };
 
@@ -517,8 +519,16 @@ int ut_add_pid(struct unwind_tables *t, pid_t pid)
 	up->brk = proc_start_brk(pid);
 	ut_build_proc(t, pid, &pm, up->brk, up->p);
 	up->dirty = 1;
+	if (t->on_maps)
+		t->on_maps(t->on_maps_arg, pid, &pm);
 	proc_maps_free(&pm);
 	return 0;
+}
+
+void ut_on_maps(struct unwind_tables *t, ut_maps_fn *fn, void *arg)
+{
+	t->on_maps = fn;
+	t->on_maps_arg = arg;
 }
 
 int ut_refresh_data(struct unwind_tables *t, pid_t pid)

@@ -15,6 +15,10 @@ struct unwind_tables *ut_new(void);
 void ut_free(struct unwind_tables *t);
 /* Reads the maps of pid and builds tables for files not seen yet (in memory). */
 int ut_add_pid(struct unwind_tables *t, pid_t pid);
+/* fn is called with each process's maps as ut_add_pid reads them, so that whoever names
+ * the frames knows the same mappings as the unwinder. */
+typedef void ut_maps_fn(void *arg, pid_t pid, const struct proc_maps *pm);
+void ut_on_maps(struct unwind_tables *t, ut_maps_fn *fn, void *arg);
 /* Reads the maps of pid (added before) again for where it keeps data, which changes as it
  * allocates; marks its entry for upload if that changed. 1 changed, 0 not, -1 unreadable. */
 int ut_refresh_data(struct unwind_tables *t, pid_t pid);

@@ -93,9 +93,9 @@ packages:
 deps: $(DEPSTAMP)
 $(DEPSTAMP): | packages
 ifeq ($(BPF_ARCH),x86)
-	+DEPS=$(abspath $(DEPS)) scripts/build-deps.sh
+	DEPS=$(abspath $(DEPS)) scripts/build-deps.sh
 else
-	+ARCH=$(BPF_ARCH) DEPS=$(abspath $(DEPS)) SRC=$(abspath .cache/deps/src) scripts/build-deps.sh
+	ARCH=$(BPF_ARCH) DEPS=$(abspath $(DEPS)) SRC=$(abspath .cache/deps/src) scripts/build-deps.sh
 endif
 	touch $@
 

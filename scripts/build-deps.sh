@@ -4,6 +4,9 @@
 # aarch64 ones, default .cache/deps-arm64). Each library is rebuilt only when its installed
 # archive is missing.
 set -eu
+# The libraries' own makes take their -j here: a parent make's flags (-n of a dry run above
+# all) must not reach them.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ARCH=${ARCH:-x86_64}

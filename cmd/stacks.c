@@ -58,7 +58,7 @@ const char *stacks_mark_name(unsigned reason)
 
 static void mark_label(__u32 reason, struct sbuf *out)
 {
-	sb_printf(out, "[unwind: %s]", stacks_mark_name(reason));
+	sb_printf(out, LF_LABEL_UNWIND "%s]", stacks_mark_name(reason));
 }
 
 /* Whether the return address is in the entry of a user-level context: the code that starts
@@ -122,25 +122,43 @@ static uint64_t func_start(void *ctx, uint64_t frame_addr)
 /* Frames of a deep native stack left out between its innermost and outermost ones. */
 static void elided_label(uint64_t count, struct sbuf *out)
 {
-	sb_printf(out, "[native: %llu frame%s elided]", (unsigned long long)count, count == 1 ? "" : "s");
+	sb_printf(out, LF_LABEL_NATIVE_ELIDED "%llu frame%s elided]", (unsigned long long)count, count == 1 ? "" : "s");
 }
 
-static void native_label(struct stack_ctx *c, pid_t pid, const struct lm_native *n, struct sbuf *out)
+/* What the labels of the stack being folded stand for, as their writers say: a frame in no
+ * mapping, a Lua function gone, machine code no runtime claims ([jit code] is known for what
+ * it is when the VM state that follows it says the GC ran). */
+static void note_native(struct stack_ctx *c, enum sym_result r)
+{
+	if (c->jit_open)
+		c->at_jit = 1; /* a label follows the [jit code] one, and it is no GC state */
+	c->jit_open = r == SYM_JIT;
+	c->at_unknown |= r == SYM_UNKNOWN;
+}
+
+static void note_state(struct stack_ctx *c, enum rt_state st)
+{
+	if (c->jit_open && st != RT_STATE_GC)
+		c->at_jit = 1;
+	c->jit_open = 0;
+}
+
+static enum sym_result native_label(struct stack_ctx *c, pid_t pid, const struct lm_native *n, struct sbuf *out)
 {
 	if (n->tag == LF_TAG_ELIDED) {
 		elided_label(n->addr & 0xffffffffu, out);
-		return;
+		return SYM_NAMED;
 	}
 	if (n->tag == LF_TAG_LJTRACE) {
 		if (n->addr == LF_TRACE_UNKNOWN)
 			sb_puts(out, LF_LABEL_JIT);
 		else if (n->addr == LF_TRACE_UNNUMBERED)
-			sb_puts(out, "[trace]");
+			sb_puts(out, LF_LABEL_TRACE "]");
 		else
-			sb_printf(out, "[trace %llu]", (unsigned long long)n->addr);
-		return;
+			sb_printf(out, LF_LABEL_TRACE " %llu]", (unsigned long long)n->addr);
+		return n->addr == LF_TRACE_UNKNOWN ? SYM_JIT : SYM_NAMED;
 	}
-	c->at_unknown |= symbolize_user(c->sym, pid, n->addr, n->tag != LF_TAG_EXACT, out);
+	return symbolize_user(c->sym, pid, n->addr, n->tag != LF_TAG_EXACT, out);
 }
 
 /* Where Lua frames were left out: between the innermost and the outermost ones kept, or
@@ -148,9 +166,9 @@ static void native_label(struct stack_ctx *c, pid_t pid, const struct lm_native 
 static void gap_label(const struct lm_lua *f, struct sbuf *out)
 {
 	if (f->aux)
-		sb_printf(out, "[lua: %llu frames elided]", (unsigned long long)(f->aux & LF_PC_MASK));
+		sb_printf(out, LF_LABEL_LUA_ELIDED "%llu frames elided]", (unsigned long long)(f->aux & LF_PC_MASK));
 	else
-		sb_puts(out, "[lua: depth limit]");
+		sb_puts(out, LF_LABEL_LUA_DEPTH);
 }
 
 /* The merge leaves out the VM's own native frames; the marker of left-out native frames
@@ -203,21 +221,24 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 	for (int i = 0; i < n; i++) {
 		int trace = mo[i].kind == LM_NATIVE && ls.nat[mo[i].a].tag == LF_TAG_LJTRACE;
 		if (state && !trace) {
-			rt->ops->thread_label(state, out);
+			note_state(c, rt->ops->thread_label(state, out));
 			state = NULL;
 		}
 		sb_puts(out, ";");
-		if (mo[i].kind == LM_NATIVE)
-			native_label(c, (pid_t)st->pid, &ls.nat[mo[i].a], out);
-		else if (ls.th[mo[i].a].f[mo[i].b].marker)
-			gap_label(&ls.th[mo[i].a].f[mo[i].b], out);
-		else
-			runtime_frame_label(rt, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
+		if (mo[i].kind == LM_NATIVE) {
+			note_native(c, native_label(c, (pid_t)st->pid, &ls.nat[mo[i].a], out));
+		} else {
+			note_native(c, SYM_NAMED);
+			if (ls.th[mo[i].a].f[mo[i].b].marker)
+				gap_label(&ls.th[mo[i].a].f[mo[i].b], out);
+			else
+				c->at_gone |= runtime_frame_label(rt, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
+		}
 		if (rt->ops->thread_label && mo[i].kind == LM_LUA && mo[i].b == 0)
 			state = &ls.th[mo[i].a];
 	}
 	if (state)
-		rt->ops->thread_label(state, out);
+		note_state(c, rt->ops->thread_label(state, out));
 	return 0;
 }
 
@@ -310,10 +331,8 @@ static void stacks_fold_frames(struct stack_ctx *c, const struct lf_stack *st, s
 			end_label(c, (pid_t)st->pid, (__u32)w, i > 0, i > 0 ? lf_native_value(st->user[i - 1]) : 0, out);
 		else if (tag == LF_TAG_ELIDED)
 			elided_label((__u32)w, out);
-		else if (tag == LF_TAG_LJTRACE)
-			native_label(c, (pid_t)st->pid, &(struct lm_native){ addr, LF_TAG_LJTRACE, 0 }, out);
 		else
-			c->at_unknown |= symbolize_user(c->sym, (pid_t)st->pid, addr, tag != LF_TAG_EXACT, out);
+			note_native(c, native_label(c, (pid_t)st->pid, &(struct lm_native){ addr, (int)tag, 0 }, out));
 	}
 kernel:;
 	if (st->flags & LF_FLAG_OFFCPU) {
@@ -396,15 +415,13 @@ void stacks_collect(const struct lf_stack_key *k, const struct lf_stack *st, voi
 	if (!st->count) /* wall mode: a thread's stack made when it left the CPU, not yet counted */
 		return;
 	sb_reset(&c->line);
-	c->at_fiber = c->at_unknown = 0;
+	c->at_fiber = c->at_unknown = c->at_gone = c->at_jit = c->jit_open = 0;
 	stacks_fold(c, st, &c->line);
+	note_native(c, SYM_NAMED); /* a [jit code] frame innermost has no GC state after it */
 	if (c->at_fiber)
 		c->fiber_roots += st->count;
 	profile_add(c->prof, c->line.s, c->line.len, st->count);
-	int gone = strstr(c->line.s, ";" LF_LABEL_GONE) != NULL;
-	/* a trace that called the GC ([jit code];[GC]) is known for what it is */
-	const char *jit = strstr(c->line.s, ";" LF_LABEL_JIT);
-	int unknown = jit && strncmp(jit + strlen(";" LF_LABEL_JIT), ";[GC]", 5);
+	int gone = c->at_gone, unknown = c->at_jit;
 	c->gone += gone ? st->count : 0;
 	c->jit_code += unknown ? st->count : 0;
 	c->unnamed += c->at_unknown ? st->count : 0;

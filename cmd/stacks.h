@@ -4,6 +4,7 @@
 #define LF_STACKS_H
 #include <sys/types.h>
 #include "aggregate.h"
+#include "frame_label.h"
 #include "symbolize.h"
 #include "stack_record.h"
 
@@ -25,13 +26,10 @@ struct stack_ctx {
 	uint64_t unnamed;     /* samples with a native frame in no mapping known (LF_LABEL_UNKNOWN) */
 	int at_fiber;         /* the stack being folded does */
 	int at_unknown;       /* the stack being folded has an LF_LABEL_UNKNOWN frame */
+	int at_gone, at_jit;  /* ... an LF_LABEL_GONE frame; an LF_LABEL_JIT one the GC does not follow */
+	int jit_open;         /* its last label written was LF_LABEL_JIT */
 };
 
-/* The root of a stack that starts on a user-level context (a fiber or coroutine of
- * boost.context, makecontext or a C coroutine library), whose entry nothing called. */
-#define LF_LABEL_FIBER "[fiber]"
-/* Wall mode: where a thread waited off the CPU, above the frame that waited. */
-#define LF_LABEL_OFFCPU "[off-CPU"
 
 void stacks_add_target(struct stack_ctx *c, pid_t pid);
 struct stack_target *stacks_target(struct stack_ctx *c, pid_t pid);

@@ -1,72 +1,7 @@
-/* Frame kinds from labels alone, so `lua-flame render perf.folded` draws the same
- * picture as the recorder, and their colours. Palettes are far apart in hue so kinds
- * read at a glance; magenta is left free for search matches. */
+/* The colours of frame kinds. Palettes are far apart in hue so kinds read at a glance;
+ * magenta is left free for search matches. */
 #include <string.h>
 #include "kind.h"
-
-static int ends_with(const char *s, size_t len, const char *suffix)
-{
-	size_t n = strlen(suffix);
-	return len >= n && !memcmp(s + len - n, suffix, n);
-}
-
-static int starts_with(const char *s, size_t len, const char *prefix)
-{
-	size_t n = strlen(prefix);
-	return len >= n && !memcmp(s, prefix, n);
-}
-
-/* "(CHUNK:LINE)" at the end, after a space: a Lua function frame. */
-static int lua_shaped(const char *s, size_t len)
-{
-	size_t i = len, digits = 0;
-	if (!len || s[len - 1] != ')')
-		return 0;
-	i--;
-	while (i && s[i - 1] >= '0' && s[i - 1] <= '9') {
-		i--;
-		digits++;
-	}
-	if (!digits || !i || s[i - 1] != ':')
-		return 0;
-	for (i--; i; i--) {
-		if (s[i - 1] == '(')
-			return i >= 2 && s[i - 2] == ' ';
-	}
-	return 0;
-}
-
-static enum frame_kind bracketed(const char *s, size_t len)
-{
-	if (starts_with(s, len, "[off-CPU"))
-		return KIND_OFFCPU;
-	static const char *const markers[] = { "[unknown", "[unwind", "[truncat", "[lost", "[missing",
-		"[error", "[no ", "[idle" };
-	static const char *const native[] = { "[vdso]", "[vsyscall]", "[heap]", "[stack]", "[anon" };
-	for (size_t i = 0; i < sizeof(markers) / sizeof(*markers); i++)
-		if (starts_with(s, len, markers[i]))
-			return KIND_MARKER;
-	for (size_t i = 0; i < sizeof(native) / sizeof(*native); i++)
-		if (starts_with(s, len, native[i]))
-			return KIND_NATIVE;
-	return KIND_VM;
-}
-
-enum frame_kind kind_of(const char *s, size_t len)
-{
-	if (ends_with(s, len, "_[k]"))
-		return KIND_KERNEL;
-	if (ends_with(s, len, "_[j]"))
-		return KIND_JIT;
-	/* perf's inline and waker annotations say nothing about the language */
-	if (ends_with(s, len, "_[i]") || ends_with(s, len, "_[w]"))
-		len -= 4;
-	if (len >= 2 && s[0] == '[' && s[len - 1] == ']')
-		return bracketed(s, len);
-	if (lua_shaped(s, len))
-		return KIND_LUA;
-	return KIND_NATIVE;
-}
 
 const char *kind_label(enum frame_kind k)
 {

@@ -7,9 +7,7 @@
 #include "lua.h"
 #include "stack_record.h"
 
-/* The label of a Lua function that could not be named: freed, or its process gone, before its
- * name was read (never another function's name in its place). */
-#define LF_LABEL_GONE "[lua: function gone]"
+#include "frame_label.h"
 
 struct lm_native {
 	uint64_t addr;

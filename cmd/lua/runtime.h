@@ -30,6 +30,9 @@ struct runtime {
 	int keep_without_vm;
 };
 
+/* The VM state a thread was in when sampled, as its label says (LF_LABEL_GC, ...). */
+enum rt_state { RT_STATE_NONE, RT_STATE_GC, RT_STATE_OTHER };
+
 struct runtime_ops {
 	const char *family;    /* "PUC Lua", "LuaJIT" */
 	const char *cfg_map;   /* the BPF map of per-process walk configurations, keyed by PID */
@@ -51,14 +54,16 @@ struct runtime_ops {
 	void (*resolve)(const struct runtime *rt, struct lm_stack *st);
 	/* The label of Lua function frame j of th, read from the target into the label caches
 	 * (runtime_name_frames calls it while the function exists). */
-	void (*function_label)(const struct runtime *rt, const struct lm_thread *th, int j, int lines,
+	int (*function_label)(const struct runtime *rt, const struct lm_thread *th, int j, int lines,
 			       struct sbuf *out);
-	/* The label of frame j (innermost first) of th, from the caches or the target. The two
-	 * are called with the label caches' lock held. */
-	void (*frame_label)(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
+	/* The label of frame j (innermost first) of th, from the caches or the target; returns
+	 * 1 when the function could not be named (LF_LABEL_GONE), else 0. The two are called
+	 * with the label caches' lock held. */
+	int (*frame_label)(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
 			    int lines, struct sbuf *out);
-	/* Appended after the innermost frame of th (LuaJIT's VM states); NULL: nothing. */
-	void (*thread_label)(const struct lm_thread *th, struct sbuf *out);
+	/* Appended after the innermost frame of th (LuaJIT's VM states); NULL: nothing. Returns
+	 * which state it wrote. */
+	enum rt_state (*thread_label)(const struct lm_thread *th, struct sbuf *out);
 	void (*free)(void *vm);
 };
 
@@ -72,8 +77,9 @@ struct runtime *runtime_detect(pid_t pid, int *seen);
  * shape until a scan finds it), 0 neither. */
 int runtime_ready(pid_t pid);
 void runtime_free(struct runtime *rt);
-/* The label of frame j of th (rt's ops->frame_label under the label caches' lock). */
-void runtime_frame_label(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
+/* The label of frame j of th (rt's ops->frame_label under the label caches' lock); 1 when
+ * the function could not be named. */
+int runtime_frame_label(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
 			 int lines, struct sbuf *out);
 /* Reads the labels of th's Lua functions into the label caches now, while they exist, for
  * runtime_frame_label to find later without reading the target. */

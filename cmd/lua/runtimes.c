@@ -57,12 +57,13 @@ void runtime_free(struct runtime *rt)
 	free(rt);
 }
 
-void runtime_frame_label(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
-			 int lines, struct sbuf *out)
+int runtime_frame_label(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
+			int lines, struct sbuf *out)
 {
 	label_cache_lock();
-	rt->ops->frame_label(rt, sym, th, j, lines, out);
+	int gone = rt->ops->frame_label(rt, sym, th, j, lines, out);
 	label_cache_unlock();
+	return gone;
 }
 
 void runtime_name_frames(const struct runtime *rt, const struct lm_thread *th, int lines)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frame_label.h"
+#include "stack_strings.h"
 #include "out_formats.h"
 
 struct cg_func { uint32_t file; long line; uint64_t self; };

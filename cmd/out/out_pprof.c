@@ -6,7 +6,7 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "frame_label.h"
+#include "stack_strings.h"
 #include "out_formats.h"
 #include "protobuf.h"
 

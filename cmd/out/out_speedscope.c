@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frame_label.h"
+#include "stack_strings.h"
 #include "out_formats.h"
 
 /* Length of the well-formed UTF-8 sequence at s (no overlongs, surrogates or code
@@ -66,7 +66,7 @@ static void put_frame(FILE *f, const char *label, size_t len, struct sbuf *name)
 		fputs(",\"file\":", f);
 		json_str(f, fl.file, fl.file_len);
 	}
-	if (fl.kind == FRAME_LUA || fl.kind == FRAME_LUA_JIT)
+	if (fl.kind == KIND_LUA || fl.kind == KIND_JIT)
 		fprintf(f, ",\"line\":%ld", fl.line);
 	putc('}', f);
 }

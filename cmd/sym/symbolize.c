@@ -262,18 +262,18 @@ static int resolve(struct symbolizer *s, pid_t pid, uint64_t a, struct resolved 
 	return 0;
 }
 
-int symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_return, struct sbuf *out)
+enum sym_result symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_return, struct sbuf *out)
 {
 	uint64_t a = is_return && addr ? addr - 1 : addr;
 	struct resolved r;
 	if (resolve(s, pid, a, &r)) {
 		int jit = addr_is_anon_exec(s, pid, a);
 		sb_puts(out, jit ? LF_LABEL_JIT : LF_LABEL_UNKNOWN);
-		return jit ? 0 : 1;
+		return jit ? SYM_JIT : SYM_UNKNOWN;
 	}
 	if (r.name) {
 		sb_puts(out, r.name);   /* made safe when read */
-		return 0;
+		return SYM_NAMED;
 	}
 	/* One label per function, so that its samples share one box: the start of the FDE
 	 * covering the address (a return address's caller: a was moved back into the call). */
@@ -282,7 +282,7 @@ int symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_return
 		r.vaddr = start;
 	base_name(r.m->path, out);
 	sb_printf(out, "+0x%" PRIx64, r.vaddr);
-	return 0;
+	return SYM_NAMED;
 }
 
 const char *symbolize_name(struct symbolizer *s, pid_t pid, uint64_t addr)
@@ -312,6 +312,6 @@ const char *symbolize_kernel_name(struct symbolizer *s, uint64_t addr)
 void symbolize_kernel(struct symbolizer *s, uint64_t addr, struct sbuf *out)
 {
 	const char *name = symbolize_kernel_name(s, addr);
-	sb_puts(out, name ? name : "[unknown]");
+	sb_puts(out, name ? name : LF_LABEL_UNKNOWN);
 	sb_puts(out, "_[k]");
 }

@@ -10,11 +10,7 @@
 #include "proc.h"
 #include "util.h"
 
-/* Anonymous executable memory (JIT code no runtime claims), and LuaJIT machine code whose
- * trace number the VM no longer says (a trace that called the GC). */
-#define LF_LABEL_JIT "[jit code]"
-/* A user address in no mapping the process was seen to have. */
-#define LF_LABEL_UNKNOWN "[unknown]"
+#include "frame_label.h"
 
 struct symbolizer;
 
@@ -29,10 +25,12 @@ void symbolizer_load_kernel(struct symbolizer *s);
 void symbolizer_add_pid(struct symbolizer *s, pid_t pid);
 /* pid's maps as just read (a copy is kept), its mapped files opened while it is alive. */
 void symbolizer_take_maps(struct symbolizer *s, pid_t pid, const struct proc_maps *pm);
+/* What a label of symbolize_user stands for: a function or file offset, an address in no
+ * mapping known (LF_LABEL_UNKNOWN), or anonymous executable memory (LF_LABEL_JIT). */
+enum sym_result { SYM_NAMED, SYM_UNKNOWN, SYM_JIT };
 /* Appends the label of a user address; is_return: addr is a return address, so look up
- * addr-1 to stay inside the calling function. Returns 1 when it could not be placed
- * (LF_LABEL_UNKNOWN), else 0. */
-int symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_return, struct sbuf *out);
+ * addr-1 to stay inside the calling function. */
+enum sym_result symbolize_user(struct symbolizer *s, pid_t pid, uint64_t addr, int is_return, struct sbuf *out);
 /* Symbol name of the function holding addr (exact), or NULL. */
 const char *symbolize_name(struct symbolizer *s, pid_t pid, uint64_t addr);
 /* Start address of the function holding addr, from the file's .eh_frame_hdr; 0 or -1. */

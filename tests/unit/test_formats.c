@@ -7,14 +7,14 @@
 
 #include "aggregate.h"
 #include "check.h"
-#include "frame_label.h"
+#include "stack_strings.h"
 #include "out_formats.h"
 #include "output.h"
 #include "util.h"
 
 /* ---- frame labels ---- */
 
-static void check_label(const char *s, enum frame_label_kind kind, const char *name, const char *file, long line)
+static void check_label(const char *s, enum frame_kind kind, const char *name, const char *file, long line)
 {
 	struct frame_label fl;
 	frame_label_parse(s, strlen(s), &fl);
@@ -31,50 +31,50 @@ static void check_label(const char *s, enum frame_label_kind kind, const char *n
 
 static void labels_of_each_kind(void)
 {
-	check_label("handle_request (app.lua:42)", FRAME_LUA, "handle_request", "app.lua", 42);
-	check_label("handle_request (app.lua:42)_[j]", FRAME_LUA_JIT, "handle_request", "app.lua", 42);
-	check_label("main chunk (/srv/x y.lua:0)", FRAME_LUA, "main chunk", "/srv/x y.lua", 0);
-	check_label("obj:method (lib/a.lua:7)", FRAME_LUA, "obj:method", "lib/a.lua", 7);
-	check_label("? ([string \"f (x:1)\"]:3)", FRAME_LUA, "?", "[string \"f (x:1)\"]", 3);
-	check_label("do_syscall_64_[k]", FRAME_KERNEL, "do_syscall_64", "", 0);
-	check_label("ngx_http_lua_content_handler", FRAME_NATIVE, "ngx_http_lua_content_handler", "", 0);
-	check_label("string.format", FRAME_NATIVE, "string.format", "", 0);
-	check_label("libfoo.so+0x1a2b", FRAME_NATIVE, "libfoo.so+0x1a2b", "libfoo.so", 0);
-	check_label("/usr/lib/libc.so.6+0xdeadBEEF", FRAME_NATIVE, "/usr/lib/libc.so.6+0xdeadBEEF",
+	check_label("handle_request (app.lua:42)", KIND_LUA, "handle_request", "app.lua", 42);
+	check_label("handle_request (app.lua:42)_[j]", KIND_JIT, "handle_request", "app.lua", 42);
+	check_label("main chunk (/srv/x y.lua:0)", KIND_LUA, "main chunk", "/srv/x y.lua", 0);
+	check_label("obj:method (lib/a.lua:7)", KIND_LUA, "obj:method", "lib/a.lua", 7);
+	check_label("? ([string \"f (x:1)\"]:3)", KIND_LUA, "?", "[string \"f (x:1)\"]", 3);
+	check_label("do_syscall_64_[k]", KIND_KERNEL, "do_syscall_64", "", 0);
+	check_label("ngx_http_lua_content_handler", KIND_NATIVE, "ngx_http_lua_content_handler", "", 0);
+	check_label("string.format", KIND_NATIVE, "string.format", "", 0);
+	check_label("libfoo.so+0x1a2b", KIND_NATIVE, "libfoo.so+0x1a2b", "libfoo.so", 0);
+	check_label("/usr/lib/libc.so.6+0xdeadBEEF", KIND_NATIVE, "/usr/lib/libc.so.6+0xdeadBEEF",
 		    "/usr/lib/libc.so.6", 0);
-	check_label("[GC]", FRAME_MARKER, "[GC]", "", 0);
-	check_label("[trace 17]", FRAME_MARKER, "[trace 17]", "", 0);
-	check_label("[unknown]", FRAME_MARKER, "[unknown]", "", 0);
-	check_label("[unwind: no table]", FRAME_MARKER, "[unwind: no table]", "", 0);
+	check_label("[GC]", KIND_VM, "[GC]", "", 0);
+	check_label("[trace 17]", KIND_VM, "[trace 17]", "", 0);
+	check_label("[unknown]", KIND_MARKER, "[unknown]", "", 0);
+	check_label("[unwind: no table]", KIND_MARKER, "[unwind: no table]", "", 0);
 }
 
 static void hostile_labels(void)
 {
-	check_label("", FRAME_NATIVE, "", "", 0);
-	check_label("_[k]", FRAME_NATIVE, "_[k]", "", 0);
-	check_label("_[j]", FRAME_NATIVE, "_[j]", "", 0);
-	check_label(" (a.lua:1)", FRAME_NATIVE, " (a.lua:1)", "", 0);
-	check_label("f (:1)", FRAME_NATIVE, "f (:1)", "", 0);
-	check_label("f (a.lua:)", FRAME_NATIVE, "f (a.lua:)", "", 0);
-	check_label("f (a.lua:1234567890)", FRAME_NATIVE, "f (a.lua:1234567890)", "", 0);
-	check_label("f (a.lua:123456789)", FRAME_LUA, "f", "a.lua", 123456789);
-	check_label("(a.lua:1)", FRAME_NATIVE, "(a.lua:1)", "", 0);
-	check_label("f (a.lua:12", FRAME_NATIVE, "f (a.lua:12", "", 0);
-	check_label("f (a.lua:-1)", FRAME_NATIVE, "f (a.lua:-1)", "", 0);
-	check_label("f (a.lua:1)_[j]_[j]", FRAME_NATIVE, "f (a.lua:1)_[j]_[j]", "", 0);
-	check_label("f (a.lua:1)_[k]", FRAME_KERNEL, "f (a.lua:1)", "", 0);
-	check_label("+0x12", FRAME_NATIVE, "+0x12", "", 0);
-	check_label("lib+0x", FRAME_NATIVE, "lib+0x", "", 0);
-	check_label("lib+0xzz", FRAME_NATIVE, "lib+0xzz", "", 0);
-	check_label("[", FRAME_NATIVE, "[", "", 0);
-	check_label("[]", FRAME_MARKER, "[]", "", 0);
+	check_label("", KIND_NATIVE, "", "", 0);
+	check_label("_[k]", KIND_NATIVE, "_[k]", "", 0);
+	check_label("_[j]", KIND_NATIVE, "_[j]", "", 0);
+	check_label(" (a.lua:1)", KIND_NATIVE, " (a.lua:1)", "", 0);
+	check_label("f (:1)", KIND_NATIVE, "f (:1)", "", 0);
+	check_label("f (a.lua:)", KIND_NATIVE, "f (a.lua:)", "", 0);
+	check_label("f (a.lua:1234567890)", KIND_NATIVE, "f (a.lua:1234567890)", "", 0);
+	check_label("f (a.lua:123456789)", KIND_LUA, "f", "a.lua", 123456789);
+	check_label("(a.lua:1)", KIND_NATIVE, "(a.lua:1)", "", 0);
+	check_label("f (a.lua:12", KIND_NATIVE, "f (a.lua:12", "", 0);
+	check_label("f (a.lua:-1)", KIND_NATIVE, "f (a.lua:-1)", "", 0);
+	check_label("f (a.lua:1)_[j]_[j]", KIND_NATIVE, "f (a.lua:1)_[j]_[j]", "", 0);
+	check_label("f (a.lua:1)_[k]", KIND_KERNEL, "f (a.lua:1)", "", 0);
+	check_label("+0x12", KIND_NATIVE, "+0x12", "", 0);
+	check_label("lib+0x", KIND_NATIVE, "lib+0x", "", 0);
+	check_label("lib+0xzz", KIND_NATIVE, "lib+0xzz", "", 0);
+	check_label("[", KIND_NATIVE, "[", "", 0);
+	check_label("[]", KIND_VM, "[]", "", 0);
 	/* Lengths, not NULs, bound a label. */
 	struct frame_label fl;
 	frame_label_parse("a\0b (c:1)", 9, &fl);
-	CHECK_INT(fl.kind, FRAME_LUA);
+	CHECK_INT(fl.kind, KIND_LUA);
 	CHECK_INT(fl.name_len, 3);
 	frame_label_parse("x (y.lua:5)", 4, &fl);
-	CHECK_INT(fl.kind, FRAME_NATIVE);
+	CHECK_INT(fl.kind, KIND_NATIVE);
 	CHECK_INT(fl.name_len, 4);
 }
 

@@ -81,7 +81,7 @@ static int global_name_of(const struct luajit_runtime *rt, const struct lm_threa
 	return luajit_global_call_name(rt->lay, &m, lm_addr(f), lm_fp(f), th->L, out, n);
 }
 
-void luajit_function_label(const struct runtime *r, const struct lm_thread *th, int j, int lines,
+int luajit_function_label(const struct runtime *r, const struct lm_thread *th, int j, int lines,
 			   struct sbuf *out)
 {
 	const struct luajit_runtime *rt = r->vm;
@@ -91,11 +91,11 @@ void luajit_function_label(const struct runtime *r, const struct lm_thread *th, 
 	int line = -1;
 	if (luajit_proto_info(rt->lay, &m, lm_addr(f), lm_fp(f), chunk, sizeof(chunk), &line)) {
 		sb_puts(out, LF_LABEL_GONE);
-		return;
+		return 1;
 	}
 	if (line < 0 && luajit_proto_builtin_name(rt->lay, &m, lm_addr(f), name, sizeof(name)) == 0) {
 		sb_puts(out, name);  /* table.remove: named as the built-ins written in C are */
-		return;
+		return 0;
 	}
 	if (called_name(rt, th, j, name, sizeof(name)) &&
 	    (line == 0 || global_name_of(rt, th, j, name, sizeof(name))))
@@ -108,18 +108,17 @@ void luajit_function_label(const struct runtime *r, const struct lm_thread *th, 
 	sb_printf(out, "%s (%s:%d)", name, chunk, line);
 	if (j == 0 && th->vmstate >= 0)
 		sb_puts(out, "_[j]"); /* the sample was taken in a compiled trace of this function */
+	return 0;
 }
 
-void luajit_frame_label(const struct runtime *r, struct symbolizer *sym, const struct lm_thread *th,
+int luajit_frame_label(const struct runtime *r, struct symbolizer *sym, const struct lm_thread *th,
 			int j, int lines, struct sbuf *out)
 {
 	const struct luajit_runtime *rt = r->vm;
 	const struct lm_lua *f = &th->f[j];
 	char name[128];
-	if (!f->c) {
-		luajit_function_label(r, th, j, lines, out);
-		return;
-	}
+	if (!f->c)
+		return luajit_function_label(r, th, j, lines, out);
 	const char *sname = f->ptr ? symbolize_name(sym, rt->pid, f->ptr) : NULL;
 	if (sname)
 		sb_add(out, sname, strcspn(sname, ";"));
@@ -131,17 +130,19 @@ void luajit_frame_label(const struct runtime *r, struct symbolizer *sym, const s
 		symbolize_user(sym, rt->pid, f->ptr, 0, out);
 	else
 		sb_puts(out, "?");
+	return 0;
 }
 
-void luajit_state_label(const struct lm_thread *th, struct sbuf *out)
+enum rt_state luajit_state_label(const struct lm_thread *th, struct sbuf *out)
 {
-	static const char *const names[] = { NULL, NULL, "[GC]", "[trace exit]", "[JIT compiler]",
-					     "[JIT compiler]", "[JIT compiler]" };
+	static const char *const names[] = { NULL, NULL, LF_LABEL_GC, LF_LABEL_TRACE_EXIT, LF_LABEL_JIT_COMPILER,
+					     LF_LABEL_JIT_COMPILER, LF_LABEL_JIT_COMPILER };
 	if (!th->lj || th->vmstate >= 0)
-		return;
+		return RT_STATE_NONE;
 	unsigned st = (unsigned)~th->vmstate; /* LJ_VMST_INTERP, C, GC, EXIT, RECORD, OPT, ASM */
-	if (st < sizeof(names) / sizeof(names[0]) && names[st]) {
-		sb_puts(out, ";");
-		sb_puts(out, names[st]);
-	}
+	if (st >= sizeof(names) / sizeof(names[0]) || !names[st])
+		return RT_STATE_NONE;
+	sb_puts(out, ";");
+	sb_puts(out, names[st]);
+	return st == 2 ? RT_STATE_GC : RT_STATE_OTHER;
 }

@@ -11,12 +11,12 @@
 
 /* Turns each LuaJIT frame's GCfunc into a proto (Lua) or C function pointer (c = 1). */
 void luajit_resolve(const struct runtime *r, struct lm_stack *st);
-void luajit_frame_label(const struct runtime *r, struct symbolizer *sym, const struct lm_thread *th,
+int luajit_frame_label(const struct runtime *r, struct symbolizer *sym, const struct lm_thread *th,
 			int j, int lines, struct sbuf *out);
 /* Appends the label of Lua function frame j of th, reading the target where the label caches
  * do not have it yet: call it while the function still exists. */
-void luajit_function_label(const struct runtime *r, const struct lm_thread *th, int j, int lines,
+int luajit_function_label(const struct runtime *r, const struct lm_thread *th, int j, int lines,
 			   struct sbuf *out);
 /* Appends ";[GC]" and the like when the VM was not simply running Lua code or C. */
-void luajit_state_label(const struct lm_thread *th, struct sbuf *out);
+enum rt_state luajit_state_label(const struct lm_thread *th, struct sbuf *out);
 #endif

@@ -34,7 +34,7 @@ static int global_name_of(const struct puc_runtime *rt, const struct lm_thread *
 	return puc_global_call_name(rt->lay, &m, lm_addr(f), lm_fp(f), th->L, out, n);
 }
 
-void puc_function_label(const struct runtime *r, const struct lm_thread *th, int j, int lines,
+int puc_function_label(const struct runtime *r, const struct lm_thread *th, int j, int lines,
 			struct sbuf *out)
 {
 	const struct puc_runtime *rt = r->vm;
@@ -44,7 +44,7 @@ void puc_function_label(const struct runtime *r, const struct lm_thread *th, int
 	int line = -1;
 	if (puc_proto_info(rt->lay, &m, lm_addr(f), lm_fp(f), chunk, sizeof(chunk), &line)) {
 		sb_puts(out, LF_LABEL_GONE);
-		return;
+		return 1;
 	}
 	if (called_name(rt, th, j, name, sizeof(name)) &&
 	    (line == 0 || global_name_of(rt, th, j, name, sizeof(name))))
@@ -55,17 +55,16 @@ void puc_function_label(const struct runtime *r, const struct lm_thread *th, int
 			line = cur;
 	}
 	sb_printf(out, "%s (%s:%d)", name, chunk, line);
+	return 0;
 }
 
-void puc_frame_label(const struct runtime *r, struct symbolizer *sym, const struct lm_thread *th,
+int puc_frame_label(const struct runtime *r, struct symbolizer *sym, const struct lm_thread *th,
 		     int j, int lines, struct sbuf *out)
 {
 	const struct puc_runtime *rt = r->vm;
 	const struct lm_lua *f = &th->f[j];
-	if (!f->c) {
-		puc_function_label(r, th, j, lines, out);
-		return;
-	}
+	if (!f->c)
+		return puc_function_label(r, th, j, lines, out);
 	const char *sname = symbolize_name(sym, rt->pid, f->ptr);
 	char name[LUA_IDENT_MAX];
 	if (sname)
@@ -74,4 +73,5 @@ void puc_frame_label(const struct runtime *r, struct symbolizer *sym, const stru
 		sb_puts(out, name);
 	else
 		symbolize_user(sym, rt->pid, f->ptr, 0, out);
+	return 0;
 }

@@ -11,10 +11,10 @@
 /* Appends the label of frame j (innermost first) of thread th. lines: show the line being
  * executed instead of the line where the function is defined. The caller holds the label
  * caches' lock (label_cache_lock). */
-void puc_frame_label(const struct runtime *r, struct symbolizer *sym, const struct lm_thread *th,
+int puc_frame_label(const struct runtime *r, struct symbolizer *sym, const struct lm_thread *th,
 		     int j, int lines, struct sbuf *out);
 /* Appends the label of Lua function frame j of th, reading the target where the label caches
  * do not have it yet: call it while the function still exists. */
-void puc_function_label(const struct runtime *r, const struct lm_thread *th, int j, int lines,
+int puc_function_label(const struct runtime *r, const struct lm_thread *th, int j, int lines,
 			struct sbuf *out);
 #endif

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -131,9 +132,59 @@ static int copy_region(pid_t pid, struct heap_region *r, double deadline, uint64
 		}
 		off += (uint64_t)got;
 		if (now_sec() > deadline)
-			return -1;
+			return -5;
 	}
 	return 0;
+}
+
+static unsigned char *buffer(size_t len, int populate)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0),
+		       -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Buffers for the mappings there are now, their pages touched before the target is held: the
+ * copy's pause is then the reads alone. A mapping that moved or grew meanwhile gets a new one. */
+static void prepare(pid_t pid, struct heap_copy *c)
+{
+	struct proc_maps pm;
+	uint64_t total = 0;
+	if (proc_read_maps(pid, &pm))
+		return;
+	c->pre = xcalloc(pm.n ? pm.n : 1, sizeof(*c->pre));
+	for (size_t i = 0; i < pm.n; i++) {
+		const struct mapping *m = &pm.m[i];
+		if (!copyable(m) || (total += m->end - m->start) > MAX_COPY)
+			continue;
+		struct heap_region *r = &c->pre[c->npre];
+		*r = (struct heap_region){ m->start, m->end, buffer(m->end - m->start, 1) };
+		c->npre += r->data != NULL;
+	}
+	proc_maps_free(&pm);
+}
+
+static unsigned char *take_buffer(struct heap_copy *c, const struct mapping *m)
+{
+	for (size_t i = 0; i < c->npre; i++) {
+		struct heap_region *r = &c->pre[i];
+		if (r->data && r->start == m->start && r->end == m->end) {
+			unsigned char *d = r->data;
+			r->data = NULL;
+			return d;
+		}
+	}
+	return buffer(m->end - m->start, 0);
+}
+
+static void drop_prepared(struct heap_copy *c)
+{
+	for (size_t i = 0; i < c->npre; i++)
+		if (c->pre[i].data)
+			munmap(c->pre[i].data, c->pre[i].end - c->pre[i].start);
+	free(c->pre);
+	c->pre = NULL;
+	c->npre = 0;
 }
 
 static int copy_maps(pid_t pid, struct heap_copy *c, double deadline)
@@ -154,7 +205,7 @@ static int copy_maps(pid_t pid, struct heap_copy *c, double deadline)
 		struct heap_region *r = &c->r[c->n];
 		r->start = m->start;
 		r->end = m->end;
-		r->data = malloc(m->end - m->start);
+		r->data = take_buffer(c, m);
 		if (!r->data) {
 			rc = -3;
 			break;
@@ -184,6 +235,7 @@ int heap_copy_take(pid_t pid, double max_pause, struct heap_copy *c)
 	static struct held h;
 	memset(&h, 0, sizeof(h));
 	memset(c, 0, sizeof(*c));
+	prepare(pid, c);
 	double t0 = now_sec(), deadline = t0 + max_pause;
 	int rc = hold_all(pid, &h, deadline);
 	int err = errno;
@@ -191,6 +243,7 @@ int heap_copy_take(pid_t pid, double max_pause, struct heap_copy *c)
 		rc = copy_maps(pid, c, deadline);
 	release(&h);
 	c->pause = now_sec() - t0;
+	drop_prepared(c);
 	c->threads = h.n;
 	if (rc == -1)
 		return say_hold_failed(pid, err);
@@ -213,7 +266,7 @@ int heap_copy_take(pid_t pid, double max_pause, struct heap_copy *c)
 void heap_copy_free(struct heap_copy *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		free(c->r[i].data);
+		munmap(c->r[i].data, c->r[i].end - c->r[i].start);
 	free(c->r);
 	memset(c, 0, sizeof(*c));
 }

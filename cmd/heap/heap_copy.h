@@ -19,6 +19,8 @@ struct heap_copy {
 	uint64_t unread;       /* bytes of mappings the copy could not read */
 	double pause;          /* seconds the target was held */
 	int threads;           /* threads held */
+	struct heap_region *pre;  /* buffers made ready before the pause */
+	size_t npre;
 };
 
 /* Holds pid's threads, copies its memory, releases them. Returns 0; 2 when pid cannot be held

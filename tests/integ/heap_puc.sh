@@ -50,7 +50,7 @@ shapes() {
 		go tool pprof -sample_index=inuse_space -top "$OUT/$n.pb.gz" >"$OUT/$n.pprof" 2>&1
 		check "$n: go tool pprof reads the heap profile's inuse_space" grep -q '^Type: inuse_space' "$OUT/$n.pprof"
 	fi
-	kill "$LAST_PID"
+	pkill -P "$LAST_PID"; kill "$LAST_PID"
 }
 
 shapes lua54 /usr/bin/lua5.4 lua5.4

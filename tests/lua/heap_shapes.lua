@@ -48,4 +48,4 @@ local out = io.open(arg[1] .. ".tmp", "w")
 out:write(table.concat(sizes, "\n"), "\n")
 out:close()
 os.rename(arg[1] .. ".tmp", arg[1])
-os.execute("sleep 1000")
+os.execute("exec sleep 1000")  -- exec: the sleep is the workload's own child, ended with it

@@ -1,4 +1,4 @@
-/* lua-flame's command line: `record` (the default), `top`, `dump`, `render` and `diff`. Parses
+/* lua-flame's command line: `record` (the default), `top`, `dump`, `render`, `diff` and `heap`. Parses
  * options, validates them with messages that say what to do, and hands over to the
  * engine. */
 #include <errno.h>
@@ -16,6 +16,7 @@
 #include "dump.h"
 #include "kfeatures.h"
 #include "flame.h"
+#include "heap_snapshot.h"
 #include "record.h"
 #include "top_view.h"
 #include "util.h"
@@ -27,6 +28,7 @@ static const char usage_text[] =
 	"       lua-flame top -p PID[,PID...] [--children] [-F HZ] [-d SECONDS]\n"
 	"       lua-flame render [-o OUT.svg] [options] [IN.folded | -]\n"
 	"       lua-flame diff [-o OUT.svg|OUT.folded]... [--top N] [options] BEFORE AFTER\n"
+	"       lua-flame heap -p PID[,PID...] [--children] [-o FILE]... (lua-flame heap --help)\n"
 	"\n"
 	"Samples running Lua or LuaJIT processes (their Lua and C code together) with eBPF\n"
 	"and writes a flame graph. No restart, no code change, no debug symbols needed.\n"
@@ -373,6 +375,8 @@ int main(int argc, char **argv)
 		return render_main(argc - 2, argv + 2); /* it takes the arguments after "render" */
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);   /* argv[0] is "diff", for getopt */
+	if (argc > 1 && !strcmp(argv[1], "heap"))
+		return heap_main(argc - 1, argv + 1);
 	static struct record_opts o = { .hz = 99, .kernel = 1, .out_mode = 0600 };
 	o.btf = getenv("LUA_FLAME_BTF"); /* --btf overrides it */
 	int dump = argc > 1 && !strcmp(argv[1], "dump"), top = argc > 1 && !strcmp(argv[1], "top");

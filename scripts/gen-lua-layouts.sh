@@ -418,6 +418,77 @@ static void strings(void)
 #endif
 }
 
+/* What the heap snapshot (cmd/heap) reads: the VM's object lists and counters, and each object's
+ * size as the collector counts it. hp_ok is 1 for the versions whose heap walk is known. */
+static void heap_state(void)
+{
+#if V == 501 || V == 504
+	F(hp_ok, 1);
+#else
+	F(hp_ok, 0);
+#endif
+	OFF(gch_next, GCheader_probe, next);
+	OFF(g_strt, global_State, strt);
+	OFF(st_hash, stringtable, hash); OFF(st_size, stringtable, size);
+	F(g_mt, offsetof(global_State, mt)); F(g_mt_n, FSZ(global_State, mt) / sizeof(void *));
+	F(extra_stack, EXTRA_STACK);
+#if V == 501 || V == 504
+	OFF(g_totalbytes, global_State, totalbytes);
+#else
+	N(g_totalbytes);   /* 5.5: GCtotalbytes holds the debt too */
+#endif
+#if V == 501
+	N(g_gcdebt); OFF(g_allgc, global_State, rootgc); N(g_finobj); OFF(g_tobefnz, global_State, tmudata);
+	N(g_fixedgc); OFF(g_buff, global_State, buff); OFF(mb_buffsize, Mbuffer, buffsize);
+	OFF(l_stacksize, lua_State, stacksize); OFF(l_gt, lua_State, l_gt);
+	F(lx_sizeof, state_size(lua_State));
+#elif V == 504
+	OFF(g_gcdebt, global_State, GCdebt); OFF(g_allgc, global_State, allgc); OFF(g_finobj, global_State, finobj);
+	OFF(g_tobefnz, global_State, tobefnz); OFF(g_fixedgc, global_State, fixedgc); N(g_buff); N(mb_buffsize);
+	N(l_stacksize); N(l_gt);
+	F(lx_sizeof, sizeof(LX));
+#else
+	N(g_gcdebt); N(g_allgc); N(g_finobj); N(g_tobefnz); N(g_fixedgc); N(g_buff); N(mb_buffsize);
+	N(l_stacksize); N(l_gt); N(lx_sizeof);
+#endif
+	OFF(l_openupval, lua_State, openupval);
+}
+
+static void heap_objects(void)
+{
+#if V == 501
+	F(tv_ctb, 0); F(gctag_table, LUA_TTABLE); F(gctag_udata, LUA_TUSERDATA); F(gctag_upval, LUA_TUPVAL);
+	N(t_flags); N(t_bitras); OFF(t_asize, Table, sizearray);
+	OFF(ts_hnext, GCheader_probe, next);
+	OFF(cl_env, CClosure, env);
+	OFF(upv_v, UpVal, v);
+	F(u_size0, sizeof(Udata)); N(u_uv); N(u_uv_sizeof); N(u_nuvalue);
+	OFF(u_len, Udata, uv.len); OFF(u_metatable, Udata, uv.metatable); OFF(u_env, Udata, uv.env);
+#elif V == 504
+	F(tv_ctb, BIT_ISCOLLECTABLE); F(gctag_table, LUA_VTABLE); F(gctag_udata, LUA_VUSERDATA);
+	F(gctag_upval, LUA_VUPVAL);
+	OFF(t_flags, Table, flags); F(t_bitras, BITRAS); OFF(t_asize, Table, alimit);
+	OFF(ts_hnext, TString, u.hnext);
+	N(cl_env);
+	OFF(upv_v, UpVal, v);
+	F(u_size0, udatamemoffset(0)); OFF(u_uv, Udata, uv); F(u_uv_sizeof, sizeof(UValue));
+	OFF(u_nuvalue, Udata, nuvalue); OFF(u_len, Udata, len); OFF(u_metatable, Udata, metatable); N(u_env);
+#else
+	N(tv_ctb); N(gctag_table); N(gctag_udata); N(gctag_upval); N(t_flags); N(t_bitras); N(t_asize);
+	N(ts_hnext); N(cl_env); N(upv_v); N(u_size0); N(u_uv); N(u_uv_sizeof); N(u_nuvalue); N(u_len);
+	N(u_metatable); N(u_env);
+#endif
+#if V == 501 || V == 504
+	OFF(t_array, Table, array); OFF(t_metatable, Table, metatable); F(t_sizeof, sizeof(Table));
+	F(ccl_size0, sizeCclosure(0)); F(ccl_slot, sizeCclosure(1) - sizeCclosure(0));
+	F(lcl_size0, sizeLclosure(0)); F(lcl_slot, sizeLclosure(1) - sizeLclosure(0));
+	F(upv_sizeof, sizeof(UpVal)); OFF(upv_value, UpVal, u.value);
+#else
+	N(t_array); N(t_metatable); N(t_sizeof); N(ccl_size0); N(ccl_slot); N(lcl_size0); N(lcl_slot);
+	N(upv_sizeof); N(upv_value);
+#endif
+}
+
 static const unsigned char probe_onebit[8] = { 1, 2, 4, 8, 16, 32, 64, 128 };
 static const unsigned char probe_allbits[1] = { 0xff };
 
@@ -540,6 +611,7 @@ int main(void)
 	selfcheck();
 	printf("#version %d %d %d\n", V / 100, V % 100, patch_level());
 	flags(); state(); callinfo(); values(); closures(); tables(); proto(); strings(); instructions();
+	heap_state(); heap_objects();
 	return 0;
 }
 PROBE

@@ -60,7 +60,7 @@ static size_t entry_bytes(size_t len)
 	return len + 1 + 2 * sizeof(struct prof_entry);
 }
 
-static void add_limited(struct profile *p, const char *stack, size_t len, uint64_t count)
+static void add_limited(struct profile *p, const char *stack, size_t len, uint64_t count, uint64_t objects)
 {
 	if (!p->over_limit)
 		warnx_lf("the profile's %zu distinct stacks take %zu MiB, the limit (--max-profile-mb): samples "
@@ -77,33 +77,40 @@ static void add_limited(struct profile *p, const char *stack, size_t len, uint64
 			grow(p);
 			j = find(p, b.s, b.len, h);
 		}
-		p->e[j] = (struct prof_entry){ xstrndup(b.s, b.len), b.len, 0, h };
+		p->e[j] = (struct prof_entry){ xstrndup(b.s, b.len), b.len, 0, h, 0 };
 		p->n++;
 		p->bytes += entry_bytes(b.len);
 	}
 	p->e[j].count += count;
+	p->e[j].objects += objects;
 	p->total += count;
 	p->over_limit += count;
 	sb_free(&b);
 }
 
-void profile_add(struct profile *p, const char *stack, size_t len, uint64_t count)
+void profile_add_objects(struct profile *p, const char *stack, size_t len, uint64_t count, uint64_t objects)
 {
 	if ((p->n + 1) * 4 > p->cap * 3)
 		grow(p);
 	uint64_t h = hash_bytes(stack, len, 0);
 	size_t j = find(p, stack, len, h);
 	if (!p->e[j].stack && p->bytes + entry_bytes(len) > limit) {
-		add_limited(p, stack, len, count);
+		add_limited(p, stack, len, count, objects);
 		return;
 	}
 	if (!p->e[j].stack) {
-		p->e[j] = (struct prof_entry){ xstrndup(stack, len), len, 0, h };
+		p->e[j] = (struct prof_entry){ xstrndup(stack, len), len, 0, h, 0 };
 		p->n++;
 		p->bytes += entry_bytes(len);
 	}
 	p->e[j].count += count;
+	p->e[j].objects += objects;
 	p->total += count;
+}
+
+void profile_add(struct profile *p, const char *stack, size_t len, uint64_t count)
+{
+	profile_add_objects(p, stack, len, count, 0);
 }
 
 static int cmp_entry(const void *a, const void *b)

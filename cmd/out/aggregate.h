@@ -10,6 +10,7 @@ struct prof_entry {
 	size_t len;
 	uint64_t count;
 	uint64_t hash;
+	uint64_t objects;      /* a heap snapshot's: the objects whose bytes count is */
 };
 
 struct profile {
@@ -25,11 +26,14 @@ struct profile {
 	int hz;
 	int wall;              /* wall-clock mode: off-CPU time counted too */
 	uint64_t lost;
+	int heap;              /* a heap snapshot: counts are bytes, entries count objects too */
 };
 
 void profile_init(struct profile *p);
 void profile_free(struct profile *p);
 void profile_add(struct profile *p, const char *stack, size_t len, uint64_t count);
+/* profile_add for a heap snapshot: bytes, and the objects that hold them. */
+void profile_add_objects(struct profile *p, const char *stack, size_t len, uint64_t bytes, uint64_t objects);
 /* Memory the distinct stacks of a profile may take (--max-profile-mb); past it, samples of new
  * stacks are counted under their root frame and a "[profile: memory limit]" marker, once said. */
 #define PROFILE_DEFAULT_MB 1024

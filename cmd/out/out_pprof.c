@@ -41,7 +41,7 @@ struct pprof {
 	struct frame_span *fr;
 	size_t fr_cap;
 	struct sbuf name, key;
-	int hz;
+	int hz, heap;
 	int64_t period;
 };
 
@@ -147,8 +147,8 @@ static void put_sample(struct pprof *pp, const struct prof_entry *e)
 		pb_varint(&pp->packed, loc_of(pp, &pp->fr[i]) + 1);
 	pb_bytes(&pp->msg, SAMPLE_LOCATION_ID, pp->packed.b, pp->packed.len);
 	pb_reset(&pp->packed);
-	pb_varint(&pp->packed, e->count);
-	pb_varint(&pp->packed, (uint64_t)nanos(pp, e->count));
+	pb_varint(&pp->packed, pp->heap ? e->objects : e->count);
+	pb_varint(&pp->packed, pp->heap ? e->count : (uint64_t)nanos(pp, e->count));
 	pb_bytes(&pp->msg, SAMPLE_VALUE, pp->packed.b, pp->packed.len);
 	put_top(pp, PROF_SAMPLE, &pp->msg);
 }
@@ -257,6 +257,29 @@ static void pprof_free(struct pprof *pp)
 	sb_free(&pp->key);
 }
 
+/* A recording's samples and time, or a heap snapshot's objects and bytes (named as Go's heap
+ * profiles name them, so -sample_index=inuse_space reads them). */
+static void put_sample_types(struct pprof *pp, const struct profile *p)
+{
+	pp->heap = p->heap;
+	if (p->heap) {
+		put_value_type(pp, PROF_SAMPLE_TYPE, "inuse_objects", "count");
+		put_value_type(pp, PROF_SAMPLE_TYPE, "inuse_space", "bytes");
+		put_top_int(pp, PROF_DEFAULT_SAMPLE_TYPE, str(pp, "inuse_space", 11));
+		put_value_type(pp, PROF_PERIOD_TYPE, "space", "bytes");
+		put_top_int(pp, PROF_PERIOD, 1);
+		return;
+	}
+	pp->hz = p->hz > 0 ? p->hz : 99;
+	pp->period = 1000000000 / pp->hz;
+	put_value_type(pp, PROF_SAMPLE_TYPE, "samples", "count");
+	const char *time = p->wall ? "wall" : "cpu"; /* as pprof's Go profiles name them */
+	put_value_type(pp, PROF_SAMPLE_TYPE, time, "nanoseconds");
+	put_top_int(pp, PROF_DEFAULT_SAMPLE_TYPE, str(pp, time, strlen(time)));
+	put_value_type(pp, PROF_PERIOD_TYPE, time, "nanoseconds");
+	put_top_int(pp, PROF_PERIOD, pp->period);
+}
+
 int write_pprof(FILE *f, const struct profile *p)
 {
 	struct pprof *pp = xcalloc(1, sizeof(*pp));
@@ -266,15 +289,8 @@ int write_pprof(FILE *f, const struct profile *p)
 		free(pp);
 		return -1;
 	}
-	pp->hz = p->hz > 0 ? p->hz : 99;
-	pp->period = 1000000000 / pp->hz;
 	str(pp, "", 0);   /* string_table[0] must be "" */
-	put_value_type(pp, PROF_SAMPLE_TYPE, "samples", "count");
-	const char *time = p->wall ? "wall" : "cpu"; /* as pprof's Go profiles name them */
-	put_value_type(pp, PROF_SAMPLE_TYPE, time, "nanoseconds");
-	put_top_int(pp, PROF_DEFAULT_SAMPLE_TYPE, str(pp, time, strlen(time)));
-	put_value_type(pp, PROF_PERIOD_TYPE, time, "nanoseconds");
-	put_top_int(pp, PROF_PERIOD, pp->period);
+	put_sample_types(pp, p);
 	put_run_facts(pp, p);
 	put_mapping(pp, p);
 	struct prof_entry **v = profile_sorted(p);

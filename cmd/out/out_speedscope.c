@@ -71,9 +71,12 @@ static void put_frame(FILE *f, const char *label, size_t len, struct sbuf *name)
 	putc('}', f);
 }
 
-static uint64_t weight(uint64_t count, int hz)
+/* Nanoseconds of a recording's samples; a heap snapshot's counts are bytes already. */
+static uint64_t weight(uint64_t count, const struct profile *p)
 {
-	double v = (double)count * 1e9 / (hz > 0 ? hz : 99);
+	if (p->heap)
+		return count;
+	double v = (double)count * 1e9 / (p->hz > 0 ? p->hz : 99);
 	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
 }
 
@@ -87,14 +90,14 @@ static void put_header(FILE *f, const struct profile *p, struct prof_entry **v)
 		sb_printf(&name, " (pid %.*s)", (int)strnlen(p->pids, sizeof(p->pids)), p->pids);
 	uint64_t end = 0;
 	for (size_t i = 0; v[i]; i++)
-		end += weight(v[i]->count, p->hz);
+		end += weight(v[i]->count, p);
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n", f);
 	fputs("\"exporter\":\"lua-flame " LUA_FLAME_VERSION "\",\n\"name\":", f);
 	json_str(f, name.s, name.len);
 	fputs(",\n\"activeProfileIndex\":0,\n\"profiles\":[{\"type\":\"sampled\",\"name\":", f);
 	json_str(f, name.s, name.len);
-	fprintf(f, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":%llu,\n\"samples\":[",
-		(unsigned long long)end);
+	fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%llu,\n\"samples\":[",
+		p->heap ? "bytes" : "nanoseconds", (unsigned long long)end);
 	sb_free(&name);
 }
 
@@ -124,7 +127,7 @@ int write_speedscope(FILE *f, const struct profile *p)
 	put_samples(f, v, &frames);
 	fputs("],\n\"weights\":[", f);
 	for (size_t i = 0; v[i]; i++)
-		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)weight(v[i]->count, p->hz));
+		fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)weight(v[i]->count, p));
 	fputs("]}],\n\"shared\":{\"frames\":[", f);
 	for (size_t i = 0; i < frames.n; i++) {
 		fputs(i ? ",\n" : "\n", f);

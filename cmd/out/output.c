@@ -85,10 +85,15 @@ static int write_svg(FILE *out, const struct profile *p)
 	struct flame_opts o;
 	flame_opts_default(&o);
 	char sub[1024];
-	snprintf(sub, sizeof(sub), "%s (PID %s), %.1f s at %d Hz, %s, %llu samples, %llu lost",
-		 p->command[0] ? p->command : "?", p->pids, p->duration, p->hz,
-		 p->wall ? "wall clock (on and off CPU)" : "CPU time",
-		 (unsigned long long)p->total, (unsigned long long)p->lost);
+	if (p->heap) {
+		snprintf(sub, sizeof(sub), "%s (PID %s), heap snapshot, %.1f MB of Lua memory", p->command[0] ?
+			 p->command : "?", p->pids, (double)p->total / 1e6);
+		o.countname = "bytes";
+	} else
+		snprintf(sub, sizeof(sub), "%s (PID %s), %.1f s at %d Hz, %s, %llu samples, %llu lost",
+			 p->command[0] ? p->command : "?", p->pids, p->duration, p->hz,
+			 p->wall ? "wall clock (on and off CPU)" : "CPU time",
+			 (unsigned long long)p->total, (unsigned long long)p->lost);
 	o.title = "lua-flame";
 	o.subtitle = sub;
 	int rc = flame_write_svg(f, &o, out);

@@ -1,0 +1,197 @@
+/* `lua-flame heap -p PID[,PID...] [--children] [-o FILE]...`: its options and outputs. The
+ * outputs are a recording's formats with bytes for counts: heap.svg and heap.folded unless -o
+ * says otherwise; pprof with inuse_objects and inuse_space sample types. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "children.h"
+#include "heap_snapshot.h"
+#include "output.h"
+#include "proc.h"
+#include "util.h"
+
+#define HEAP_MAX_PIDS 256
+#define HEAP_MAX_OUTS 16
+
+static const char heap_usage[] =
+	"Usage: lua-flame heap -p PID[,PID...] [--children] [-o FILE]... [options]\n"
+	"\n"
+	"Takes a snapshot of every Lua VM in the processes and writes a flame graph whose\n"
+	"widths are bytes: each object the VM counts stands under the path by which it is\n"
+	"first reached from the VM's roots (globals, registry, thread stacks, upvalues).\n"
+	"The processes are stopped only while their memory is copied.\n"
+	"\n"
+	"  -p, --pid PID[,PID...]  processes to snapshot\n"
+	"      --children          also their children (nginx workers under the master)\n"
+	"      --pids              root frame 'name-PID' instead of 'name'\n"
+	"      --max-pause SECONDS longest a process may stay stopped while its memory is\n"
+	"                          copied (default 1); past it it is released and the\n"
+	"                          snapshot fails\n"
+	"  -o, --output FILE       output file, repeatable; format from the extension (.svg,\n"
+	"                          .folded, .pb.gz, .speedscope.json); '-' writes folded\n"
+	"                          stacks to stdout (default: heap.svg and heap.folded)\n"
+	"      --format FMT        format of the next -o, whatever its extension\n"
+	"      --output-mode MODE  permissions of the files written, octal (default 0600)\n"
+	"  -q, --quiet             only errors\n"
+	"\n"
+	"Frames: the process, then one per step of the path: a table's string key as it is,\n"
+	"[n] for every numeric key and the array part, 'local NAME' for a variable of a\n"
+	"thread's stack, 'upvalue NAME' for a closure's upvalue, [registry], [main thread],\n"
+	"[metatable], [keys], [constants], [protos], [debug], [stack]; the leaf is the\n"
+	"object's type ([table], [string], [function], [C function], [userdata], [thread],\n"
+	"[proto], [upvalue]). [unreached] holds objects the VM counts that no path reaches\n"
+	"(garbage not yet collected); [vm] the VM's own structures.\n";
+
+struct heap_cli {
+	struct heap_opts o;
+	pid_t pids[HEAP_MAX_PIDS];
+	int npids, children;
+	struct output outs[HEAP_MAX_OUTS];
+	int nouts;
+	unsigned mode;
+};
+
+enum { OPT_CHILDREN = 256, OPT_PIDS, OPT_MAX_PAUSE, OPT_FORMAT, OPT_OUT_MODE };
+
+static int usage_error(const char *msg, const char *arg)
+{
+	fprintf(stderr, "lua-flame heap: %s%s%s\nTry 'lua-flame heap --help'.\n", msg, arg ? " " : "", arg ? arg : "");
+	return 2;
+}
+
+static int add_pids(struct heap_cli *c, const char *list)
+{
+	for (const char *s = list; *s;) {
+		char *end;
+		errno = 0;
+		long v = strtol(s, &end, 10);
+		if (errno || end == s || v <= 0 || v > 0x3fffffff || (*end && *end != ','))
+			return usage_error("-p takes process IDs separated by commas, not", list);
+		if (c->npids == HEAP_MAX_PIDS)
+			return usage_error("too many processes; at most 256 with", "-p");
+		c->pids[c->npids++] = (pid_t)v;
+		s = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static int add_out(struct heap_cli *c, const char *path, const char **format)
+{
+	enum out_format f = output_format_for(path, *format);
+	if (f == OUT_UNKNOWN || f == OUT_CALLGRIND)
+		return usage_error("cannot tell a heap output format (.svg, .folded, .pb.gz, .speedscope.json) from",
+				   *format ? *format : path);
+	if (c->nouts == HEAP_MAX_OUTS)
+		return usage_error("too many outputs; at most 16 with", "-o");
+	c->outs[c->nouts++] = (struct output){ path, f };
+	*format = NULL;
+	return 0;
+}
+
+static int parse_value(struct heap_cli *c, int opt, const char *arg, const char **format)
+{
+	char *end;
+	switch (opt) {
+	case 'p': return add_pids(c, arg);
+	case 'o': return add_out(c, arg, format);
+	case OPT_FORMAT: *format = arg; return 0;
+	case OPT_MAX_PAUSE:
+		c->o.max_pause = strtod(arg, &end);
+		return *end || !(c->o.max_pause > 0 && c->o.max_pause <= 60) ?
+			usage_error("--max-pause takes seconds, more than 0 and at most 60, not", arg) : 0;
+	case OPT_OUT_MODE:
+		c->mode = (unsigned)strtoul(arg, &end, 8);
+		return *end || c->mode > 0777 ? usage_error("--output-mode takes octal permissions, not", arg) : 0;
+	default: return usage_error("unknown option", NULL);
+	}
+}
+
+static int parse(struct heap_cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, 0, 'p' }, { "output", required_argument, 0, 'o' },
+		{ "children", no_argument, 0, OPT_CHILDREN }, { "pids", no_argument, 0, OPT_PIDS },
+		{ "max-pause", required_argument, 0, OPT_MAX_PAUSE }, { "format", required_argument, 0, OPT_FORMAT },
+		{ "output-mode", required_argument, 0, OPT_OUT_MODE }, { "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+	const char *format = NULL;
+	int opt, rc;
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+:p:o:qh", opts, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(heap_usage, stdout);
+			exit(0);
+		}
+		if (opt == ':' || opt == '?')
+			return usage_error(opt == ':' ? "this option needs a value:" : "unknown option", argv[optind - 1]);
+		rc = opt == OPT_CHILDREN ? (c->children = 1, 0) : opt == OPT_PIDS ? (c->o.pid_roots = 1, 0) :
+		     opt == 'q' ? (lf_quiet = 1, 0) : parse_value(c, opt, optarg, &format);
+		if (rc)
+			return rc;
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument", argv[optind]);
+	if (!c->npids)
+		return usage_error("no target: lua-flame heap -p PID", NULL);
+	if (format)
+		return usage_error("--format must come before the -o it applies to:", format);
+	if (!c->nouts) {
+		c->outs[c->nouts++] = (struct output){ "heap.svg", OUT_SVG };
+		c->outs[c->nouts++] = (struct output){ "heap.folded", OUT_FOLDED };
+	}
+	return 0;
+}
+
+static void add_children(struct heap_cli *c)
+{
+	struct child_scan cs = { 0 };
+	pid_t kids[HEAP_MAX_PIDS];
+	size_t n = children_scan(&cs, c->pids, (size_t)c->npids, kids, HEAP_MAX_PIDS - (size_t)c->npids);
+	for (size_t i = 0; i < n; i++)
+		c->pids[c->npids++] = kids[i];
+	children_free(&cs);
+}
+
+static void describe(const struct heap_cli *c, struct profile *p)
+{
+	proc_comm(c->pids[0], p->command, sizeof(p->command));
+	size_t len = 0;
+	for (int i = 0; i < c->npids && len + 16 < sizeof(p->pids); i++)
+		len += (size_t)snprintf(p->pids + len, sizeof(p->pids) - len, "%s%d", i ? "," : "", (int)c->pids[i]);
+	p->heap = 1;
+}
+
+int heap_main(int argc, char **argv)
+{
+	static struct heap_cli c;
+	c.o.max_pause = 1.0;
+	c.mode = 0600;
+	int rc = parse(&c, argc, argv), worst = 0, done = 0;
+	if (rc)
+		return rc;
+	for (int i = 0; i < c.nouts; i++)
+		if (output_check_writable(c.outs[i].path))
+			return 2;
+	if (c.children)
+		add_children(&c);
+	struct profile p;
+	profile_init(&p);
+	describe(&c, &p);
+	for (int i = 0; i < c.npids; i++) {
+		rc = heap_snapshot(c.pids[i], &c.o, &p);
+		done += rc == 0;
+		worst = rc > worst ? rc : worst;
+	}
+	if (!done) {
+		profile_free(&p);
+		return worst ? worst : 1;
+	}
+	for (int i = 0; i < c.nouts; i++)
+		if (output_write(&c.outs[i], &p, c.mode))
+			worst = 1;
+	profile_free(&p);
+	return worst;
+}

@@ -1,0 +1,53 @@
+/* The heap snapshot's object graph: every object the VM counts (address, kind, size), found
+ * once, and for the ones reached from the roots the step by which the breadth-first walk first
+ * reached them (its parent and a label), so each object stands under its shortest path. */
+#ifndef LF_HEAP_GRAPH_H
+#define LF_HEAP_GRAPH_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define HG_NONE 0xffffffffu   /* no object; as a parent: a root */
+#define HG_MAX_OBJECTS (1u << 28)
+
+/* Kinds, each the leaf frame of its objects ("[table]"). */
+enum hg_kind { HK_STRING, HK_TABLE, HK_FUNCTION, HK_CFUNCTION, HK_USERDATA, HK_THREAD, HK_PROTO, HK_UPVALUE,
+	       HK_COUNT };
+
+struct hg_obj {
+	uint64_t addr, size;
+	uint32_t parent;   /* HG_NONE: a root, or not reached */
+	uint32_t label;    /* the step from the parent (0: none, the parent's path is the object's) */
+	uint8_t kind, reached;
+};
+
+struct hg_labels { char **s; uint32_t *len; size_t n, cap; uint32_t *slot; size_t mask; };
+
+struct hgraph {
+	struct hg_obj *o;
+	size_t n, cap;
+	uint32_t *slot;        /* open addressing on addr: index + 1, 0 empty */
+	size_t mask;
+	struct hg_labels lab;
+	uint32_t *queue;       /* breadth-first order of reached objects */
+	size_t qhead, qn;
+	uint64_t dropped;      /* objects past HG_MAX_OBJECTS */
+};
+
+void hg_init(struct hgraph *g);
+void hg_free(struct hgraph *g);
+/* Adds an object; returns its index, or the existing one's (its first kind and size stay),
+ * or HG_NONE when the table is full. *added (may be NULL) tells which. */
+uint32_t hg_add(struct hgraph *g, uint64_t addr, enum hg_kind kind, uint64_t size, int *added);
+uint32_t hg_find(const struct hgraph *g, uint64_t addr);
+/* The index of the object at addr when it exists and is not reached yet, else HG_NONE: the
+ * caller then builds the step's label only for objects it will place. */
+uint32_t hg_unreached(const struct hgraph *g, uint64_t addr);
+/* Places object i under parent by step label and queues it. */
+void hg_reach(struct hgraph *g, uint32_t i, uint32_t parent, uint32_t label);
+/* The next queued object, or HG_NONE. */
+uint32_t hg_next(struct hgraph *g);
+/* Interns a step's text; label 0 is the empty step. */
+uint32_t hg_label(struct hgraph *g, const char *s, size_t n);
+const char *hg_label_text(const struct hgraph *g, uint32_t id, size_t *len);
+const char *hg_kind_name(enum hg_kind k);
+#endif

@@ -1,0 +1,267 @@
+/* Every object a PUC Lua VM counts, from its collector's lists (allgc, finobj, tobefnz,
+ * fixedgc; 5.1's rootgc and tmudata), its string table and its threads' open upvalues, each
+ * with the size the collector frees it at (lgc.c, lfunc.c, lstate.c, ltable.c). Every list
+ * is cut at an address outside the copy or one seen before. */
+#include <string.h>
+
+#include "heap_puc.h"
+
+#define LIST_MAX (1u << 28)        /* objects followed on one list */
+
+const uint8_t *ph_at(const struct puc_heap *h, uint64_t a, size_t n)
+{
+	return heap_at(h->c, a, n);
+}
+
+uint64_t ph_u64(const struct puc_heap *h, uint64_t a)
+{
+	uint64_t v = 0;
+	const uint8_t *p = ph_at(h, a, 8);
+	if (p)
+		memcpy(&v, p, 8);
+	return v;
+}
+
+uint32_t ph_u32(const struct puc_heap *h, uint64_t a)
+{
+	uint32_t v = 0;
+	const uint8_t *p = ph_at(h, a, 4);
+	if (p)
+		memcpy(&v, p, 4);
+	return v;
+}
+
+uint8_t ph_u8(const struct puc_heap *h, uint64_t a)
+{
+	const uint8_t *p = ph_at(h, a, 1);
+	return p ? *p : 0;
+}
+
+int ph_collectable(const struct puc_layout *l, uint32_t tt)
+{
+	return l->tv_ctb ? (tt & l->tv_ctb) != 0 : tt >= 4 && tt <= 8;
+}
+
+int ph_basic(const struct puc_layout *l, uint32_t tt)
+{
+	return l->tv_ctb ? (int)(tt & 0x0f) : (int)tt;
+}
+
+int ph_kind(const struct puc_heap *h, uint64_t a)
+{
+	const struct puc_layout *l = h->l;
+	const uint8_t *p = ph_at(h, a, l->gch_tt + 1u);
+	if (!p)
+		return -1;
+	unsigned tt = p[l->gch_tt];
+	if (tt == l->gctag_shrstr || tt == l->gctag_lngstr)
+		return HK_STRING;
+	if (tt == l->gctag_table)
+		return HK_TABLE;
+	if (tt == l->gctag_lcl && (l->cl_isC == LUA_OFF_NONE || !ph_u8(h, a + l->cl_isC)))
+		return HK_FUNCTION;
+	if (tt == l->gctag_ccl)
+		return HK_CFUNCTION;
+	if (tt == l->gctag_udata)
+		return HK_USERDATA;
+	if (tt == l->gctag_thread)
+		return HK_THREAD;
+	if (tt == l->gctag_proto)
+		return HK_PROTO;
+	if (tt == l->gctag_upval)
+		return HK_UPVALUE;
+	return -1;
+}
+
+static uint64_t string_size(const struct puc_heap *h, uint64_t s)
+{
+	const struct puc_layout *l = h->l;
+	uint64_t len;
+	if (l->ts_len != LUA_OFF_NONE)
+		len = ph_u64(h, s + l->ts_len);
+	else if (ph_u8(h, s + l->gch_tt) == l->gctag_shrstr)
+		len = ph_u8(h, s + l->ts_shrlen);
+	else
+		len = ph_u64(h, s + l->ts_lnglen);
+	return l->ts_contents + len + 1;
+}
+
+/* 5.4's alimit is the array's size unless a flag says it was lowered: then the size is the
+ * next power of two (luaH_realasize). */
+uint64_t ph_array_size(const struct puc_heap *h, uint64_t t)
+{
+	const struct puc_layout *l = h->l;
+	uint64_t n = ph_u32(h, t + l->t_asize);
+	if (l->t_flags != LUA_OFF_NONE && (ph_u8(h, t + l->t_flags) & l->t_bitras) && (n & (n - 1))) {
+		uint64_t p = 1;
+		while (p < n)
+			p <<= 1;
+		n = p;
+	}
+	return n;
+}
+
+/* The hash part of a table without one is the VM's static dummy node, in read-only data:
+ * outside the writable memory copied. */
+static uint64_t table_size(const struct puc_heap *h, uint64_t t)
+{
+	const struct puc_layout *l = h->l;
+	uint64_t size = l->t_sizeof + ph_array_size(h, t) * l->tv_sizeof;
+	uint64_t node = ph_u64(h, t + l->t_node);
+	unsigned ls = ph_u8(h, t + l->t_lsizenode);
+	if (ls < 31 && ph_at(h, node, l->n_sizeof))
+		size += ((uint64_t)1 << ls) * l->n_sizeof;
+	return size;
+}
+
+static uint64_t closure_size(const struct puc_heap *h, uint64_t f, int lua)
+{
+	const struct puc_layout *l = h->l;
+	uint64_t n = ph_u8(h, f + l->cl_nupvalues);
+	return lua ? l->lcl_size0 + n * l->lcl_slot : l->ccl_size0 + n * l->ccl_slot;
+}
+
+static uint64_t udata_size(const struct puc_heap *h, uint64_t u)
+{
+	const struct puc_layout *l = h->l;
+	uint64_t len = ph_u64(h, u + l->u_len);
+	unsigned nuv = l->u_nuvalue == LUA_OFF_NONE ? 0 : ph_u8(h, u + l->u_nuvalue) | ph_u8(h, u + l->u_nuvalue + 1) << 8;
+	return (nuv ? l->u_uv + (uint64_t)nuv * l->u_uv_sizeof : l->u_size0) + len;
+}
+
+/* A thread's block (the main thread's is inside the global state's), its stack and its
+ * CallInfo records. */
+static uint64_t thread_size(const struct puc_heap *h, uint64_t L)
+{
+	const struct puc_layout *l = h->l;
+	uint64_t size = L == h->L0 ? 0 : l->lx_sizeof, slots;
+	if (l->l_stacksize != LUA_OFF_NONE) {
+		slots = ph_u32(h, L + l->l_stacksize);
+		size += slots * l->tv_sizeof + (uint64_t)ph_u32(h, L + l->l_size_ci) * l->ci_sizeof;
+		return size;
+	}
+	uint64_t stack = ph_u64(h, L + l->l_stack), last = ph_u64(h, L + l->l_stack_last);
+	slots = last > stack ? (last - stack) / l->stack_slot + l->extra_stack : 0;
+	uint64_t nci = l->l_nci == LUA_OFF_NONE ? 0 : (ph_u8(h, L + l->l_nci) | ph_u8(h, L + l->l_nci + 1) << 8);
+	return size + slots * l->stack_slot + nci * l->ci_sizeof;
+}
+
+static uint64_t proto_size(const struct puc_heap *h, uint64_t p)
+{
+	const struct puc_layout *l = h->l;
+	uint64_t s = l->p_sizeof;
+	s += (uint64_t)ph_u32(h, p + l->p_sizecode) * 4;
+	s += (uint64_t)ph_u32(h, p + l->p_sizep) * 8;
+	s += (uint64_t)ph_u32(h, p + l->p_sizek) * l->tv_sizeof;
+	s += (uint64_t)ph_u32(h, p + l->p_sizelineinfo) * l->p_lineinfo_size;
+	if (l->p_sizeabslineinfo != LUA_OFF_NONE)
+		s += (uint64_t)ph_u32(h, p + l->p_sizeabslineinfo) * l->ali_sizeof;
+	s += (uint64_t)ph_u32(h, p + l->p_sizelocvars) * l->lv_sizeof;
+	s += (uint64_t)ph_u32(h, p + l->p_sizeupvalues) * l->uv_sizeof;
+	return s;
+}
+
+static uint64_t object_size(const struct puc_heap *h, uint64_t a, int kind)
+{
+	switch (kind) {
+	case HK_STRING: return string_size(h, a);
+	case HK_TABLE: return table_size(h, a);
+	case HK_FUNCTION: return closure_size(h, a, 1);
+	case HK_CFUNCTION: return closure_size(h, a, 0);
+	case HK_USERDATA: return udata_size(h, a);
+	case HK_THREAD: return thread_size(h, a);
+	case HK_PROTO: return proto_size(h, a);
+	default: return h->l->upv_sizeof;
+	}
+}
+
+/* Adds the object at a; 1 when it is new, 0 when known, -1 when unreadable. */
+static int add(struct puc_heap *h, uint64_t a)
+{
+	int kind = ph_kind(h, a), added = 0;
+	if (kind < 0) {
+		h->bad++;
+		return -1;
+	}
+	if (hg_find(h->g, a) != HG_NONE)
+		return 0;
+	hg_add(h->g, a, (enum hg_kind)kind, object_size(h, a, kind), &added);
+	return added;
+}
+
+/* The objects chained from first by link (the offset of each one's next pointer). */
+static void add_chain(struct puc_heap *h, uint64_t first, unsigned link)
+{
+	uint64_t a = first;
+	for (uint32_t n = 0; a && n < LIST_MAX; n++) {
+		if (!ph_at(h, a, 16)) {
+			h->cut++;
+			return;
+		}
+		int rc = add(h, a);
+		if (rc < 0 || (rc == 0 && a != h->L0))
+			return;   /* a bad header, or a cycle (5.1's tmudata is circular) */
+		a = ph_u64(h, a + link);
+	}
+}
+
+static void add_list(struct puc_heap *h, unsigned g_off)
+{
+	if (g_off != LUA_OFF_NONE)
+		add_chain(h, ph_u64(h, h->G + g_off), h->l->gch_next);
+}
+
+static void add_strings(struct puc_heap *h)
+{
+	const struct puc_layout *l = h->l;
+	uint64_t hash = ph_u64(h, h->G + l->g_strt + l->st_hash);
+	uint32_t size = ph_u32(h, h->G + l->g_strt + l->st_size);
+	if (size > (1u << 30) || !ph_at(h, hash, (size_t)size * 8)) {
+		h->cut++;
+		return;
+	}
+	h->vm_own += (uint64_t)size * 8;
+	for (uint32_t i = 0; i < size; i++)
+		add_chain(h, ph_u64(h, hash + (uint64_t)i * 8), l->ts_hnext);
+}
+
+/* Open upvalues live on their thread's list (5.1: only there). */
+static void add_open_upvalues(struct puc_heap *h)
+{
+	size_t n = h->g->n;
+	for (size_t i = 0; i < n; i++)
+		if (h->g->o[i].kind == HK_THREAD)
+			add_chain(h, ph_u64(h, h->g->o[i].addr + h->l->l_openupval), h->l->gch_next);
+}
+
+static int read_state(struct puc_heap *h, uint64_t G)
+{
+	const struct puc_layout *l = h->l;
+	h->G = G;
+	if (!ph_at(h, G, l->g_sizeof))
+		return -1;
+	h->L0 = l->g_mainthread != LUA_OFF_NONE ? ph_u64(h, G + l->g_mainthread) : G + l->lg_l;
+	h->vm_count = ph_u64(h, G + l->g_totalbytes);
+	if (l->g_gcdebt != LUA_OFF_NONE)
+		h->vm_count += ph_u64(h, G + l->g_gcdebt);
+	h->vm_own = l->lg_sizeof;
+	if (l->g_buff != LUA_OFF_NONE)
+		h->vm_own += ph_u64(h, G + l->g_buff + l->mb_buffsize);
+	return ph_at(h, h->L0, l->l_sizeof) ? 0 : -1;
+}
+
+int puc_heap_objects(struct puc_heap *h, uint64_t G)
+{
+	const struct puc_layout *l = h->l;
+	if (read_state(h, G))
+		return -1;
+	if (add(h, h->L0) != 1)
+		return -1;
+	add_list(h, l->g_allgc);
+	add_list(h, l->g_finobj);
+	add_list(h, l->g_tobefnz);
+	add_list(h, l->g_fixedgc);
+	add_strings(h);
+	add_open_upvalues(h);
+	return 0;
+}

@@ -1,0 +1,119 @@
+/* One process's heap snapshot: its Lua runtime and VMs found as the recorder finds them, its
+ * memory copied during one short pause, then each VM walked from the copy and folded, with
+ * the VM's own count beside the snapshot's total. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heap_copy.h"
+#include "heap_fold.h"
+#include "heap_puc.h"
+#include "heap_snapshot.h"
+#include "proc.h"
+#include "puc_runtime.h"
+#include "runtime.h"
+#include "safe_name.h"
+#include "util.h"
+
+/* The VMs of pid's runtime, or NULL (told why: exit status in *rc). */
+static struct runtime *find_vms(pid_t pid, int *rc)
+{
+	int seen = 0;
+	*rc = 2;
+	if (proc_state(pid) != PROC_ALIVE) {
+		warnx_lf("PID %d: no such process", (int)pid);
+		return NULL;
+	}
+	struct runtime *rt = runtime_detect(pid, &seen);
+	if (!rt) {
+		if (!seen)
+			warnx_lf("PID %d: no Lua runtime found in it (no PUC Lua or LuaJIT core is mapped): check "
+				 "the PID (with --children, the workers of a server)", (int)pid);
+		return NULL;
+	}
+	if (strcmp(rt->ops->family, "PUC Lua")) {
+		warnx_lf("PID %d: heap snapshots of %s are not supported yet (PUC Lua 5.1 and 5.4 are)", (int)pid,
+			 rt->name);
+	} else if (!((struct puc_runtime *)rt->vm)->lay->hp_ok) {
+		warnx_lf("PID %d: heap snapshots of %s are not supported yet (PUC Lua 5.1 and 5.4 are)", (int)pid,
+			 rt->name);
+	} else if (rt->ops->scan(rt) <= 0) {
+		warnx_lf("PID %d: %s is mapped but no VM (lua_State) exists in its memory yet", (int)pid, rt->name);
+	} else {
+		*rc = 0;
+		return rt;
+	}
+	runtime_free(rt);
+	return NULL;
+}
+
+static void vm_root(pid_t pid, const struct heap_opts *o, int k, int n, char *out, size_t size)
+{
+	char comm[64], safe[256];
+	proc_comm(pid, comm, sizeof(comm));
+	safe_name_write(safe, sizeof(safe), comm, strlen(comm), SAFE_FOLDED_ROOT);
+	int len = o->pid_roots ? snprintf(out, size, "%s-%d", safe, (int)pid) : snprintf(out, size, "%s", safe);
+	if (n > 1 && len > 0 && (size_t)len < size)
+		snprintf(out + len, size - (size_t)len, ";[VM %d]", k + 1);
+}
+
+static void say_vm(pid_t pid, const struct runtime *rt, int k, const struct puc_heap *h, uint64_t total,
+		   size_t objects)
+{
+	int64_t diff = (int64_t)total - (int64_t)h->vm_count;
+	info_lf("PID %d: %s VM %d: snapshot %" PRIu64 " bytes in %zu objects; the VM counts %" PRIu64
+		" bytes (collectgarbage(\"count\") * 1024): difference %+" PRId64 " bytes (%+.2f%%)", (int)pid,
+		rt->name, k + 1, total, objects, h->vm_count, diff, h->vm_count ? 100.0 * (double)diff / (double)h->vm_count : 0.0);
+	if (h->bad || h->cut || h->g->dropped)
+		warnx_lf("PID %d: VM %d: %" PRIu64 " objects with an unreadable header, %" PRIu64 " lists or arrays "
+			 "outside the copied memory, %" PRIu64 " objects past the limit were not placed",
+			 (int)pid, k + 1, h->bad, h->cut, h->g->dropped);
+}
+
+/* Walks the VM at G and folds it into p; 0, or -1 when G cannot be read from the copy. */
+static int walk_vm(pid_t pid, const struct runtime *rt, const struct heap_copy *c, uint64_t G, const char *root,
+		   int k, struct profile *p)
+{
+	struct hgraph g;
+	hg_init(&g);
+	struct puc_heap h = { .l = ((struct puc_runtime *)rt->vm)->lay, .c = c,
+			      .m = { heap_copy_read, (void *)c }, .g = &g };
+	int rc = puc_heap_objects(&h, G);
+	if (rc)
+		warnx_lf("PID %d: VM %d: its global state at 0x%" PRIx64 " is not in the copied memory", (int)pid,
+			 k + 1, G);
+	if (!rc) {
+		puc_heap_refs(&h);
+		uint64_t total = heap_fold(&g, root, p) + h.vm_own;
+		heap_fold_vm(p, root, "[global state]", h.l->lg_sizeof);
+		heap_fold_vm(p, root, "[string table]", h.vm_own - h.l->lg_sizeof);
+		say_vm(pid, rt, k, &h, total, g.n);
+	}
+	hg_free(&g);
+	return rc;
+}
+
+int heap_snapshot(pid_t pid, const struct heap_opts *o, struct profile *p)
+{
+	int rc;
+	struct runtime *rt = find_vms(pid, &rc);
+	if (!rt)
+		return rc;
+	struct puc_runtime *vm = rt->vm;
+	struct heap_copy c;
+	rc = heap_copy_take(pid, o->max_pause, &c);
+	if (!rc) {
+		info_lf("PID %d: held %d thread%s for %.1f ms to copy %.1f MB of memory", (int)pid, c.threads,
+			c.threads == 1 ? "" : "s", c.pause * 1e3, (double)c.bytes / 1e6);
+		double t0 = now_sec();
+		for (int k = 0; k < vm->ngs; k++) {
+			char root[300];
+			vm_root(pid, o, k, vm->ngs, root, sizeof(root));
+			rc |= walk_vm(pid, rt, &c, vm->gs[k], root, k, p) ? 1 : 0;
+		}
+		info_lf("PID %d: heap walked in %.2f s", (int)pid, now_sec() - t0);
+	}
+	heap_copy_free(&c);
+	runtime_free(rt);
+	return rc;
+}

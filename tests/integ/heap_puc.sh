@@ -1,0 +1,84 @@
+# lua-flame heap on Debian's stripped lua5.1 and lua5.4 (tests/lua/heap_shapes.lua): the
+# snapshot's total against the VM's own count, four structures measured in-process under their
+# paths, exact leaf paths, the target left running, and the errors of unusable targets.
+. "$(dirname "$0")/../lib.sh"
+
+W=tests/lua/heap_shapes.lua
+
+# within A B PERMILLE: |A - B| <= B * PERMILLE / 1000
+within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d * 1000 <= b * p) }'; }
+measured() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+
+# snap NAME BINARY: starts the workload, waits for its measurements, takes the snapshot.
+snap() {
+	n=$1 bin=$2
+	rm -f "$OUT/$n.sizes"
+	cd "$ROOT" && bg_start "$bin" "$W" "$OUT/$n.sizes"
+	for _ in $(seq 100); do [ -f "$OUT/$n.sizes" ] && break; sleep 0.2; done
+	"$LF" heap -p "$LAST_PID" -o "$OUT/$n.folded" -o "$OUT/$n.pb.gz" 2>"$OUT/$n.err"
+	echo $? >"$OUT/$n.rc"
+}
+
+# shapes NAME BINARY ROOT
+shapes() {
+	n=$1 bin=$2 r=$3
+	snap "$n" "$bin"
+	F=$OUT/$n.folded S=$OUT/$n.sizes
+	check "$n: heap exits 0" [ "$(cat "$OUT/$n.rc")" = 0 ]
+	state=$(awk '{ print $3 }' "/proc/$LAST_PID/stat" 2>/dev/null)
+	check "$n: the target runs on after the snapshot (state $state)" [ "$state" = S ] || [ "$state" = R ]
+	vm=$(sed -n 's/.*the VM counts \([0-9]*\) bytes.*/\1/p' "$OUT/$n.err")
+	check "$n: the VM's count is printed" [ -n "$vm" ]
+	t=$(total "$F")
+	check "$n: snapshot total $t within 1% of the VM's count $vm" within "$t" "${vm:-0}" 10
+	grep -q 'held 1 thread for [0-9.]* ms' "$OUT/$n.err"
+	check "$n: the pause is printed" [ $? = 0 ]
+	for s in "strings;\\[n\\];\\[string\\]" "getter;upvalue list;\\[table\\]" "co;local big;\\[string\\]" \
+		"\\[registry\\];only_here;\\[table\\]" "\\[main thread\\];local make;\\[function\\]"; do
+		expect_stack "$n: $s" "$F" "^$r;$s\$"
+	done
+	# short strings grow the VM's string table too, which stays under [vm]
+	got=$(( $(count "$F" "^$r;strings;") + $(count "$F" "^$r;\\[vm\\];\\[string table\\]") ))
+	want=$(measured strings "$S")
+	check "$n: 100,000 strings: $got bytes under strings and the string table, measured $want" within "$got" "$want" 20
+	for p in "upvalue getter;" "coroutine co;" "registry \\[registry\\];only_here;"; do
+		k=${p%% *} path=${p#* }
+		got=$(count "$F" "^$r;$path") want=$(measured "$k" "$S")
+		check "$n: $k: $got bytes under $path, measured $want" within "$got" "$want" 20
+	done
+	if command -v go >/dev/null; then
+		go tool pprof -sample_index=inuse_space -top "$OUT/$n.pb.gz" >"$OUT/$n.pprof" 2>&1
+		check "$n: go tool pprof reads the heap profile's inuse_space" grep -q '^Type: inuse_space' "$OUT/$n.pprof"
+	fi
+	pkill -P "$LAST_PID"; kill "$LAST_PID"
+}
+
+shapes lua54 /usr/bin/lua5.4 lua5.4
+shapes lua51 /usr/bin/lua5.1 lua5.1
+
+# unusable targets: exit status 2 and a message that says what is wrong
+"$LF" heap -p 999999 -o "$OUT/none.folded" 2>"$OUT/none.err"
+check "no such PID: exit 2" [ $? = 2 ]
+check "no such PID: said so" grep -q "PID 999999: no such process" "$OUT/none.err"
+sleep 30 & PIDS_TO_KILL="$PIDS_TO_KILL $!"
+"$LF" heap -p $! -o "$OUT/nolua.folded" 2>"$OUT/nolua.err"
+check "a process without Lua: exit 2" [ $? = 2 ]
+check "a process without Lua: said so" grep -q "no Lua runtime found" "$OUT/nolua.err"
+"$LF" heap -o "$OUT/x.folded" 2>"$OUT/usage.err"
+check "no -p: exit 2" [ $? = 2 ]
+"$LF" heap -p 1 -o "$OUT/x.callgrind" 2>"$OUT/fmt.err"
+check "callgrind output refused: exit 2" [ $? = 2 ]
+
+# lua-flame killed by SIGKILL during the snapshot leaves the target running
+cd "$ROOT" && bg_start /usr/bin/lua5.4 "$W" "$OUT/kill.sizes"
+for _ in $(seq 100); do [ -f "$OUT/kill.sizes" ] && break; sleep 0.2; done
+for d in 0.01 0.05 0.1; do
+	"$LF" heap -p "$LAST_PID" -o "$OUT/kill.folded" 2>/dev/null & lf=$!
+	sleep $d
+	kill -9 $lf 2>/dev/null
+	wait $lf 2>/dev/null
+	sleep 0.1
+	state=$(awk '{ print $3 }' "/proc/$LAST_PID/stat")
+	check "SIGKILL after $d s: the target is not left stopped (state $state)" [ "$state" = S ] || [ "$state" = R ]
+done
+finish

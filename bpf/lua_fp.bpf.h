@@ -1,6 +1,8 @@
-/* Fingerprints of Lua functions taken at sample time (fingerprint.h): one read
- * of the Proto's span and one of its chunk name's header (LuaJIT: and one of the GCfunc),
- * skipped when the previous frame of the sample ran the same function (recursion). */
+/* Fingerprints of Lua functions taken at sample time (fingerprint.h): one read of the
+ * Proto's span and one of its chunk name's header (LuaJIT: and one of the GCfunc). Each
+ * family calls lf_take_fp from a global function of its own, with its configuration's
+ * fingerprint rules: verified once, however many frames a walk unrolls (kernels before 5.17
+ * unroll it, and the fingerprint is most of a frame's work). */
 #ifndef LF_LUA_FP_BPF_H
 #define LF_LUA_FP_BPF_H
 #include "config.bpf.h"
@@ -23,23 +25,6 @@ static __always_inline __u32 lf_take_fp(struct lf_ustate *u, const struct lf_fp_
 	else if (bpf_probe_read_user(u->fp_sbuf, 32, (const void *)src))
 		return 0;
 	return lf_fingerprint(c, proto, u->fp_pbuf, u->fp_sbuf);
-}
-
-/* lf_take_fp for pid's PUC Lua (lj 0) or LuaJIT (lj 1) runtime, as a global function:
- * verified once, however many frames a walk unrolls (kernels before 5.17 unroll it, and the
- * fingerprint is most of a frame's work). Defined in runtime.bpf.h, which knows every
- * family's configuration map. */
-__noinline __u32 lf_take_fp_of(__u32 pid, __u32 lj, __u64 proto);
-
-/* PUC Lua: the fingerprint of proto, from the memo when the last frame had the same one. */
-static __always_inline __u32 lf_proto_fp(struct lf_ustate *u, __u32 pid, __u64 proto)
-{
-	if (u->memo_key != proto || !proto) {
-		u->memo_key = proto;
-		u->memo_ptr = proto;
-		u->memo_fp = lf_take_fp_of(pid, 0, proto);
-	}
-	return u->memo_fp;
 }
 
 #endif

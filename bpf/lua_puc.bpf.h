@@ -16,6 +16,26 @@ struct {
 	__type(value, struct lf_lua_cfg);
 } lua_cfgs SEC(".maps");
 
+/* lf_take_fp with pid's configuration (lua_fp.bpf.h says why a global function). */
+__noinline __u32 puc_take_fp(__u32 pid, __u64 proto)
+{
+	__u32 zero = 0;
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
+	return u && c ? lf_take_fp(u, &c->fp, proto) : 0;
+}
+
+/* The fingerprint of proto, from the memo when the last frame had the same one (recursion). */
+static __always_inline __u32 lf_proto_fp(struct lf_ustate *u, __u32 pid, __u64 proto)
+{
+	if (u->memo_key != proto || !proto) {
+		u->memo_key = proto;
+		u->memo_ptr = proto;
+		u->memo_fp = puc_take_fp(pid, proto);
+	}
+	return u->memo_fp;
+}
+
 #define LF_STACK_NEAR (1ULL << 20) /* the sampled thread's stack above its sp (no lua_State there) */
 
 /* A lua_State of a VM user space has not found yet (a command's first VM, a thread's VM
@@ -535,6 +555,42 @@ static __always_inline void puc_append(struct lf_stack *s, struct lf_ustate *u)
 	struct puc_threads pt = { s, u, c };
 	LF_EACH(LF_MAX_LTHREADS, puc_thread_cb, &pt);
 	lf_put_positions(s, u, 0);
+}
+
+/* The dispatcher's hooks (runtime.bpf.h) for PUC Lua. */
+
+/* pid's configuration, or 0: looked up once per program run. */
+static __always_inline const struct lf_lua_cfg *puc_cfg_of(__u32 pid)
+{
+	return bpf_map_lookup_elem(&lua_cfgs, &pid);
+}
+
+/* Whether pid runs PUC Lua: then u learns the file holding its VM and where lua_State was
+ * found most often. */
+static __always_inline int puc_hook_begin(struct lf_ustate *u, const struct lf_lua_cfg *c)
+{
+	if (!c)
+		return 0;
+	u->core_file = c->core_file;
+	u->l_reg_hint = c->l_reg_hint;
+	return 1;
+}
+
+/* A frame in the VM's file at pc, before the unwinder steps out of it: the running
+ * lua_State in its registers, the host's call into the VM. */
+static __always_inline int puc_hook_core_frame(struct lf_ustate *u, struct lf_stack *s, __u32 pc)
+{
+	puc_note_entry(u, s, pc);
+	puc_note_state(u, s->pid, pc, u->n - 1);
+	return -1;
+}
+
+/* The walk's end: the last run of frames holding a lua_State gets its outer end; a walk
+ * through the VM that found none of its states asks for the process's data again. */
+static __always_inline int puc_hook_walk_end(struct lf_ustate *u)
+{
+	puc_close_run(u);
+	return u->checked && !u->nthreads;
 }
 
 #endif

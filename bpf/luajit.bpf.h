@@ -13,6 +13,15 @@
 #define LJ_CFN_FFID 0x1ff        /* memo_cfn: a C function's ffid + 1 */
 #define LJ_CFN_FUNC (1u << 31)   /* memo_cfn: the GCfunc's header says it is one */
 
+/* lf_take_fp with pid's configuration (lua_fp.bpf.h says why a global function). */
+__noinline __u32 lj_take_fp(__u32 pid, __u64 proto)
+{
+	__u32 zero = 0;
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	const struct lf_lj_cfg *c = bpf_map_lookup_elem(&lj_cfgs, &pid);
+	return u && c ? lf_take_fp(u, &c->fp, proto) : 0;
+}
+
 /* What the GCfunc fn read into fp_sbuf is: a Lua function's GCproto and its fingerprint
  * (0: not known), or a C function's or built-in's C function and ffid + 1 in *cfn, which
  * also tells whether it is a function at all (LJ_CFN_FUNC). */
@@ -32,7 +41,7 @@ static __always_inline __u64 lj_func_of(struct lf_ustate *u, const struct lf_lj_
 	if (!c->gc64)
 		pc &= 0xffffffffULL;
 	if (pc > c->pt_size)
-		*fp = lf_take_fp_of(pid, 1, pc - c->pt_size);
+		*fp = lj_take_fp(pid, pc - c->pt_size);
 	return *fp ? pc - c->pt_size : fn;
 }
 
@@ -391,6 +400,80 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 	struct lj_threads lt = { s, u, c, L };
 	LF_EACH(LF_MAX_LTHREADS, lj_thread_cb, &lt);
 	lf_put_positions(s, u, L);
+}
+
+/* The dispatcher's hooks (runtime.bpf.h) for LuaJIT. */
+
+static __always_inline const struct lf_lj_cfg *lj_cfg_of(__u32 pid)
+{
+	return bpf_map_lookup_elem(&lj_cfgs, &pid);
+}
+
+/* Whether pid runs LuaJIT: then u learns the file holding its VM. */
+static __always_inline int lj_hook_begin(struct lf_ustate *u, __u32 pid)
+{
+	const struct lf_lj_cfg *c = lj_cfg_of(pid);
+	if (!c)
+		return 0;
+	u->core_file = c->core_file;
+	u->l_reg_hint = 0xff;
+	return 1;
+}
+
+/* A frame in the VM's file at pc, before the unwinder steps out of it: the interpreter's
+ * helpers, called from the VM but described by the VM's own frame, step straight to the VM's
+ * caller when sampled right below its C frame, and to the trace that called them when a
+ * trace runs (arm64). Returns a step's result, or -1 to let the unwinder step. */
+static __always_inline int lj_hook_core_frame(struct lf_ustate *u, struct lf_stack *s, __u32 pc)
+{
+	const struct lf_lj_cfg *c = u->n == 1 ? lj_cfg_of(s->pid) : 0;
+	if (!c)
+		return -1;
+	if (lj_leaf_in_vm(u, c, s->pid))
+		return step_lj_cframe(u, c, s->pid);
+	return lj_trace_helper(u, c, s->pid, pc) ? 0 : -1;
+}
+
+/* Before a core frame's unwind rule is followed: the trace-exit handler, off its C frame,
+ * steps from that frame. */
+static __always_inline int lj_hook_core_rule(struct lf_ustate *u, struct lf_stack *s, __u32 pc)
+{
+	const struct lf_lj_cfg *c = lj_cfg_of(s->pid);
+	__u64 cf = c ? lj_off_cframe(u, c, s->pid, pc) : 0;
+	return cf ? step_lj_cframe_at(u, c, s->pid, cf) : -1;
+}
+
+/* After a step out of a core frame: the C frames tell where each lua_State ran. */
+static __always_inline void lj_hook_core_stepped(struct lf_ustate *u, struct lf_stack *s)
+{
+	const struct lf_lj_cfg *c = lj_cfg_of(s->pid);
+	if (c)
+		lj_note_cframe(u, c, s->pid, u->n - 1, u->step_sp);
+}
+
+/* A frame in anonymous executable memory: a trace steps to the VM's C frame. */
+static __always_inline int lj_hook_jit_frame(struct lf_ustate *u, struct lf_stack *s)
+{
+	const struct lf_lj_cfg *c = lj_cfg_of(s->pid);
+	return c ? step_lj_trace(u, s, c) : -1;
+}
+
+/* A pc no known mapping covers: while a trace runs, machine code the JIT mapped since the
+ * process's tables were last synced; it steps like any trace. A trace that called the GC (or
+ * other C code that sets its own VM state) is still running as long as jit_base is set: the
+ * VM clears it when a trace exits. */
+static __always_inline int lj_hook_unmapped_frame(struct lf_ustate *u, struct lf_stack *s)
+{
+	const struct lf_lj_cfg *c = lj_cfg_of(s->pid);
+	__u64 g = c ? lj_g_here(u, s->pid, 1) : 0;
+	__s32 vmstate = -1;
+	if (c && !c->ngs)
+		u->vm_unknown = 1; /* a command's first traces, before its VM is found: look now */
+	if (!g || lj_vmstate(u, c, s->pid, g, &vmstate) ||
+	    (vmstate < 0 && !lj_field_ref(u, c, s->pid, LF_LJ_G, g, c->g_jit_base)))
+		return -1;
+	u->lj_g = g;
+	return step_lj_trace(u, s, c);
 }
 
 #endif

@@ -468,9 +468,9 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 		return 0;
 	__u32 pid = s->pid;
 	const struct lf_proc *p = bpf_map_lookup_elem(&procs, &pid);
-	const struct lf_lua_cfg *lc = rt_puc_cfg(pid);
+	int first = p && !u->n;
 	stage(LF_STAGE_ENTER_WALK);
-	if (p && !u->n) {
+	if (first) {
 		if (u->m_pid != pid || u->m_gen != p->gen) /* the last sample's process, as it was? */
 			u->m_end = u->sr_hi = 0;
 		u->m_pid = pid;
@@ -484,9 +484,8 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 		u->memo_slot = memo_slot_of(u->sr_lo);
 		u->stack_hi = u->sr_hi;
 		u->win_len = 0;
-		rt_first(u, lc);
 	}
-	rt_begin(u, pid, lc);
+	rt_begin(u, pid, first);
 	stage(LF_STAGE_RT_BEGIN);
 	if (!p) {
 		end_user(ctx, u, LF_MARK_NO_PROC, 0);

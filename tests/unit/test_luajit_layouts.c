@@ -16,7 +16,7 @@
 #include "luajit_layouts.h"
 
 static const enum luajit_variant all_variants[] = {
-	LUAJIT_UPSTREAM_GC64, LUAJIT_UPSTREAM_NOGC64, LUAJIT_OPENRESTY_GC64,
+	LUAJIT_UPSTREAM_GC64, LUAJIT_UPSTREAM_NOGC64, LUAJIT_BETA3_GC64, LUAJIT_BETA3_NOGC64, LUAJIT_OPENRESTY_GC64,
 	LUAJIT_OPENRESTY_NOGC64, LUAJIT_TARANTOOL_GC64, LUAJIT_TARANTOOL_NOGC64,
 };
 #define NVARIANTS (sizeof(all_variants) / sizeof(all_variants[0]))
@@ -216,11 +216,16 @@ static void test_detect_markers(void)
 	struct luajit_file_facts f;
 
 	ro_reset(); RO("x"); RO("LuaJIT 2.1.0-beta3"); RO("\002le\004gc64");
+	/* the 2017 release: no "number out of range" among its errors */
+	CHECK_INT(detect(plain, 2, &f), LUAJIT_BETA3_GC64);
+	RO("number out of range");
 	CHECK_INT(detect(plain, 2, &f), LUAJIT_UPSTREAM_GC64);
 	CHECK_STR(f.version, "LuaJIT 2.1.0-beta3");
 	CHECK_INT(detect(resty, 4, &f), LUAJIT_OPENRESTY_GC64);
 
 	ro_reset(); RO("LuaJIT 2.1.1700008891"); RO("Must use luaL_newstate() for 64 bit target");
+	CHECK_INT(detect(plain, 2, &f), LUAJIT_BETA3_NOGC64);
+	RO("number out of range");
 	CHECK_INT(detect(plain, 2, &f), LUAJIT_UPSTREAM_NOGC64);
 	CHECK_STR(f.version, "LuaJIT 2.1.1700008891");
 	RO("Lua VM re-entrancy is detected while executing the trace");

@@ -2349,6 +2349,8 @@ enum luajit_variant luajit_detect_file(const char *const *syms, size_t nsyms,
 	if (f.is_luajit) {
 		f.fork = detect_fork(syms, nsyms, rodata, rodata_len);
 		f.gc64 = detect_gc64(rodata, rodata_len);
+		f.has_jit = HAS_LIT(rodata, rodata_len, "\0runtime code generation failed, restricted kernel?\0");
+		f.has_ffi = HAS_LIT(rodata, rodata_len, "\0invalid C type\0");
 	}
 	if (facts)
 		*facts = f;

@@ -138,6 +138,9 @@ struct luajit_file_facts {
 	int is_luajit;
 	enum luajit_fork fork;
 	int gc64;
+	/* Whether the JIT compiler and the FFI are built in (their error messages are there):
+	 * without either, GG_State and the built-ins are laid out as in no table here */
+	int has_jit, has_ffi;
 	char version[48]; /* "LuaJIT 2.1.0-beta3" */
 };
 

@@ -9,6 +9,7 @@
 #include "elffile.h"
 #include "luajit_frames.h"
 #include "luajit_runtime.h"
+#include "luajit_vmcheck.h"
 #include "proc.h"
 #include "proc_scan.h"
 #include "util.h"
@@ -39,6 +40,19 @@ static int is_luajit(pid_t pid, const struct mapping *m, void *ctx)
 	return file_facts(pid, m, ctx, &v);
 }
 
+/* Says once per process that its VM cannot be read, and why. */
+static void refuse(struct luajit_runtime *rt, const char *why, const char *as)
+{
+	static pid_t said;
+	rt->refused = 1;
+	if (said == rt->pid)
+		return;
+	said = rt->pid;
+	warnx_lf("PID %d: %s in %s: this LuaJIT build is not supported yet (%s%s%s); native stacks are profiled only",
+		 (int)rt->pid, rt->facts.version[0] ? rt->facts.version : "LuaJIT", rt->core_path, why,
+		 as ? ", read as " : "", as ? as : "");
+}
+
 int luajit_runtime_detect(pid_t pid, struct luajit_runtime *rt)
 {
 	memset(rt, 0, sizeof(*rt));
@@ -52,6 +66,10 @@ int luajit_runtime_detect(pid_t pid, struct luajit_runtime *rt)
 	free(m.path);
 	rt->gc64_known = rt->facts.gc64 >= 0;
 	rt->lay = rt->gc64_known ? luajit_layout_get(luajit_variant_of(rt->facts.fork, rt->facts.gc64)) : NULL;
+	if (!rt->facts.has_jit || !rt->facts.has_ffi) {
+		refuse(rt, !rt->facts.has_jit ? "built without its JIT compiler" : "built without its FFI", NULL);
+		return -2;
+	}
 	return 0;
 }
 
@@ -75,12 +93,31 @@ static int scan_chunk(uint64_t base, const unsigned char *buf, size_t len, void 
 	return rt->ngs >= LF_MAX_GS;
 }
 
-/* Finds global states; when the file did not tell GC64 from not, the layout whose
- * GG_State is found decides. */
+/* The VMs found with layout l, taken with what the first of them says of its build, or
+ * refused: the layout lua-flame reads them with is one they were checked to fit. */
+static void take_layout(struct luajit_runtime *rt, const struct luajit_layout *l)
+{
+	if (rt->checked == l->variant) {
+		rt->lay = &rt->own;
+		return;
+	}
+	struct luajit_layout own;
+	const char *why = luajit_vm_check(rt, l, rt->gs[0], &own);
+	if (why) {
+		refuse(rt, why, l->name);
+		rt->ngs = 0;
+		rt->lay = NULL;
+		return;
+	}
+	rt->own = own;
+	rt->checked = l->variant;
+	rt->lay = &rt->own;
+}
+
 int luajit_runtime_scan(struct luajit_runtime *rt, int first_look)
 {
 	rt->ngs = 0;
-	for (int gc64 = 1; gc64 >= 0 && !rt->ngs; gc64--) {
+	for (int gc64 = 1; gc64 >= 0 && !rt->ngs && !rt->refused; gc64--) {
 		if (rt->gc64_known && gc64 != rt->facts.gc64)
 			continue;
 		const struct luajit_layout *l = luajit_layout_get(luajit_variant_of(rt->facts.fork, gc64));
@@ -88,7 +125,7 @@ int luajit_runtime_scan(struct luajit_runtime *rt, int first_look)
 		if (l)
 			proc_scan_memory(rt->pid, (size_t)l->gg_size, SCAN_MAX, first_look ? &rt->ngs : NULL, scan_chunk, &c);
 		if (rt->ngs)
-			rt->lay = l;
+			take_layout(rt, l);
 	}
 	return rt->ngs;
 }

@@ -122,6 +122,8 @@ const struct luajit_layout *luajit_layout_get(enum luajit_variant v);
 /* Turns an entry of the table (measured on x86-64) into the layout on the architecture
  * lua-flame is built for (luajit_arch.c). */
 void luajit_layout_arch(struct luajit_layout *l);
+/* Why a table entry does not hold on the architecture built for, or NULL when it does. */
+const char *luajit_arch_unknown(const struct luajit_layout *l);
 enum luajit_variant luajit_variant_of(enum luajit_fork fork, int gc64);
 const char *luajit_fork_name(enum luajit_fork fork);
 /* Entry i of a NUL-separated name list, or NULL. */

@@ -66,8 +66,11 @@ int luajit_runtime_detect(pid_t pid, struct luajit_runtime *rt)
 	free(m.path);
 	rt->gc64_known = rt->facts.gc64 >= 0;
 	rt->lay = rt->gc64_known ? luajit_layout_get(luajit_variant_of(rt->facts.fork, rt->facts.gc64)) : NULL;
-	if (!rt->facts.has_jit || !rt->facts.has_ffi) {
-		refuse(rt, !rt->facts.has_jit ? "built without its JIT compiler" : "built without its FFI", NULL);
+	const struct luajit_layout *any = luajit_layout_get(luajit_variant_of(rt->facts.fork, 1));
+	const char *why = !rt->facts.has_jit ? "built without its JIT compiler"
+		: !rt->facts.has_ffi ? "built without its FFI" : any ? luajit_arch_unknown(any) : NULL;
+	if (why) {
+		refuse(rt, why, NULL);
 		return -2;
 	}
 	return 0;

@@ -17,7 +17,7 @@
 #define NODES_READ 64       /* nodes per read of a table */
 #define NODE_MAX 64         /* bytes of a node, at most */
 #define TABLE_NODES 4096    /* nodes of one table looked at */
-#define FITS_MIN 8          /* built-ins a list must name right to be taken */
+#define FITS_MIN 8          /* built-ins a list must name right to be taken, and wrong to be left */
 
 static long read_target(void *ctx, uint64_t addr, void *buf, size_t len)
 {
@@ -109,7 +109,8 @@ static int key_text(const struct luajit_layout *l, const struct luajit_mem *m, u
 
 /* Whether a list names built-in ffid as lib.key holds it: by that name, or by the same field
  * name in another library (table.unpack is the base library's unpack), or string.gfind, the
- * old name Lua 5.1 builds keep for string.gmatch. */
+ * old name Lua 5.1 builds keep for string.gmatch, or with a '_' before it (where a host
+ * keeps the original it replaced). */
 static int names_field(const struct luajit_layout *as, int ffid, const char *lib, const char *key)
 {
 	char got[2 * FIELD_MAX], want[2 * FIELD_MAX];
@@ -118,7 +119,8 @@ static int names_field(const struct luajit_layout *as, int ffid, const char *lib
 	snprintf(want, sizeof want, strcmp(lib, "_G") ? "%s.%s" : "%s%s", strcmp(lib, "_G") ? lib : "", key);
 	const char *tail = strrchr(got, '.');
 	tail = tail ? tail + 1 : got;
-	return !strcmp(got, want) || !strcmp(tail, key) || (!strcmp(want, "string.gfind") && !strcmp(got, "string.gmatch"));
+	return !strcmp(got, want) || !strcmp(tail, key) || (key[0] == '_' && !strcmp(tail, key + 1)) ||
+	       (!strcmp(want, "string.gfind") && !strcmp(got, "string.gmatch"));
 }
 
 /* Calls visit for each node of table t whose key is a string and whose value is of kind want,
@@ -187,6 +189,14 @@ static void find_loaded(const struct luajit_layout *l, const struct luajit_mem *
 		w->found = t;
 }
 
+/* Whether list k names the libraries' built-ins: all of them, but for a few a host keeps
+ * under other names (nginx's Lua module keeps coroutine.resume as coroutine._resume beside its
+ * own), and far more of them than the other list does. */
+static int fits(const struct tally *t, int k)
+{
+	return t->good[k] >= FITS_MIN && t->bad[k] * 16 <= t->good[k] && t->bad[!k] >= 4 * t->bad[k] + FITS_MIN;
+}
+
 /* Which of the layout's two lists of built-ins (0: as built by default, 1: with Lua 5.2
  * compatibility) names those of the VM's standard libraries, all of them right; -1 when
  * neither or both do, or the libraries cannot be read. */
@@ -202,7 +212,7 @@ static int builtins_list(const struct luajit_layout *l, const struct luajit_mem 
 		*why = "its libraries cannot be read";
 		return -1;
 	}
-	int fits0 = !t.bad[0] && t.good[0] >= FITS_MIN, fits1 = !t.bad[1] && t.good[1] >= FITS_MIN;
+	int fits0 = fits(&t, 0), fits1 = fits(&t, 1);
 	if (fits0 != fits1)
 		return fits1;
 	*why = fits0 ? "its libraries do not tell how its built-ins are numbered"

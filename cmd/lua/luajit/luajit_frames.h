@@ -5,7 +5,6 @@
 #define LF_LUAJIT_FRAMES_H
 #include <stddef.h>
 #include <stdint.h>
-#include "global_names.h"
 #include "luajit_layouts.h"
 #include "lua_fp.h"
 
@@ -113,16 +112,6 @@ long luajit_gcstr(const struct luajit_layout *l, const struct luajit_mem *m, uin
 /* The uncached lookup behind luajit_global_call_name (luajit_globals.c). */
 int luajit_global_name(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint64_t L,
 		       char *out, size_t size);
-/* The registry table of the VM of thread L, and its global_State in *g: 0 or -1. */
-int luajit_registry(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t L, uint64_t *g,
-		    uint64_t *reg);
-/* Where table t keeps its hash part: *count nodes of node_size bytes at *nodes; 0 or -1. */
-int luajit_hash_part(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t t, uint64_t *nodes,
-		     uint32_t *count);
-/* What raw node holds: its key's string (0 when the key is no string), its value's kind
- * and object. */
-void luajit_node(const struct luajit_layout *l, const uint8_t *raw, uint64_t *key, enum gn_kind *kind,
-		 uint64_t *val);
 /* The uncached namer behind luajit_call_name (luajit_names.c): pos is the index of the calling
  * instruction. Returns 0, -1 (no name) or -2 (the target could not be read: do not cache). */
 int luajit_name_from_code(const struct luajit_layout *l, const struct luajit_mem *m,

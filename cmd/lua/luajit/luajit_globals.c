@@ -5,6 +5,7 @@
 
 #include "global_names.h"
 #include "luajit_frames.h"
+#include "luajit_tables.h"
 
 struct jg { const struct luajit_layout *l; const struct luajit_mem *m; };
 

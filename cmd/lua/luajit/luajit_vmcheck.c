@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "luajit_frames.h"
+#include "luajit_tables.h"
 #include "luajit_vmcheck.h"
 #include "proc.h"
 

@@ -473,8 +473,44 @@ generate() {
 	echo "/* END GENERATED */"
 }
 
+# option_of NAME: the fork and compiler flags of a build made by --build-option NAME.
+option_of() {
+	case $1 in
+	upstream-lua52) echo "upstream -DLUAJIT_ENABLE_LUA52COMPAT" ;;
+	upstream-nogc64-lua52) echo "upstream -DLUAJIT_DISABLE_GC64 -DLUAJIT_ENABLE_LUA52COMPAT" ;;
+	upstream-nummode2) echo "upstream -DLUAJIT_NUMMODE=2" ;;
+	upstream-sysmalloc) echo "upstream -DLUAJIT_USE_SYSMALLOC" ;;
+	upstream-noffi) echo "upstream -DLUAJIT_DISABLE_FFI" ;;
+	upstream-nojit) echo "upstream -DLUAJIT_DISABLE_JIT" ;;
+	openresty-lua52) echo "openresty -DLUAJIT_ENABLE_LUA52COMPAT" ;;
+	beta3) echo "beta3" ;;
+	beta3-gc64) echo "beta3 -DLUAJIT_ENABLE_GC64" ;;
+	beta3-lua52) echo "beta3 -DLUAJIT_ENABLE_LUA52COMPAT -DLUAI_HASHLIMIT=6" ;; # LuaJITTeX's flags
+	*) die "unknown build option set $1" ;;
+	esac
+}
+
+# build_option NAME DIR: an interpreter (DIR/src/luajit) built with the flags of NAME.
+build_option() {
+	set -- "$1" "$2" $(option_of "$1")
+	name=$1 dir=$2 tree=$(tree_of "$3")
+	shift 3
+	[ -x "$dir/src/luajit" ] && [ "$(cat "$dir/flags" 2>/dev/null)" = "$*" ] && return 0
+	rm -rf "$dir" && mkdir -p "$dir"
+	cp -a "$tree/src" "$tree/dynasm" "$dir/"
+	make -s -C "$dir/src" -j2 XCFLAGS="$*" >"$dir/build.log" 2>&1 \
+		|| die "building LuaJIT with $name's flags ($*) failed, see $dir/build.log"
+	echo "$*" >"$dir/flags"
+	echo "luajit layouts: built $dir/src/luajit ($name: ${*:-default flags})"
+}
+
 fetch_sources
 mkdir -p "$WORK"
+if [ "$MODE" = --build-option ]; then
+	[ $# = 3 ] || die "usage: $0 --build-option NAME DIR"
+	build_option "$2" "$3"
+	exit 0
+fi
 if [ "$MODE" = --build-vms ]; then
 	for fork in upstream openresty; do
 		probe "$fork" 0 >/dev/null

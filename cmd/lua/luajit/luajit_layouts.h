@@ -27,6 +27,8 @@ enum luajit_variant {
 	LUAJIT_BETA3_NOGC64,
 	LUAJIT_OPENRESTY_GC64,
 	LUAJIT_OPENRESTY_NOGC64,
+	LUAJIT_OPENRESTY25_GC64,   /* OpenResty's 2025 tree: global_State a word longer */
+	LUAJIT_OPENRESTY25_NOGC64,
 	LUAJIT_TARANTOOL_GC64,
 	LUAJIT_TARANTOOL_NOGC64,
 	LUAJIT_VARIANT_COUNT,
@@ -119,6 +121,8 @@ struct luajit_layout {
 
 /* The layout of a variant, or NULL for an unknown one. */
 const struct luajit_layout *luajit_layout_get(enum luajit_variant v);
+/* Entry i of the table, or NULL past its end. */
+const struct luajit_layout *luajit_layout_at(size_t i);
 /* Turns an entry of the table (measured on x86-64) into the layout on the architecture
  * lua-flame is built for (luajit_arch.c). */
 void luajit_layout_arch(struct luajit_layout *l);

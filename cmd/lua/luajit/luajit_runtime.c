@@ -96,39 +96,66 @@ static int scan_chunk(uint64_t base, const unsigned char *buf, size_t len, void 
 	return rt->ngs >= LF_MAX_GS;
 }
 
-/* The VMs found with layout l, taken with what the first of them says of its build, or
- * refused: the layout lua-flame reads them with is one they were checked to fit. */
-static void take_layout(struct luajit_runtime *rt, const struct luajit_layout *l)
+/* The VMs found with layout l, taken with what the first of them says of its build: 0, or -1
+ * with what does not fit in *why. */
+static int take_layout(struct luajit_runtime *rt, const struct luajit_layout *l, const char **why)
 {
-	if (rt->checked == l->variant) {
-		rt->lay = &rt->own;
-		return;
-	}
 	struct luajit_layout own;
-	const char *why = luajit_vm_check(rt, l, rt->gs[0], &own);
-	if (why) {
-		refuse(rt, why, l->name);
-		rt->ngs = 0;
-		rt->lay = NULL;
-		return;
+	if (rt->checked != l->variant) {
+		if ((*why = luajit_vm_check(rt, l, rt->gs[0], &own)))
+			return -1;
+		rt->own = own;
+		rt->checked = l->variant;
 	}
-	rt->own = own;
-	rt->checked = l->variant;
 	rt->lay = &rt->own;
+	return 0;
+}
+
+/* Whether a scan with a finds what one with b finds: the fields it looks at are the same. */
+static int same_scan(const struct luajit_layout *a, const struct luajit_layout *b)
+{
+	return a && b && a->gg_L == b->gg_L && a->gg_g == b->gg_g && a->g_mainthref == b->g_mainthref &&
+	       a->L_gct == b->L_gct && a->L_dummy_ffid == b->L_dummy_ffid && a->L_glref == b->L_glref &&
+	       a->gcref_size == b->gcref_size && a->mref_size == b->mref_size && a->gct_thread == b->gct_thread &&
+	       a->ff_c == b->ff_c && a->gg_size <= b->gg_size;
+}
+
+/* Each layout of the fork in GC mode gc64 is tried, the one a VM was checked to fit first: the
+ * first whose scan finds VMs that fit it is taken. A fork has several where its trees differ
+ * (OpenResty's global_State grew by a word in 2025) with the same version string. */
+static void scan_gc_mode(struct luajit_runtime *rt, int gc64, int first_look, const char **why,
+			 const struct luajit_layout **as)
+{
+	const struct luajit_layout *scanned = NULL, *mine = luajit_layout_get(rt->checked);
+	for (int i = -1; !rt->ngs && (i < 0 || luajit_layout_at((size_t)i)); i++) {
+		const struct luajit_layout *l = i < 0 ? mine : luajit_layout_at((size_t)i);
+		if (!l || l->fork != rt->facts.fork || l->gc64 != gc64 || (i >= 0 && l == mine))
+			continue;
+		if (!same_scan(l, scanned)) {
+			struct scan_ctx c = { rt, l };
+			rt->ngs = 0;
+			proc_scan_memory(rt->pid, (size_t)l->gg_size, SCAN_MAX, first_look ? &rt->ngs : NULL, scan_chunk, &c);
+			scanned = l;
+		}
+		if (rt->ngs && take_layout(rt, l, why)) {
+			*as = l;
+			rt->ngs = 0;
+			scanned = NULL; /* the next layout scans again: this one's VMs did not fit */
+		}
+	}
 }
 
 int luajit_runtime_scan(struct luajit_runtime *rt, int first_look)
 {
+	const char *why = NULL;
+	const struct luajit_layout *as = NULL;
 	rt->ngs = 0;
-	for (int gc64 = 1; gc64 >= 0 && !rt->ngs && !rt->refused; gc64--) {
-		if (rt->gc64_known && gc64 != rt->facts.gc64)
-			continue;
-		const struct luajit_layout *l = luajit_layout_get(luajit_variant_of(rt->facts.fork, gc64));
-		struct scan_ctx c = { rt, l };
-		if (l)
-			proc_scan_memory(rt->pid, (size_t)l->gg_size, SCAN_MAX, first_look ? &rt->ngs : NULL, scan_chunk, &c);
-		if (rt->ngs)
-			take_layout(rt, l);
+	for (int gc64 = 1; gc64 >= 0 && !rt->ngs && !rt->refused; gc64--)
+		if (!rt->gc64_known || gc64 == rt->facts.gc64)
+			scan_gc_mode(rt, gc64, first_look, &why, &as);
+	if (!rt->ngs && as) {
+		refuse(rt, why, as->name);
+		rt->lay = NULL;
 	}
 	return rt->ngs;
 }

@@ -11,7 +11,8 @@
 # tests/integ/luajit_detect.sh; Debian ships GC64 builds only). --build-option builds an
 # interpreter with other build options in DIR (tests/integ/luajit_build_options.sh).
 # Sources come from Debian (`apt-get source luajit luajit2 tarantool`) under .cache/src; the
-# 2.1.0-beta3 release is the copy texlive-bin carries for LuaJITTeX (libs/luajit/LuaJIT-src).
+# 2.1.0-beta3 release is the copy texlive-bin carries for LuaJITTeX (libs/luajit/LuaJIT-src);
+# OpenResty's 2025 tree is Debian unstable's luajit (scripts/build-lua-sources.sh, .cache/lua-sid).
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -25,10 +25,10 @@ struct luajit_runtime {
 
 /* 0 when pid maps a LuaJIT core (rt->facts says which); -1 otherwise. */
 int luajit_runtime_detect(pid_t pid, struct luajit_runtime *rt);
-/* Finds global states; when the file did not tell GC64 from not, the layout whose
- * GG_State is found decides. The first VM found is checked against that layout
- * (luajit_vmcheck.h): one that does not fit is refused, with a message, and none is counted.
- * Returns the number found. */
+/* Finds global states with each layout of the file's fork in turn (both GC modes when the
+ * file did not tell): the first VM found is checked against the layout (luajit_vmcheck.h), and
+ * the first layout it fits is taken. When VMs were found but fit none, the process is refused,
+ * with a message, and none is counted. Returns the number found. */
 int luajit_runtime_scan(struct luajit_runtime *rt, int first_look);
 /* Once a VM is known: where the VM's own code lies in the core file, from the FDE holding
  * the first handler of its dispatch table. */

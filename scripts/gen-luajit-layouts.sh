@@ -1,14 +1,18 @@
 #!/bin/sh
 # Regenerates the LuaJIT struct layout table in cmd/lua/luajit/luajit_layouts.c from the sources of
-# each supported LuaJIT 2.1 variant (upstream, OpenResty, Tarantool; GC64 and not), by
-# compiling a probe against each tree's own headers. `--check` only diffs, then checks the arm64
+# each supported LuaJIT 2.1 variant (upstream, its 2.1.0-beta3 release of 2017, OpenResty,
+# Tarantool; GC64 and not), by compiling a probe against each tree's own headers; the list of
+# built-ins is probed again with Lua 5.2 compatibility, which inserts some. `--check` only diffs, then checks the arm64
 # build's table (x86-64's as cmd/lua/luajit/luajit_arch.c patches it) against the same probe
 # compiled for aarch64 and run under qemu-aarch64-static.
 #
-# Usage: scripts/gen-luajit-layouts.sh [--check | --build-vms]
+# Usage: scripts/gen-luajit-layouts.sh [--check | --build-vms | --build-option NAME DIR]
 # --build-vms also builds non-GC64 upstream and OpenResty interpreters in .cache (for
-# tests/integ/luajit_detect.sh; Debian ships GC64 builds only).
-# Sources come from Debian (`apt-get source luajit luajit2 tarantool`) under .cache/src.
+# tests/integ/luajit_detect.sh; Debian ships GC64 builds only). --build-option builds an
+# interpreter with other build options in DIR (tests/integ/luajit_build_options.sh).
+# Sources come from Debian (`apt-get source luajit luajit2 tarantool`) under .cache/src; the
+# 2.1.0-beta3 release is the copy texlive-bin carries for LuaJITTeX (libs/luajit/LuaJIT-src);
+# OpenResty's 2025 tree is Debian unstable's luajit (scripts/build-lua-sources.sh, .cache/lua-sid).
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,12 +25,29 @@ MODE=${1:-write}
 
 die() { echo "gen-luajit-layouts: $*" >&2; exit 1; }
 
+# fetch_beta3: LuaJIT 2.1.0-beta3 from texlive-bin's source, with the one file its Makefile adds
+# (lbitlib.c, a library without built-ins) beside the others.
+fetch_beta3() {
+	[ -f "$SRC/luajit-2.1.0-beta3-texlive/src/lj_obj.h" ] && return 0
+	tmp=$SRC/texlive-bin.tmp
+	rm -rf "$tmp" && mkdir -p "$tmp"
+	(cd "$tmp" && apt-get source --download-only -qq texlive-bin >/dev/null) || die "apt-get source texlive-bin failed"
+	tar -C "$tmp" -xJf "$tmp"/texlive-bin_*.orig.tar.xz --wildcards '*/libs/luajit/LuaJIT-src' '*/libs/luajit/lbitlib.c' \
+		|| die "unpacking texlive-bin's LuaJIT failed"
+	lj=$(ls -d "$tmp"/texlive-bin-*/libs/luajit | head -1)
+	grep -q '"LuaJIT 2.1.0-beta3"' "$lj/LuaJIT-src/src/luajit.h" || die "texlive-bin's LuaJIT is not 2.1.0-beta3"
+	cp "$lj/lbitlib.c" "$lj/LuaJIT-src/src/"
+	mv "$lj/LuaJIT-src" "$SRC/luajit-2.1.0-beta3-texlive"
+	rm -rf "$tmp"
+}
+
 # fetch_sources: unpacks Debian's source packages when they are not there yet.
 fetch_sources() {
 	mkdir -p "$SRC"
+	fetch_beta3
 	for pkg in luajit luajit2 tarantool; do
 		case $pkg in
-		luajit) pat='luajit-2.1*' ;;
+		luajit) pat='luajit-2.1*+dfsg' ;;
 		luajit2) pat='luajit2-2.1*' ;;
 		tarantool) pat='tarantool-*' ;;
 		esac
@@ -37,10 +58,23 @@ fetch_sources() {
 	done
 }
 
+# sid_luajit: OpenResty's LuaJIT of 2025 (Debian unstable's luajit), which grew global_State by
+# a word; scripts/build-lua-sources.sh fetches it into .cache/lua-sid.
+sid_luajit() {
+	d=$(ls -d "$ROOT"/.cache/lua-sid/luajit-2.1.0+openresty2025*/ 2>/dev/null | tail -1)
+	if [ -z "$d" ]; then
+		LUA_SID_PKGS=luajit "$ROOT/scripts/build-lua-sources.sh" >&2 || die "scripts/build-lua-sources.sh failed"
+		d=$(ls -d "$ROOT"/.cache/lua-sid/luajit-2.1.0+openresty2025*/ 2>/dev/null | tail -1)
+	fi
+	echo "$d"
+}
+
 # tree_of FORK: the LuaJIT source tree (directory holding src/) of a fork.
 tree_of() {
 	case $1 in
-	upstream) d=$(ls -d "$SRC"/luajit-2.1*/ 2>/dev/null | head -1) ;;
+	upstream) d=$(ls -d "$SRC"/luajit-2.1*+dfsg/ 2>/dev/null | head -1) ;;
+	beta3) d=$SRC/luajit-2.1.0-beta3-texlive/ ;;
+	openresty25) d=$(sid_luajit) ;;
 	openresty) d=$(ls -d "$SRC"/luajit2-2.1*/ 2>/dev/null | head -1) ;;
 	tarantool) d=$(ls -d "$SRC"/tarantool-*/third_party/luajit/ 2>/dev/null | head -1) ;;
 	esac
@@ -53,6 +87,8 @@ defines_of() {
 	case $1/$2 in
 	tarantool/1) echo "-DLUAJIT_SMART_STRINGS=1 -DLUAJIT_ENABLE_GC64=1" ;;
 	tarantool/0) echo "-DLUAJIT_SMART_STRINGS=1" ;;
+	beta3/1) echo "-DLUAJIT_ENABLE_GC64" ;;
+	beta3/0) echo "" ;;
 	*/1) echo "" ;;
 	*/0) echo "-DLUAJIT_DISABLE_GC64" ;;
 	esac
@@ -134,11 +170,20 @@ int main(void)
 	/* GG_State: main thread, global state, JIT state and dispatch table in one block */
 	OFS("gg_L", GG_State, L);
 	OFS("gg_g", GG_State, g);
+#if LJ_HASJIT
 	OFS("gg_J", GG_State, J);
+#else
+	P("gg_J", -1);
+#endif
 	OFS("gg_dispatch", GG_State, dispatch);
 	P("gg_size", sizeof(GG_State));
+#if LJ_HASJIT
 	OFS("J_trace", jit_State, trace);
 	OFS("J_sizetrace", jit_State, sizetrace);
+#else
+	P("J_trace", -1);
+	P("J_sizetrace", -1);
+#endif
 	/* GCtrace */
 	OFS("T_gct", GCtrace, gct);
 	OFS("T_startpt", GCtrace, startpt);
@@ -298,6 +343,25 @@ probe_defs() {
 	echo "$(defines_of "$1" "$2")$(grep -q saved_jit_base "$WORK/$1-$2/src/lj_obj.h" && echo ' -DPROBE_SAVED_JIT_BASE')"
 }
 
+# probe_52 FORK GC64 TREE DEFS: the variant's built-ins with Lua 5.2 compatibility, whose
+# rawlen, table.pack and debug.[gs]etuservalue move the numbers of those after them.
+probe_52() {
+	d52=$WORK/$1-$2-52
+	if [ ! -f "$d52/src/lj_ffdef.h" ]; then
+		rm -rf "$d52" && mkdir -p "$d52"
+		cp -a "$3/src" "$3/dynasm" "$d52/"
+		# a tree built already (Debian unstable's) holds a list made without these flags
+		rm -f "$d52/src/lj_ffdef.h" "$d52/src/host/buildvm" "$d52"/src/host/*.o
+		make -s -C "$d52/src" XCFLAGS="$4 -DLUAJIT_ENABLE_LUA52COMPAT" lj_ffdef.h >"$d52/make.log" 2>&1 \
+			|| die "building lj_ffdef.h for $1 with Lua 5.2 compatibility failed, see $d52/make.log"
+	fi
+	# shellcheck disable=SC2086
+	$HOSTCC -O0 -w $4 -DLUAJIT_ENABLE_LUA52COMPAT -I"$d52/src" -o "$d52/probe" "$WORK/$1-$2/probe.c" \
+		|| die "probe for $1 with Lua 5.2 compatibility failed"
+	"$d52/probe" | sed -n '/^\t\t\.ff_names =/,/^\t\t\.ff_names_count/p' | sed 's/\.ff_names/.ff_names52/' \
+		>"$WORK/$1-$2/probe52.out"
+}
+
 # probe FORK GC64: prints the initialiser of one variant.
 probe() {
 	fork=$1; gc=$2
@@ -317,14 +381,19 @@ probe() {
 	$HOSTCC -O0 -w $defs -I"$dir/src" -o "$dir/probe" "$dir/probe.c" || die "probe for $fork failed"
 	"$dir/probe" >"$dir/probe.out" || die "running the probe for $fork failed"
 	[ "$(grep -c "\.gc64 = $gc," "$dir/probe.out")" = 1 ] || die "$fork: GC64 mode is not $gc"
+	probe_52 "$fork" "$gc" "$tree" "$defs"
 	up=$(echo "$fork" | tr a-z A-Z)
 	suffix=$([ "$gc" = 1 ] && echo GC64 || echo NOGC64)
+	# OpenResty's 2025 tree is a second layout of its fork, told from the first by the live VM
+	family=$up name=$fork
+	[ "$fork" = openresty25 ] && family=OPENRESTY name="openresty 2025"
 	echo "	{"
 	echo "		.variant = LUAJIT_${up}_$suffix,"
-	echo "		.fork = LUAJIT_FORK_$up,"
-	echo "		.name = \"$fork$([ "$gc" = 1 ] && echo ' GC64' || echo ' non-GC64')\","
-	echo "		.source = \"${tree#"$SRC"/}\","
-	cat "$dir/probe.out"
+	echo "		.fork = LUAJIT_FORK_$family,"
+	echo "		.name = \"$name$([ "$gc" = 1 ] && echo ' GC64' || echo ' non-GC64')\","
+	case $tree in "$SRC"/*) src=${tree#"$SRC"/} ;; *) src=${tree##*/} ;; esac
+	echo "		.source = \"$src\","
+	cat "$dir/probe.out" "$dir/probe52.out"
 	echo "	},"
 }
 
@@ -415,7 +484,7 @@ check_arm64() {
 generate() {
 	echo "/* BEGIN GENERATED by scripts/gen-luajit-layouts.sh; do not edit by hand. */"
 	echo "static const struct luajit_layout layouts[] = {"
-	for fork in upstream openresty tarantool; do
+	for fork in upstream beta3 openresty openresty25 tarantool; do
 		probe "$fork" 1
 		probe "$fork" 0
 	done
@@ -423,8 +492,45 @@ generate() {
 	echo "/* END GENERATED */"
 }
 
+# option_of NAME: the fork and compiler flags of a build made by --build-option NAME.
+option_of() {
+	case $1 in
+	upstream-lua52) echo "upstream -DLUAJIT_ENABLE_LUA52COMPAT" ;;
+	upstream-nogc64-lua52) echo "upstream -DLUAJIT_DISABLE_GC64 -DLUAJIT_ENABLE_LUA52COMPAT" ;;
+	upstream-nummode2) echo "upstream -DLUAJIT_NUMMODE=2" ;;
+	upstream-sysmalloc) echo "upstream -DLUAJIT_USE_SYSMALLOC" ;;
+	upstream-noffi) echo "upstream -DLUAJIT_DISABLE_FFI" ;;
+	upstream-nojit) echo "upstream -DLUAJIT_DISABLE_JIT" ;;
+	openresty-lua52) echo "openresty -DLUAJIT_ENABLE_LUA52COMPAT" ;;
+	beta3) echo "beta3" ;;
+	beta3-gc64) echo "beta3 -DLUAJIT_ENABLE_GC64" ;;
+	beta3-lua52) echo "beta3 -DLUAJIT_ENABLE_LUA52COMPAT -DLUAI_HASHLIMIT=6" ;; # LuaJITTeX's flags
+	*) die "unknown build option set $1" ;;
+	esac
+}
+
+# build_option NAME DIR: an interpreter (DIR/src/luajit) built with the flags of NAME.
+build_option() {
+	set -- "$1" "$2" $(option_of "$1")
+	name=$1 dir=$2 tree=$(tree_of "$3")
+	shift 3
+	[ -x "$dir/src/luajit" ] && [ "$(cat "$dir/flags" 2>/dev/null)" = "$*" ] && return 0
+	rm -rf "$dir" && mkdir -p "$dir"
+	cp -a "$tree/src" "$tree/dynasm" "$dir/"
+	make -s -C "$dir/src" clean >/dev/null 2>&1 || true
+	make -s -C "$dir/src" -j2 XCFLAGS="$*" >"$dir/build.log" 2>&1 \
+		|| die "building LuaJIT with $name's flags ($*) failed, see $dir/build.log"
+	echo "$*" >"$dir/flags"
+	echo "luajit layouts: built $dir/src/luajit ($name: ${*:-default flags})"
+}
+
 fetch_sources
 mkdir -p "$WORK"
+if [ "$MODE" = --build-option ]; then
+	[ $# = 3 ] || die "usage: $0 --build-option NAME DIR"
+	build_option "$2" "$3"
+	exit 0
+fi
 if [ "$MODE" = --build-vms ]; then
 	for fork in upstream openresty; do
 		probe "$fork" 0 >/dev/null

@@ -13,7 +13,7 @@ TEST_PKGS="sysbench libboost-context-dev lua5.1 lua5.2 lua5.3 lua5.4 luajit2 lib
   haproxy redis-server redis-tools tarantool libclang-rt-14-dev curl iproute2 binutils \
   liblua5.1-0-dev liblua5.2-dev liblua5.3-dev liblua5.4-dev golang-go valgrind chromium time \
   libluajit2-5.1-dev libc6-dbg gdb debootstrap jq zlib1g-dev \
-  qemu-system-x86 busybox-static cpio dnsdist trafficserver apache2 tmux linux-perf"
+  qemu-system-x86 busybox-static cpio dnsdist trafficserver apache2 tmux linux-perf texlive-binaries"
 # The aarch64 cross build and its tests under qemu. musl-dev:arm64 brings the aarch64 musl
 # C library and its compiler wrapper (aarch64-linux-musl-gcc, which runs the cross gcc);
 # musl has no kernel headers, linux-libc-dev-arm64-cross has arm64's; the cross g++ brings

@@ -28,6 +28,9 @@ struct runtime {
 	 * (it knows that VM by its shape until a scan finds it); then it stays attached and is
 	 * refreshed. Else attach is retried until a VM exists. */
 	int keep_without_vm;
+	/* Set by scan or refresh when the VM found is of a build this lua-flame cannot read (the
+	 * family has said so): the runtime is dropped and the process's stacks are native only. */
+	int refused;
 };
 
 /* The VM state a thread was in when sampled, as its label says (LF_LABEL_GC, ...). */

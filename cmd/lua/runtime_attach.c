@@ -58,7 +58,12 @@ static enum runtime_attach_result attach_found(struct stack_target *t, struct sa
 {
 	char what[160];
 	int pid = (int)rt->pid;
-	if (!rt->ops->scan(rt) && !(quiet && rt->keep_without_vm)) {
+	int found = rt->ops->scan(rt);
+	if (rt->refused) { /* the family said why; the process is profiled as one without Lua */
+		runtime_free(rt);
+		return RUNTIME_NONE;
+	}
+	if (!found && !(quiet && rt->keep_without_vm)) {
 		warnx_lf("PID %d: %s in %s, but no VM state in its memory yet; native stacks until one appears "
 			 "(lua-flame keeps looking while it records)", pid, describe(rt, what, sizeof(what)),
 			 rt->core_path);
@@ -128,6 +133,10 @@ void runtime_refresh(struct stack_ctx *sc, struct sampler *smp, struct unwind_ta
 		int had = rt ? rt->nvms : 0;
 		if (!rt || !rt->ops->refresh || !rt->ops->refresh(rt, smp, full))
 			continue;
+		if (rt->refused) {
+			runtime_forget(sc, smp, rt->pid);
+			continue;
+		}
 		push(smp, ut, rt);
 		found |= rt->nvms > had;
 		if (!had && rt->nvms)

@@ -42,7 +42,7 @@ run openresty-nogc64-joff "openresty non-GC64" "" "$VMS/openresty-0/src/luajit" 
 # OpenResty's newest LuaJIT, from Debian unstable's source package (scripts/build-lua-sources.sh)
 if "$ROOT/scripts/build-lua-sources.sh"; then
 	SID=$("$ROOT/scripts/build-lua-sources.sh" --dir)
-	run openresty-sid "openresty GC64" "" "$(ls -d "$SID"/luajit-*/src/luajit | head -1)"
+	run openresty-sid "openresty 2025 GC64" "" "$(ls -d "$SID"/luajit-*/src/luajit | head -1)"
 else
 	fail "openresty-sid: build" "scripts/build-lua-sources.sh failed"
 fi

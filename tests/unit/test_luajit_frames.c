@@ -80,6 +80,7 @@ static uint64_t mk_str(const struct luajit_layout *l, const char *s, size_t len)
 	w8(a + l->str_gct, (uint8_t)l->gct_str);
 	w32(a + l->str_len, (uint32_t)len);
 	w(a + l->str_size, s, len);
+	w8(a + l->str_size + len, 0); /* LuaJIT ends every string with a NUL */
 	return a;
 }
 
@@ -449,6 +450,23 @@ static void test_huge_sizes(void)
 	CHECK_INT(luajit_call_name(l, &m, pt, 0, pc_after(l, pt, P_GLOBAL), out, sizeof out), -1);
 }
 
+/* A string header read with the wrong layout (2.1.0-beta3's is 4 bytes shorter than later
+ * 2.1's): the length it gives has no NUL after it, and nothing is read. */
+static void test_string_end(void)
+{
+	const struct luajit_layout *l = layouts[0];
+	struct luajit_mem m = mem();
+	char out[LJ_IDENT_MAX];
+	fake_init();
+	uint64_t s = mk_str(l, "outer", 5);
+	CHECK_INT(luajit_gcstr(l, &m, s, out, sizeof out, NULL), 5);
+	CHECK_STR(out, "outer");
+	w8(s + l->str_size + 5, 'x');
+	CHECK_INT(luajit_gcstr(l, &m, s, out, sizeof out, NULL), -1);
+	CHECK_INT(luajit_gcstr(l, &m, s, out, 4, NULL), 3); /* cut short: no end to check */
+	CHECK_STR(out, "out");
+}
+
 /* Debug info that runs off the end of the proto: no name, no read outside it. */
 static void test_unterminated(void)
 {
@@ -674,6 +692,7 @@ int main(void)
 	RUN(test_lua_builtins);
 	RUN(test_func_info);
 	RUN(test_huge_sizes);
+	RUN(test_string_end);
 	RUN(test_unterminated);
 	RUN(test_failing_reads);
 	RUN(test_garbage);

@@ -14,8 +14,9 @@ static int detect(pid_t pid, struct runtime *rt)
 {
 	struct luajit_runtime *vm = xcalloc(1, sizeof(*vm));
 	rt->vm = vm;
-	if (luajit_runtime_detect(pid, vm))
-		return -1;
+	int rc = luajit_runtime_detect(pid, vm);
+	if (rc)
+		return rc;
 	snprintf(rt->name, sizeof(rt->name), "%s", vm->facts.version[0] ? vm->facts.version : "LuaJIT");
 	snprintf(rt->variant, sizeof(rt->variant), "%s", luajit_fork_name(vm->facts.fork));
 	snprintf(rt->core_path, sizeof(rt->core_path), "%s", vm->core_path);
@@ -32,6 +33,7 @@ static int scan(struct runtime *rt)
 {
 	struct luajit_runtime *vm = rt->vm;
 	rt->nvms = luajit_runtime_scan(vm, 1);
+	rt->refused = vm->refused;
 	if (rt->nvms)
 		snprintf(rt->variant, sizeof(rt->variant), "%s", vm->lay->name);
 	luajit_runtime_vm_code(vm);
@@ -52,6 +54,8 @@ static int refresh(struct runtime *rt, struct sampler *smp, int full)
 	int n = vm->ngs;
 	memcpy(before, vm->gs, sizeof(before));
 	if (!luajit_runtime_scan(vm, 0)) {
+		if ((rt->refused = vm->refused))
+			return 1;
 		vm->ngs = n;
 		memcpy(vm->gs, before, sizeof(before));
 		return 0;

@@ -130,9 +130,18 @@ long luajit_gcstr(const struct luajit_layout *l, const struct luajit_mem *m, uin
 		return -1;
 	uint32_t len = get_u32(b, l->str_len);
 	size_t n = len < out_size - 1 ? len : out_size - 1;
-	if (one && n <= ahead)
+	/* LuaJIT ends every string with a NUL after its len bytes: a header read with the wrong
+	 * layout (2.1.0-beta3's is 4 bytes shorter than later 2.1's) rarely has one there. */
+	uint8_t end = 1;
+	if (one && n < ahead) {
 		memcpy(out, b + l->str_size, n);
-	else if (n > 0 && luajit_rd(m, s + (uint64_t)l->str_size, out, n) < 0)
+		end = b[(size_t)l->str_size + n];
+	} else if (n > 0 && luajit_rd(m, s + (uint64_t)l->str_size, out, n) < 0) {
+		return -1;
+	} else if (n == len && luajit_rd(m, s + (uint64_t)l->str_size + n, &end, 1) < 0) {
+		return -1;
+	}
+	if (n == len && end != 0)
 		return -1;
 	out[n] = '\0';
 	if (full_len)

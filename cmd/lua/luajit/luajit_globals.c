@@ -5,6 +5,7 @@
 
 #include "global_names.h"
 #include "luajit_frames.h"
+#include "luajit_tables.h"
 
 struct jg { const struct luajit_layout *l; const struct luajit_mem *m; };
 
@@ -25,24 +26,23 @@ static int rd(const void *ctx, uint64_t addr, void *buf, size_t len)
 	return luajit_rd(c->m, addr, buf, len);
 }
 
-static int registry(const void *ctx, uint64_t L, uint64_t *g, uint64_t *reg)
+int luajit_registry(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t L, uint64_t *g,
+		    uint64_t *reg)
 {
-	const struct jg *c = ctx;
 	uint64_t tv;
-	if (c->l->g_registrytv < 0 || c->l->tvalue_size != 8 || luajit_rd_ref(c->m, L + c->l->L_glref,
-	    c->l->gcref_size, g) || luajit_rd(c->m, *g + c->l->g_registrytv, &tv, 8))
+	if (l->g_registrytv < 0 || l->tvalue_size != 8 || luajit_rd_ref(m, L + l->L_glref, l->gcref_size, g) ||
+	    luajit_rd(m, *g + l->g_registrytv, &tv, 8))
 		return -1;
-	return tv_type(c->l, tv, reg) == (uint32_t)c->l->it_tab ? 0 : -1;
+	return tv_type(l, tv, reg) == (uint32_t)l->it_tab ? 0 : -1;
 }
 
-static int hash_part(const void *ctx, uint64_t t, uint64_t *nodes, uint32_t *count)
+int luajit_hash_part(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t t, uint64_t *nodes,
+		     uint32_t *count)
 {
-	const struct luajit_layout *l = ((const struct jg *)ctx)->l;
 	uint8_t hdr[64];
 	uint32_t hmask;
 	int32_t end = l->tab_node > l->tab_hmask ? l->tab_node + l->mref_size : l->tab_hmask + 4;
-	if (l->tab_node < 0 || l->tab_hmask < 0 || end > (int32_t)sizeof hdr ||
-	    luajit_rd(((const struct jg *)ctx)->m, t, hdr, (size_t)end))
+	if (l->tab_node < 0 || l->tab_hmask < 0 || end > (int32_t)sizeof hdr || luajit_rd(m, t, hdr, (size_t)end))
 		return -1;
 	*nodes = luajit_load_ref(hdr + l->tab_node, l->mref_size);
 	memcpy(&hmask, hdr + l->tab_hmask, 4);
@@ -52,9 +52,9 @@ static int hash_part(const void *ctx, uint64_t t, uint64_t *nodes, uint32_t *cou
 	return 0;
 }
 
-static void node(const void *ctx, const uint8_t *raw, uint64_t *key, enum gn_kind *kind, uint64_t *val)
+void luajit_node(const struct luajit_layout *l, const uint8_t *raw, uint64_t *key, enum gn_kind *kind,
+		 uint64_t *val)
 {
-	const struct luajit_layout *l = ((const struct jg *)ctx)->l;
 	uint64_t k, v;
 	memcpy(&k, raw + l->node_key, 8);
 	memcpy(&v, raw + l->node_val, 8);
@@ -62,6 +62,23 @@ static void node(const void *ctx, const uint8_t *raw, uint64_t *key, enum gn_kin
 		*key = 0;
 	uint32_t t = tv_type(l, v, val);
 	*kind = t == (uint32_t)l->it_tab ? GN_TABLE : t == (uint32_t)l->it_func ? GN_FUNC : GN_OTHER;
+}
+
+static int registry(const void *ctx, uint64_t L, uint64_t *g, uint64_t *reg)
+{
+	const struct jg *c = ctx;
+	return luajit_registry(c->l, c->m, L, g, reg);
+}
+
+static int hash_part(const void *ctx, uint64_t t, uint64_t *nodes, uint32_t *count)
+{
+	const struct jg *c = ctx;
+	return luajit_hash_part(c->l, c->m, t, nodes, count);
+}
+
+static void node(const void *ctx, const uint8_t *raw, uint64_t *key, enum gn_kind *kind, uint64_t *val)
+{
+	luajit_node(((const struct jg *)ctx)->l, raw, key, kind, val);
 }
 
 static long string(const void *ctx, uint64_t s, char *out, size_t size, uint64_t *full)

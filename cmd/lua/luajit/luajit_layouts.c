@@ -236,6 +236,44 @@ static const struct luajit_layout layouts[] = {
 			"buffer_method_ref\0buffer_method_encode\0buffer_method_decode\0buffer_method___gc\0"
 			"buffer_method___tostring\0buffer_method___len\0buffer_new\0buffer_encode\0buffer_decode\0",
 		.ff_names_count = 223,
+		.ff_names52 =
+			"lua\0C\0assert\0type\0next\0pairs\0ipairs_aux\0ipairs\0getmetatable\0setmetatable\0"
+			"getfenv\0setfenv\0rawget\0rawset\0rawequal\0rawlen\0unpack\0select\0tonumber\0tostring\0"
+			"error\0pcall\0xpcall\0loadfile\0load\0loadstring\0dofile\0gcinfo\0collectgarbage\0"
+			"newproxy\0print\0coroutine_status\0coroutine_running\0coroutine_isyieldable\0coroutine_create\0"
+			"coroutine_yield\0coroutine_resume\0coroutine_wrap_aux\0coroutine_wrap\0math_abs\0"
+			"math_floor\0math_ceil\0math_sqrt\0math_log10\0math_exp\0math_sin\0math_cos\0math_tan\0"
+			"math_asin\0math_acos\0math_atan\0math_sinh\0math_cosh\0math_tanh\0math_frexp\0math_modf\0"
+			"math_log\0math_atan2\0math_pow\0math_fmod\0math_ldexp\0math_min\0math_max\0math_random\0"
+			"math_randomseed\0bit_tobit\0bit_bnot\0bit_bswap\0bit_lshift\0bit_rshift\0bit_arshift\0"
+			"bit_rol\0bit_ror\0bit_band\0bit_bor\0bit_bxor\0bit_tohex\0string_byte\0string_char\0"
+			"string_sub\0string_rep\0string_reverse\0string_lower\0string_upper\0string_dump\0"
+			"string_find\0string_match\0string_gmatch_aux\0string_gmatch\0string_gsub\0string_format\0"
+			"table_maxn\0table_insert\0table_concat\0table_sort\0table_pack\0table_new\0table_clear\0"
+			"io_method_close\0io_method_read\0io_method_write\0io_method_flush\0io_method_seek\0"
+			"io_method_setvbuf\0io_method_lines\0io_method___gc\0io_method___tostring\0io_open\0"
+			"io_popen\0io_tmpfile\0io_close\0io_read\0io_write\0io_flush\0io_input\0io_output\0"
+			"io_lines\0io_type\0os_execute\0os_remove\0os_rename\0os_tmpname\0os_getenv\0os_exit\0"
+			"os_clock\0os_date\0os_time\0os_difftime\0os_setlocale\0debug_getregistry\0debug_getmetatable\0"
+			"debug_setmetatable\0debug_getfenv\0debug_setfenv\0debug_getinfo\0debug_getlocal\0"
+			"debug_setlocal\0debug_getupvalue\0debug_setupvalue\0debug_upvalueid\0debug_upvaluejoin\0"
+			"debug_getuservalue\0debug_setuservalue\0debug_sethook\0debug_gethook\0debug_debug\0"
+			"debug_traceback\0jit_on\0jit_off\0jit_flush\0jit_status\0jit_security\0jit_attach\0"
+			"jit_util_funcinfo\0jit_util_funcbc\0jit_util_funck\0jit_util_funcuvname\0jit_util_traceinfo\0"
+			"jit_util_traceir\0jit_util_tracek\0jit_util_tracesnap\0jit_util_tracemc\0jit_util_traceexitstub\0"
+			"jit_util_ircalladdr\0jit_opt_start\0jit_profile_start\0jit_profile_stop\0jit_profile_dumpstack\0"
+			"ffi_meta___index\0ffi_meta___newindex\0ffi_meta___eq\0ffi_meta___len\0ffi_meta___lt\0"
+			"ffi_meta___le\0ffi_meta___concat\0ffi_meta___call\0ffi_meta___add\0ffi_meta___sub\0"
+			"ffi_meta___mul\0ffi_meta___div\0ffi_meta___mod\0ffi_meta___pow\0ffi_meta___unm\0ffi_meta___tostring\0"
+			"ffi_meta___pairs\0ffi_meta___ipairs\0ffi_clib___index\0ffi_clib___newindex\0ffi_clib___gc\0"
+			"ffi_callback_free\0ffi_callback_set\0ffi_cdef\0ffi_new\0ffi_cast\0ffi_typeof\0ffi_typeinfo\0"
+			"ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0ffi_string\0ffi_copy\0"
+			"ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0buffer_method_free\0buffer_method_reset\0"
+			"buffer_method_skip\0buffer_method_set\0buffer_method_put\0buffer_method_putf\0buffer_method_get\0"
+			"buffer_method_putcdata\0buffer_method_reserve\0buffer_method_commit\0buffer_method_ref\0"
+			"buffer_method_encode\0buffer_method_decode\0buffer_method___gc\0buffer_method___tostring\0"
+			"buffer_method___len\0buffer_new\0buffer_encode\0buffer_decode\0",
+		.ff_names52_count = 227,
 	},
 	{
 		.variant = LUAJIT_UPSTREAM_NOGC64,
@@ -466,6 +504,564 @@ static const struct luajit_layout layouts[] = {
 			"buffer_method_ref\0buffer_method_encode\0buffer_method_decode\0buffer_method___gc\0"
 			"buffer_method___tostring\0buffer_method___len\0buffer_new\0buffer_encode\0buffer_decode\0",
 		.ff_names_count = 223,
+		.ff_names52 =
+			"lua\0C\0assert\0type\0next\0pairs\0ipairs_aux\0ipairs\0getmetatable\0setmetatable\0"
+			"getfenv\0setfenv\0rawget\0rawset\0rawequal\0rawlen\0unpack\0select\0tonumber\0tostring\0"
+			"error\0pcall\0xpcall\0loadfile\0load\0loadstring\0dofile\0gcinfo\0collectgarbage\0"
+			"newproxy\0print\0coroutine_status\0coroutine_running\0coroutine_isyieldable\0coroutine_create\0"
+			"coroutine_yield\0coroutine_resume\0coroutine_wrap_aux\0coroutine_wrap\0math_abs\0"
+			"math_floor\0math_ceil\0math_sqrt\0math_log10\0math_exp\0math_sin\0math_cos\0math_tan\0"
+			"math_asin\0math_acos\0math_atan\0math_sinh\0math_cosh\0math_tanh\0math_frexp\0math_modf\0"
+			"math_log\0math_atan2\0math_pow\0math_fmod\0math_ldexp\0math_min\0math_max\0math_random\0"
+			"math_randomseed\0bit_tobit\0bit_bnot\0bit_bswap\0bit_lshift\0bit_rshift\0bit_arshift\0"
+			"bit_rol\0bit_ror\0bit_band\0bit_bor\0bit_bxor\0bit_tohex\0string_byte\0string_char\0"
+			"string_sub\0string_rep\0string_reverse\0string_lower\0string_upper\0string_dump\0"
+			"string_find\0string_match\0string_gmatch_aux\0string_gmatch\0string_gsub\0string_format\0"
+			"table_maxn\0table_insert\0table_concat\0table_sort\0table_pack\0table_new\0table_clear\0"
+			"io_method_close\0io_method_read\0io_method_write\0io_method_flush\0io_method_seek\0"
+			"io_method_setvbuf\0io_method_lines\0io_method___gc\0io_method___tostring\0io_open\0"
+			"io_popen\0io_tmpfile\0io_close\0io_read\0io_write\0io_flush\0io_input\0io_output\0"
+			"io_lines\0io_type\0os_execute\0os_remove\0os_rename\0os_tmpname\0os_getenv\0os_exit\0"
+			"os_clock\0os_date\0os_time\0os_difftime\0os_setlocale\0debug_getregistry\0debug_getmetatable\0"
+			"debug_setmetatable\0debug_getfenv\0debug_setfenv\0debug_getinfo\0debug_getlocal\0"
+			"debug_setlocal\0debug_getupvalue\0debug_setupvalue\0debug_upvalueid\0debug_upvaluejoin\0"
+			"debug_getuservalue\0debug_setuservalue\0debug_sethook\0debug_gethook\0debug_debug\0"
+			"debug_traceback\0jit_on\0jit_off\0jit_flush\0jit_status\0jit_security\0jit_attach\0"
+			"jit_util_funcinfo\0jit_util_funcbc\0jit_util_funck\0jit_util_funcuvname\0jit_util_traceinfo\0"
+			"jit_util_traceir\0jit_util_tracek\0jit_util_tracesnap\0jit_util_tracemc\0jit_util_traceexitstub\0"
+			"jit_util_ircalladdr\0jit_opt_start\0jit_profile_start\0jit_profile_stop\0jit_profile_dumpstack\0"
+			"ffi_meta___index\0ffi_meta___newindex\0ffi_meta___eq\0ffi_meta___len\0ffi_meta___lt\0"
+			"ffi_meta___le\0ffi_meta___concat\0ffi_meta___call\0ffi_meta___add\0ffi_meta___sub\0"
+			"ffi_meta___mul\0ffi_meta___div\0ffi_meta___mod\0ffi_meta___pow\0ffi_meta___unm\0ffi_meta___tostring\0"
+			"ffi_meta___pairs\0ffi_meta___ipairs\0ffi_clib___index\0ffi_clib___newindex\0ffi_clib___gc\0"
+			"ffi_callback_free\0ffi_callback_set\0ffi_cdef\0ffi_new\0ffi_cast\0ffi_typeof\0ffi_typeinfo\0"
+			"ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0ffi_string\0ffi_copy\0"
+			"ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0buffer_method_free\0buffer_method_reset\0"
+			"buffer_method_skip\0buffer_method_set\0buffer_method_put\0buffer_method_putf\0buffer_method_get\0"
+			"buffer_method_putcdata\0buffer_method_reserve\0buffer_method_commit\0buffer_method_ref\0"
+			"buffer_method_encode\0buffer_method_decode\0buffer_method___gc\0buffer_method___tostring\0"
+			"buffer_method___len\0buffer_new\0buffer_encode\0buffer_decode\0",
+		.ff_names52_count = 227,
+	},
+	{
+		.variant = LUAJIT_BETA3_GC64,
+		.fork = LUAJIT_FORK_BETA3,
+		.name = "beta3 GC64",
+		.source = "luajit-2.1.0-beta3-texlive",
+		.fr2 = 1,
+		.gc64 = 1,
+		.gcref_size = 8,
+		.mref_size = 8,
+		.tvalue_size = 8,
+		.gcv_bits = 47,
+		.L_gct = 9,
+		.L_dummy_ffid = 10,
+		.L_status = 11,
+		.L_glref = 16,
+		.L_base = 32,
+		.L_top = 40,
+		.L_maxstack = 48,
+		.L_stack = 56,
+		.L_cframe = 80,
+		.L_stacksize = 88,
+		.L_size = 96,
+		.g_hookmask = 193,
+		.g_vmstate = 128,
+		.g_mainthref = 200,
+		.g_cur_L = 344,
+		.g_jit_base = 352,
+		.g_saved_jit_base = -1,
+		.g_registrytv = 208,
+		.g_size = 672,
+		.gg_L = 0,
+		.gg_g = 96,
+		.gg_J = 768,
+		.gg_dispatch = 4016,
+		.gg_size = 6192,
+		.J_trace = 392,
+		.J_sizetrace = 404,
+		.T_gct = 9,
+		.T_startpt = 64,
+		.T_startpc = 72,
+		.T_szmcode = 84,
+		.T_mcode = 88,
+		.T_spadjust = 102,
+		.T_traceno = 104,
+		.T_link = 106,
+		.T_root = 108,
+		.traceno_size = 2,
+		.fn_gct = 9,
+		.fn_ffid = 10,
+		.fn_nupvalues = 11,
+		.fn_env = 16,
+		.fn_pc = 32,
+		.fn_c_f = 40,
+		.fn_c_upvalue = 48,
+		.fn_l_uvptr = 40,
+		.pt_size = 104,
+		.pt_gct = 9,
+		.pt_numparams = 10,
+		.pt_framesize = 11,
+		.pt_sizebc = 12,
+		.pt_k = 32,
+		.pt_uv = 40,
+		.pt_sizekgc = 48,
+		.pt_sizekn = 52,
+		.pt_sizept = 56,
+		.pt_sizeuv = 60,
+		.pt_flags = 61,
+		.pt_trace = 62,
+		.pt_chunkname = 64,
+		.pt_firstline = 72,
+		.pt_numline = 76,
+		.pt_lineinfo = 80,
+		.pt_uvinfo = 88,
+		.pt_varinfo = 96,
+		.varname_max = 7,
+		.str_size = 24,
+		.str_gct = 9,
+		.str_len = 16,
+		.tab_node = 40,
+		.tab_hmask = 52,
+		.node_size = 24,
+		.node_val = 0,
+		.node_key = 8,
+		.it_str = -5,
+		.it_tab = -12,
+		.it_func = -9,
+		.gct_str = 4,
+		.gct_thread = 6,
+		.gct_proto = 7,
+		.gct_func = 8,
+		.gct_trace = 9,
+		.frame_type = 3,
+		.frame_p = 4,
+		.frame_typep = 7,
+		.frame_lua = 0,
+		.frame_c = 1,
+		.frame_cont = 2,
+		.frame_varg = 3,
+		.frame_luap = 4,
+		.frame_cp = 5,
+		.frame_pcall = 6,
+		.frame_pcallh = 7,
+		.cframe_ofs_prev = 32,
+		.cframe_ofs_pc = 24,
+		.cframe_ofs_l = 16,
+		.cframe_ofs_errf = 12,
+		.cframe_ofs_nres = 8,
+		.cframe_ofs_multres = 0,
+		.cframe_size = 80,
+		.cframe_size_jit = 96,
+		.cframe_resume = 1,
+		.cframe_unwind_ff = 2,
+		.cframe_rawmask = -4,
+		.vmst_interp = 0,
+		.vmst_c = 1,
+		.vmst_gc = 2,
+		.vmst_exit = 3,
+		.vmst_record = 4,
+		.vmst_opt = 5,
+		.vmst_asm = 6,
+		.vmst_max = 7,
+		.ff_lua = 0,
+		.ff_c = 1,
+		.bc_max = 97,
+		.bc_isnext = 72,
+		.bc_mov = 18,
+		.bc_kstr = 39,
+		.bc_knil = 44,
+		.bc_uget = 45,
+		.bc_fnew = 51,
+		.bc_gget = 54,
+		.bc_gset = 55,
+		.bc_tgetv = 56,
+		.bc_tgets = 57,
+		.bc_tgetb = 58,
+		.bc_tgetr = 59,
+		.bc_tsetv = 60,
+		.bc_tsets = 61,
+		.bc_tsetb = 62,
+		.bc_tsetm = 63,
+		.bc_tsetr = 64,
+		.bc_callm = 65,
+		.bc_call = 66,
+		.bc_callmt = 67,
+		.bc_callt = 68,
+		.bc_iterc = 69,
+		.bc_itern = 70,
+		.bc_varg = 71,
+		.bc_retm = 73,
+		.bc_ret = 74,
+		.bc_ret0 = 75,
+		.bc_ret1 = 76,
+		.bc_jloop = 87,
+		.bc_funcf = 89,
+		.bc_ifuncf = 90,
+		.bc_jfuncf = 91,
+		.bc_funcv = 92,
+		.bc_ifuncv = 93,
+		.bc_jfuncv = 94,
+		.bc_funcc = 95,
+		.bc_funccw = 96,
+		.bcm_base = 2,
+		.bcm_dst = 1,
+		.mm_index = 0,
+		.mm_newindex = 1,
+		.mm_call = 9,
+		.mm_max = 22,
+		.bcmode = {
+			12675, 12675, 14723, 14723, 8579, 8579, 9475, 9475, 9347, 9347, 9219, 9219,
+			45441, 45441, 45440, 45440, 45827, 45827, 45441, 45441, 33153, 10625, 21657, 23705,
+			25753, 27801, 29849, 21657, 23705, 25753, 27801, 29849, 20889, 22937, 24985, 27033,
+			29081, 31129, 16929, 46337, 46849, 45953, 46209, 46081, 45314, 45697, 45445, 46341,
+			46213, 46085, 46724, 5633, 4865, 5505, 1281, 3331, 409, 1305, 793, 409,
+			2459, 3355, 2843, 3202, 2459, 19250, 19250, 19202, 19202, 19250, 19250, 45874,
+			46722, 45826, 45828, 45828, 45828, 46722, 46722, 46722, 46722, 45826, 46722, 46722,
+			45826, 46724, 46724, 45828, 46724, 45060, 45060, 45828, 45060, 45060, 45828, 45060,
+			45060,
+		},
+		.bc_names =
+			"ISLT\0ISGE\0ISLE\0ISGT\0ISEQV\0ISNEV\0ISEQS\0ISNES\0ISEQN\0ISNEN\0ISEQP\0ISNEP\0ISTC\0"
+			"ISFC\0IST\0ISF\0ISTYPE\0ISNUM\0MOV\0NOT\0UNM\0LEN\0ADDVN\0SUBVN\0MULVN\0DIVVN\0MODVN\0"
+			"ADDNV\0SUBNV\0MULNV\0DIVNV\0MODNV\0ADDVV\0SUBVV\0MULVV\0DIVVV\0MODVV\0POW\0CAT\0KSTR\0"
+			"KCDATA\0KSHORT\0KNUM\0KPRI\0KNIL\0UGET\0USETV\0USETS\0USETN\0USETP\0UCLO\0FNEW\0TNEW\0"
+			"TDUP\0GGET\0GSET\0TGETV\0TGETS\0TGETB\0TGETR\0TSETV\0TSETS\0TSETB\0TSETM\0TSETR\0"
+			"CALLM\0CALL\0CALLMT\0CALLT\0ITERC\0ITERN\0VARG\0ISNEXT\0RETM\0RET\0RET0\0RET1\0FORI\0"
+			"JFORI\0FORL\0IFORL\0JFORL\0ITERL\0IITERL\0JITERL\0LOOP\0ILOOP\0JLOOP\0JMP\0FUNCF\0"
+			"IFUNCF\0JFUNCF\0FUNCV\0IFUNCV\0JFUNCV\0FUNCC\0FUNCCW\0",
+		.bc_names_count = 97,
+		.mm_names =
+			"index\0newindex\0gc\0mode\0eq\0len\0lt\0le\0concat\0call\0add\0sub\0mul\0div\0mod\0"
+			"pow\0unm\0metatable\0tostring\0new\0pairs\0ipairs\0",
+		.mm_names_count = 22,
+		.ff_names =
+			"lua\0C\0assert\0type\0next\0pairs\0ipairs_aux\0ipairs\0getmetatable\0setmetatable\0"
+			"getfenv\0setfenv\0rawget\0rawset\0rawequal\0unpack\0select\0tonumber\0tostring\0error\0"
+			"pcall\0xpcall\0loadfile\0load\0loadstring\0dofile\0gcinfo\0collectgarbage\0newproxy\0"
+			"print\0coroutine_status\0coroutine_running\0coroutine_isyieldable\0coroutine_create\0"
+			"coroutine_yield\0coroutine_resume\0coroutine_wrap_aux\0coroutine_wrap\0math_abs\0"
+			"math_floor\0math_ceil\0math_sqrt\0math_log10\0math_exp\0math_sin\0math_cos\0math_tan\0"
+			"math_asin\0math_acos\0math_atan\0math_sinh\0math_cosh\0math_tanh\0math_frexp\0math_modf\0"
+			"math_log\0math_atan2\0math_pow\0math_fmod\0math_ldexp\0math_min\0math_max\0math_random\0"
+			"math_randomseed\0bit_tobit\0bit_bnot\0bit_bswap\0bit_lshift\0bit_rshift\0bit_arshift\0"
+			"bit_rol\0bit_ror\0bit_band\0bit_bor\0bit_bxor\0bit_tohex\0string_byte\0string_char\0"
+			"string_sub\0string_rep\0string_reverse\0string_lower\0string_upper\0string_dump\0"
+			"string_find\0string_match\0string_gmatch_aux\0string_gmatch\0string_gsub\0string_format\0"
+			"table_maxn\0table_insert\0table_concat\0table_sort\0table_new\0table_clear\0io_method_close\0"
+			"io_method_read\0io_method_write\0io_method_flush\0io_method_seek\0io_method_setvbuf\0"
+			"io_method_lines\0io_method___gc\0io_method___tostring\0io_open\0io_popen\0io_tmpfile\0"
+			"io_close\0io_read\0io_write\0io_flush\0io_input\0io_output\0io_lines\0io_type\0os_execute\0"
+			"os_remove\0os_rename\0os_tmpname\0os_getenv\0os_exit\0os_clock\0os_date\0os_time\0"
+			"os_difftime\0os_setlocale\0debug_getregistry\0debug_getmetatable\0debug_setmetatable\0"
+			"debug_getfenv\0debug_setfenv\0debug_getinfo\0debug_getlocal\0debug_setlocal\0debug_getupvalue\0"
+			"debug_setupvalue\0debug_upvalueid\0debug_upvaluejoin\0debug_sethook\0debug_gethook\0"
+			"debug_debug\0debug_traceback\0jit_on\0jit_off\0jit_flush\0jit_status\0jit_attach\0"
+			"jit_util_funcinfo\0jit_util_funcbc\0jit_util_funck\0jit_util_funcuvname\0jit_util_traceinfo\0"
+			"jit_util_traceir\0jit_util_tracek\0jit_util_tracesnap\0jit_util_tracemc\0jit_util_traceexitstub\0"
+			"jit_util_ircalladdr\0jit_opt_start\0jit_profile_start\0jit_profile_stop\0jit_profile_dumpstack\0"
+			"ffi_meta___index\0ffi_meta___newindex\0ffi_meta___eq\0ffi_meta___len\0ffi_meta___lt\0"
+			"ffi_meta___le\0ffi_meta___concat\0ffi_meta___call\0ffi_meta___add\0ffi_meta___sub\0"
+			"ffi_meta___mul\0ffi_meta___div\0ffi_meta___mod\0ffi_meta___pow\0ffi_meta___unm\0ffi_meta___tostring\0"
+			"ffi_meta___pairs\0ffi_meta___ipairs\0ffi_clib___index\0ffi_clib___newindex\0ffi_clib___gc\0"
+			"ffi_callback_free\0ffi_callback_set\0ffi_cdef\0ffi_new\0ffi_cast\0ffi_typeof\0ffi_typeinfo\0"
+			"ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0ffi_string\0ffi_copy\0"
+			"ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0",
+		.ff_names_count = 203,
+		.ff_names52 =
+			"lua\0C\0assert\0type\0next\0pairs\0ipairs_aux\0ipairs\0getmetatable\0setmetatable\0"
+			"getfenv\0setfenv\0rawget\0rawset\0rawequal\0rawlen\0unpack\0select\0tonumber\0tostring\0"
+			"error\0pcall\0xpcall\0loadfile\0load\0loadstring\0dofile\0gcinfo\0collectgarbage\0"
+			"newproxy\0print\0coroutine_status\0coroutine_running\0coroutine_isyieldable\0coroutine_create\0"
+			"coroutine_yield\0coroutine_resume\0coroutine_wrap_aux\0coroutine_wrap\0math_abs\0"
+			"math_floor\0math_ceil\0math_sqrt\0math_log10\0math_exp\0math_sin\0math_cos\0math_tan\0"
+			"math_asin\0math_acos\0math_atan\0math_sinh\0math_cosh\0math_tanh\0math_frexp\0math_modf\0"
+			"math_log\0math_atan2\0math_pow\0math_fmod\0math_ldexp\0math_min\0math_max\0math_random\0"
+			"math_randomseed\0bit_tobit\0bit_bnot\0bit_bswap\0bit_lshift\0bit_rshift\0bit_arshift\0"
+			"bit_rol\0bit_ror\0bit_band\0bit_bor\0bit_bxor\0bit_tohex\0string_byte\0string_char\0"
+			"string_sub\0string_rep\0string_reverse\0string_lower\0string_upper\0string_dump\0"
+			"string_find\0string_match\0string_gmatch_aux\0string_gmatch\0string_gsub\0string_format\0"
+			"table_maxn\0table_insert\0table_concat\0table_sort\0table_pack\0table_new\0table_clear\0"
+			"io_method_close\0io_method_read\0io_method_write\0io_method_flush\0io_method_seek\0"
+			"io_method_setvbuf\0io_method_lines\0io_method___gc\0io_method___tostring\0io_open\0"
+			"io_popen\0io_tmpfile\0io_close\0io_read\0io_write\0io_flush\0io_input\0io_output\0"
+			"io_lines\0io_type\0os_execute\0os_remove\0os_rename\0os_tmpname\0os_getenv\0os_exit\0"
+			"os_clock\0os_date\0os_time\0os_difftime\0os_setlocale\0debug_getregistry\0debug_getmetatable\0"
+			"debug_setmetatable\0debug_getfenv\0debug_setfenv\0debug_getinfo\0debug_getlocal\0"
+			"debug_setlocal\0debug_getupvalue\0debug_setupvalue\0debug_upvalueid\0debug_upvaluejoin\0"
+			"debug_getuservalue\0debug_setuservalue\0debug_sethook\0debug_gethook\0debug_debug\0"
+			"debug_traceback\0jit_on\0jit_off\0jit_flush\0jit_status\0jit_attach\0jit_util_funcinfo\0"
+			"jit_util_funcbc\0jit_util_funck\0jit_util_funcuvname\0jit_util_traceinfo\0jit_util_traceir\0"
+			"jit_util_tracek\0jit_util_tracesnap\0jit_util_tracemc\0jit_util_traceexitstub\0jit_util_ircalladdr\0"
+			"jit_opt_start\0jit_profile_start\0jit_profile_stop\0jit_profile_dumpstack\0ffi_meta___index\0"
+			"ffi_meta___newindex\0ffi_meta___eq\0ffi_meta___len\0ffi_meta___lt\0ffi_meta___le\0"
+			"ffi_meta___concat\0ffi_meta___call\0ffi_meta___add\0ffi_meta___sub\0ffi_meta___mul\0"
+			"ffi_meta___div\0ffi_meta___mod\0ffi_meta___pow\0ffi_meta___unm\0ffi_meta___tostring\0"
+			"ffi_meta___pairs\0ffi_meta___ipairs\0ffi_clib___index\0ffi_clib___newindex\0ffi_clib___gc\0"
+			"ffi_callback_free\0ffi_callback_set\0ffi_cdef\0ffi_new\0ffi_cast\0ffi_typeof\0ffi_typeinfo\0"
+			"ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0ffi_string\0ffi_copy\0"
+			"ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0",
+		.ff_names52_count = 207,
+	},
+	{
+		.variant = LUAJIT_BETA3_NOGC64,
+		.fork = LUAJIT_FORK_BETA3,
+		.name = "beta3 non-GC64",
+		.source = "luajit-2.1.0-beta3-texlive",
+		.fr2 = 0,
+		.gc64 = 0,
+		.gcref_size = 4,
+		.mref_size = 4,
+		.tvalue_size = 8,
+		.gcv_bits = 32,
+		.L_gct = 5,
+		.L_dummy_ffid = 6,
+		.L_status = 7,
+		.L_glref = 8,
+		.L_base = 16,
+		.L_top = 24,
+		.L_maxstack = 32,
+		.L_stack = 36,
+		.L_cframe = 48,
+		.L_stacksize = 56,
+		.L_size = 64,
+		.g_hookmask = 125,
+		.g_vmstate = 88,
+		.g_mainthref = 128,
+		.g_cur_L = 248,
+		.g_jit_base = 252,
+		.g_saved_jit_base = -1,
+		.g_registrytv = 136,
+		.g_size = 416,
+		.gg_L = 0,
+		.gg_g = 64,
+		.gg_J = 480,
+		.gg_dispatch = 3176,
+		.gg_size = 5352,
+		.J_trace = 368,
+		.J_sizetrace = 380,
+		.T_gct = 5,
+		.T_startpt = 48,
+		.T_startpc = 52,
+		.T_szmcode = 60,
+		.T_mcode = 64,
+		.T_spadjust = 78,
+		.T_traceno = 80,
+		.T_link = 82,
+		.T_root = 84,
+		.traceno_size = 2,
+		.fn_gct = 5,
+		.fn_ffid = 6,
+		.fn_nupvalues = 7,
+		.fn_env = 8,
+		.fn_pc = 16,
+		.fn_c_f = 24,
+		.fn_c_upvalue = 32,
+		.fn_l_uvptr = 20,
+		.pt_size = 64,
+		.pt_gct = 5,
+		.pt_numparams = 6,
+		.pt_framesize = 7,
+		.pt_sizebc = 8,
+		.pt_k = 16,
+		.pt_uv = 20,
+		.pt_sizekgc = 24,
+		.pt_sizekn = 28,
+		.pt_sizept = 32,
+		.pt_sizeuv = 36,
+		.pt_flags = 37,
+		.pt_trace = 38,
+		.pt_chunkname = 40,
+		.pt_firstline = 44,
+		.pt_numline = 48,
+		.pt_lineinfo = 52,
+		.pt_uvinfo = 56,
+		.pt_varinfo = 60,
+		.varname_max = 7,
+		.str_size = 16,
+		.str_gct = 5,
+		.str_len = 12,
+		.tab_node = 20,
+		.tab_hmask = 28,
+		.node_size = 24,
+		.node_val = 0,
+		.node_key = 8,
+		.it_str = -5,
+		.it_tab = -12,
+		.it_func = -9,
+		.gct_str = 4,
+		.gct_thread = 6,
+		.gct_proto = 7,
+		.gct_func = 8,
+		.gct_trace = 9,
+		.frame_type = 3,
+		.frame_p = 4,
+		.frame_typep = 7,
+		.frame_lua = 0,
+		.frame_c = 1,
+		.frame_cont = 2,
+		.frame_varg = 3,
+		.frame_luap = 4,
+		.frame_cp = 5,
+		.frame_pcall = 6,
+		.frame_pcallh = 7,
+		.cframe_ofs_prev = 32,
+		.cframe_ofs_pc = 28,
+		.cframe_ofs_l = 24,
+		.cframe_ofs_errf = 20,
+		.cframe_ofs_nres = 16,
+		.cframe_ofs_multres = 4,
+		.cframe_size = 80,
+		.cframe_size_jit = 96,
+		.cframe_resume = 1,
+		.cframe_unwind_ff = 2,
+		.cframe_rawmask = -4,
+		.vmst_interp = 0,
+		.vmst_c = 1,
+		.vmst_gc = 2,
+		.vmst_exit = 3,
+		.vmst_record = 4,
+		.vmst_opt = 5,
+		.vmst_asm = 6,
+		.vmst_max = 7,
+		.ff_lua = 0,
+		.ff_c = 1,
+		.bc_max = 97,
+		.bc_isnext = 72,
+		.bc_mov = 18,
+		.bc_kstr = 39,
+		.bc_knil = 44,
+		.bc_uget = 45,
+		.bc_fnew = 51,
+		.bc_gget = 54,
+		.bc_gset = 55,
+		.bc_tgetv = 56,
+		.bc_tgets = 57,
+		.bc_tgetb = 58,
+		.bc_tgetr = 59,
+		.bc_tsetv = 60,
+		.bc_tsets = 61,
+		.bc_tsetb = 62,
+		.bc_tsetm = 63,
+		.bc_tsetr = 64,
+		.bc_callm = 65,
+		.bc_call = 66,
+		.bc_callmt = 67,
+		.bc_callt = 68,
+		.bc_iterc = 69,
+		.bc_itern = 70,
+		.bc_varg = 71,
+		.bc_retm = 73,
+		.bc_ret = 74,
+		.bc_ret0 = 75,
+		.bc_ret1 = 76,
+		.bc_jloop = 87,
+		.bc_funcf = 89,
+		.bc_ifuncf = 90,
+		.bc_jfuncf = 91,
+		.bc_funcv = 92,
+		.bc_ifuncv = 93,
+		.bc_jfuncv = 94,
+		.bc_funcc = 95,
+		.bc_funccw = 96,
+		.bcm_base = 2,
+		.bcm_dst = 1,
+		.mm_index = 0,
+		.mm_newindex = 1,
+		.mm_call = 9,
+		.mm_max = 22,
+		.bcmode = {
+			12675, 12675, 14723, 14723, 8579, 8579, 9475, 9475, 9347, 9347, 9219, 9219,
+			45441, 45441, 45440, 45440, 45827, 45827, 45441, 45441, 33153, 10625, 21657, 23705,
+			25753, 27801, 29849, 21657, 23705, 25753, 27801, 29849, 20889, 22937, 24985, 27033,
+			29081, 31129, 16929, 46337, 46849, 45953, 46209, 46081, 45314, 45697, 45445, 46341,
+			46213, 46085, 46724, 5633, 4865, 5505, 1281, 3331, 409, 1305, 793, 409,
+			2459, 3355, 2843, 3202, 2459, 19250, 19250, 19202, 19202, 19250, 19250, 45874,
+			46722, 45826, 45828, 45828, 45828, 46722, 46722, 46722, 46722, 45826, 46722, 46722,
+			45826, 46724, 46724, 45828, 46724, 45060, 45060, 45828, 45060, 45060, 45828, 45060,
+			45060,
+		},
+		.bc_names =
+			"ISLT\0ISGE\0ISLE\0ISGT\0ISEQV\0ISNEV\0ISEQS\0ISNES\0ISEQN\0ISNEN\0ISEQP\0ISNEP\0ISTC\0"
+			"ISFC\0IST\0ISF\0ISTYPE\0ISNUM\0MOV\0NOT\0UNM\0LEN\0ADDVN\0SUBVN\0MULVN\0DIVVN\0MODVN\0"
+			"ADDNV\0SUBNV\0MULNV\0DIVNV\0MODNV\0ADDVV\0SUBVV\0MULVV\0DIVVV\0MODVV\0POW\0CAT\0KSTR\0"
+			"KCDATA\0KSHORT\0KNUM\0KPRI\0KNIL\0UGET\0USETV\0USETS\0USETN\0USETP\0UCLO\0FNEW\0TNEW\0"
+			"TDUP\0GGET\0GSET\0TGETV\0TGETS\0TGETB\0TGETR\0TSETV\0TSETS\0TSETB\0TSETM\0TSETR\0"
+			"CALLM\0CALL\0CALLMT\0CALLT\0ITERC\0ITERN\0VARG\0ISNEXT\0RETM\0RET\0RET0\0RET1\0FORI\0"
+			"JFORI\0FORL\0IFORL\0JFORL\0ITERL\0IITERL\0JITERL\0LOOP\0ILOOP\0JLOOP\0JMP\0FUNCF\0"
+			"IFUNCF\0JFUNCF\0FUNCV\0IFUNCV\0JFUNCV\0FUNCC\0FUNCCW\0",
+		.bc_names_count = 97,
+		.mm_names =
+			"index\0newindex\0gc\0mode\0eq\0len\0lt\0le\0concat\0call\0add\0sub\0mul\0div\0mod\0"
+			"pow\0unm\0metatable\0tostring\0new\0pairs\0ipairs\0",
+		.mm_names_count = 22,
+		.ff_names =
+			"lua\0C\0assert\0type\0next\0pairs\0ipairs_aux\0ipairs\0getmetatable\0setmetatable\0"
+			"getfenv\0setfenv\0rawget\0rawset\0rawequal\0unpack\0select\0tonumber\0tostring\0error\0"
+			"pcall\0xpcall\0loadfile\0load\0loadstring\0dofile\0gcinfo\0collectgarbage\0newproxy\0"
+			"print\0coroutine_status\0coroutine_running\0coroutine_isyieldable\0coroutine_create\0"
+			"coroutine_yield\0coroutine_resume\0coroutine_wrap_aux\0coroutine_wrap\0math_abs\0"
+			"math_floor\0math_ceil\0math_sqrt\0math_log10\0math_exp\0math_sin\0math_cos\0math_tan\0"
+			"math_asin\0math_acos\0math_atan\0math_sinh\0math_cosh\0math_tanh\0math_frexp\0math_modf\0"
+			"math_log\0math_atan2\0math_pow\0math_fmod\0math_ldexp\0math_min\0math_max\0math_random\0"
+			"math_randomseed\0bit_tobit\0bit_bnot\0bit_bswap\0bit_lshift\0bit_rshift\0bit_arshift\0"
+			"bit_rol\0bit_ror\0bit_band\0bit_bor\0bit_bxor\0bit_tohex\0string_byte\0string_char\0"
+			"string_sub\0string_rep\0string_reverse\0string_lower\0string_upper\0string_dump\0"
+			"string_find\0string_match\0string_gmatch_aux\0string_gmatch\0string_gsub\0string_format\0"
+			"table_maxn\0table_insert\0table_concat\0table_sort\0table_new\0table_clear\0io_method_close\0"
+			"io_method_read\0io_method_write\0io_method_flush\0io_method_seek\0io_method_setvbuf\0"
+			"io_method_lines\0io_method___gc\0io_method___tostring\0io_open\0io_popen\0io_tmpfile\0"
+			"io_close\0io_read\0io_write\0io_flush\0io_input\0io_output\0io_lines\0io_type\0os_execute\0"
+			"os_remove\0os_rename\0os_tmpname\0os_getenv\0os_exit\0os_clock\0os_date\0os_time\0"
+			"os_difftime\0os_setlocale\0debug_getregistry\0debug_getmetatable\0debug_setmetatable\0"
+			"debug_getfenv\0debug_setfenv\0debug_getinfo\0debug_getlocal\0debug_setlocal\0debug_getupvalue\0"
+			"debug_setupvalue\0debug_upvalueid\0debug_upvaluejoin\0debug_sethook\0debug_gethook\0"
+			"debug_debug\0debug_traceback\0jit_on\0jit_off\0jit_flush\0jit_status\0jit_attach\0"
+			"jit_util_funcinfo\0jit_util_funcbc\0jit_util_funck\0jit_util_funcuvname\0jit_util_traceinfo\0"
+			"jit_util_traceir\0jit_util_tracek\0jit_util_tracesnap\0jit_util_tracemc\0jit_util_traceexitstub\0"
+			"jit_util_ircalladdr\0jit_opt_start\0jit_profile_start\0jit_profile_stop\0jit_profile_dumpstack\0"
+			"ffi_meta___index\0ffi_meta___newindex\0ffi_meta___eq\0ffi_meta___len\0ffi_meta___lt\0"
+			"ffi_meta___le\0ffi_meta___concat\0ffi_meta___call\0ffi_meta___add\0ffi_meta___sub\0"
+			"ffi_meta___mul\0ffi_meta___div\0ffi_meta___mod\0ffi_meta___pow\0ffi_meta___unm\0ffi_meta___tostring\0"
+			"ffi_meta___pairs\0ffi_meta___ipairs\0ffi_clib___index\0ffi_clib___newindex\0ffi_clib___gc\0"
+			"ffi_callback_free\0ffi_callback_set\0ffi_cdef\0ffi_new\0ffi_cast\0ffi_typeof\0ffi_typeinfo\0"
+			"ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0ffi_string\0ffi_copy\0"
+			"ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0",
+		.ff_names_count = 203,
+		.ff_names52 =
+			"lua\0C\0assert\0type\0next\0pairs\0ipairs_aux\0ipairs\0getmetatable\0setmetatable\0"
+			"getfenv\0setfenv\0rawget\0rawset\0rawequal\0rawlen\0unpack\0select\0tonumber\0tostring\0"
+			"error\0pcall\0xpcall\0loadfile\0load\0loadstring\0dofile\0gcinfo\0collectgarbage\0"
+			"newproxy\0print\0coroutine_status\0coroutine_running\0coroutine_isyieldable\0coroutine_create\0"
+			"coroutine_yield\0coroutine_resume\0coroutine_wrap_aux\0coroutine_wrap\0math_abs\0"
+			"math_floor\0math_ceil\0math_sqrt\0math_log10\0math_exp\0math_sin\0math_cos\0math_tan\0"
+			"math_asin\0math_acos\0math_atan\0math_sinh\0math_cosh\0math_tanh\0math_frexp\0math_modf\0"
+			"math_log\0math_atan2\0math_pow\0math_fmod\0math_ldexp\0math_min\0math_max\0math_random\0"
+			"math_randomseed\0bit_tobit\0bit_bnot\0bit_bswap\0bit_lshift\0bit_rshift\0bit_arshift\0"
+			"bit_rol\0bit_ror\0bit_band\0bit_bor\0bit_bxor\0bit_tohex\0string_byte\0string_char\0"
+			"string_sub\0string_rep\0string_reverse\0string_lower\0string_upper\0string_dump\0"
+			"string_find\0string_match\0string_gmatch_aux\0string_gmatch\0string_gsub\0string_format\0"
+			"table_maxn\0table_insert\0table_concat\0table_sort\0table_pack\0table_new\0table_clear\0"
+			"io_method_close\0io_method_read\0io_method_write\0io_method_flush\0io_method_seek\0"
+			"io_method_setvbuf\0io_method_lines\0io_method___gc\0io_method___tostring\0io_open\0"
+			"io_popen\0io_tmpfile\0io_close\0io_read\0io_write\0io_flush\0io_input\0io_output\0"
+			"io_lines\0io_type\0os_execute\0os_remove\0os_rename\0os_tmpname\0os_getenv\0os_exit\0"
+			"os_clock\0os_date\0os_time\0os_difftime\0os_setlocale\0debug_getregistry\0debug_getmetatable\0"
+			"debug_setmetatable\0debug_getfenv\0debug_setfenv\0debug_getinfo\0debug_getlocal\0"
+			"debug_setlocal\0debug_getupvalue\0debug_setupvalue\0debug_upvalueid\0debug_upvaluejoin\0"
+			"debug_getuservalue\0debug_setuservalue\0debug_sethook\0debug_gethook\0debug_debug\0"
+			"debug_traceback\0jit_on\0jit_off\0jit_flush\0jit_status\0jit_attach\0jit_util_funcinfo\0"
+			"jit_util_funcbc\0jit_util_funck\0jit_util_funcuvname\0jit_util_traceinfo\0jit_util_traceir\0"
+			"jit_util_tracek\0jit_util_tracesnap\0jit_util_tracemc\0jit_util_traceexitstub\0jit_util_ircalladdr\0"
+			"jit_opt_start\0jit_profile_start\0jit_profile_stop\0jit_profile_dumpstack\0ffi_meta___index\0"
+			"ffi_meta___newindex\0ffi_meta___eq\0ffi_meta___len\0ffi_meta___lt\0ffi_meta___le\0"
+			"ffi_meta___concat\0ffi_meta___call\0ffi_meta___add\0ffi_meta___sub\0ffi_meta___mul\0"
+			"ffi_meta___div\0ffi_meta___mod\0ffi_meta___pow\0ffi_meta___unm\0ffi_meta___tostring\0"
+			"ffi_meta___pairs\0ffi_meta___ipairs\0ffi_clib___index\0ffi_clib___newindex\0ffi_clib___gc\0"
+			"ffi_callback_free\0ffi_callback_set\0ffi_cdef\0ffi_new\0ffi_cast\0ffi_typeof\0ffi_typeinfo\0"
+			"ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0ffi_string\0ffi_copy\0"
+			"ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0",
+		.ff_names52_count = 207,
 	},
 	{
 		.variant = LUAJIT_OPENRESTY_GC64,
@@ -697,6 +1293,45 @@ static const struct luajit_layout layouts[] = {
 			"buffer_method_ref\0buffer_method_encode\0buffer_method_decode\0buffer_method___gc\0"
 			"buffer_method___tostring\0buffer_method___len\0buffer_new\0buffer_encode\0buffer_decode\0",
 		.ff_names_count = 230,
+		.ff_names52 =
+			"lua\0C\0assert\0type\0next\0pairs\0ipairs_aux\0ipairs\0getmetatable\0setmetatable\0"
+			"getfenv\0setfenv\0rawget\0rawset\0rawequal\0rawlen\0unpack\0select\0tonumber\0tostring\0"
+			"error\0pcall\0xpcall\0loadfile\0load\0loadstring\0dofile\0gcinfo\0collectgarbage\0"
+			"newproxy\0print\0coroutine_status\0coroutine_running\0coroutine_isyieldable\0coroutine_create\0"
+			"coroutine_yield\0coroutine_resume\0coroutine_wrap_aux\0coroutine_wrap\0thread_exdata\0"
+			"thread_exdata2\0math_abs\0math_floor\0math_ceil\0math_sqrt\0math_log10\0math_exp\0"
+			"math_sin\0math_cos\0math_tan\0math_asin\0math_acos\0math_atan\0math_sinh\0math_cosh\0"
+			"math_tanh\0math_frexp\0math_modf\0math_log\0math_atan2\0math_pow\0math_fmod\0math_ldexp\0"
+			"math_min\0math_max\0math_random\0math_randomseed\0bit_tobit\0bit_bnot\0bit_bswap\0"
+			"bit_lshift\0bit_rshift\0bit_arshift\0bit_rol\0bit_ror\0bit_band\0bit_bor\0bit_bxor\0"
+			"bit_tohex\0string_byte\0string_char\0string_sub\0string_rep\0string_reverse\0string_lower\0"
+			"string_upper\0string_dump\0string_find\0string_match\0string_gmatch_aux\0string_gmatch\0"
+			"string_gsub\0string_format\0table_maxn\0table_insert\0table_concat\0table_clone\0"
+			"table_isarray\0table_nkeys\0table_isempty\0table_sort\0table_pack\0table_new\0table_clear\0"
+			"io_method_close\0io_method_read\0io_method_write\0io_method_flush\0io_method_seek\0"
+			"io_method_setvbuf\0io_method_lines\0io_method___gc\0io_method___tostring\0io_open\0"
+			"io_popen\0io_tmpfile\0io_close\0io_read\0io_write\0io_flush\0io_input\0io_output\0"
+			"io_lines\0io_type\0os_execute\0os_remove\0os_rename\0os_tmpname\0os_getenv\0os_exit\0"
+			"os_clock\0os_date\0os_time\0os_difftime\0os_setlocale\0debug_getregistry\0debug_getmetatable\0"
+			"debug_setmetatable\0debug_getfenv\0debug_setfenv\0debug_getinfo\0debug_getlocal\0"
+			"debug_setlocal\0debug_getupvalue\0debug_setupvalue\0debug_upvalueid\0debug_upvaluejoin\0"
+			"debug_getuservalue\0debug_setuservalue\0debug_sethook\0debug_gethook\0debug_debug\0"
+			"debug_traceback\0jit_on\0jit_off\0jit_flush\0jit_status\0jit_security\0jit_attach\0"
+			"jit_prngstate\0jit_util_funcinfo\0jit_util_funcbc\0jit_util_funck\0jit_util_funcuvname\0"
+			"jit_util_traceinfo\0jit_util_traceir\0jit_util_tracek\0jit_util_tracesnap\0jit_util_tracemc\0"
+			"jit_util_traceexitstub\0jit_util_ircalladdr\0jit_opt_start\0jit_profile_start\0jit_profile_stop\0"
+			"jit_profile_dumpstack\0ffi_meta___index\0ffi_meta___newindex\0ffi_meta___eq\0ffi_meta___len\0"
+			"ffi_meta___lt\0ffi_meta___le\0ffi_meta___concat\0ffi_meta___call\0ffi_meta___add\0"
+			"ffi_meta___sub\0ffi_meta___mul\0ffi_meta___div\0ffi_meta___mod\0ffi_meta___pow\0ffi_meta___unm\0"
+			"ffi_meta___tostring\0ffi_meta___pairs\0ffi_meta___ipairs\0ffi_clib___index\0ffi_clib___newindex\0"
+			"ffi_clib___gc\0ffi_callback_free\0ffi_callback_set\0ffi_cdef\0ffi_new\0ffi_cast\0"
+			"ffi_typeof\0ffi_typeinfo\0ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0"
+			"ffi_string\0ffi_copy\0ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0buffer_method_free\0"
+			"buffer_method_reset\0buffer_method_skip\0buffer_method_set\0buffer_method_put\0buffer_method_putf\0"
+			"buffer_method_get\0buffer_method_putcdata\0buffer_method_reserve\0buffer_method_commit\0"
+			"buffer_method_ref\0buffer_method_encode\0buffer_method_decode\0buffer_method___gc\0"
+			"buffer_method___tostring\0buffer_method___len\0buffer_new\0buffer_encode\0buffer_decode\0",
+		.ff_names52_count = 234,
 	},
 	{
 		.variant = LUAJIT_OPENRESTY_NOGC64,
@@ -928,6 +1563,585 @@ static const struct luajit_layout layouts[] = {
 			"buffer_method_ref\0buffer_method_encode\0buffer_method_decode\0buffer_method___gc\0"
 			"buffer_method___tostring\0buffer_method___len\0buffer_new\0buffer_encode\0buffer_decode\0",
 		.ff_names_count = 230,
+		.ff_names52 =
+			"lua\0C\0assert\0type\0next\0pairs\0ipairs_aux\0ipairs\0getmetatable\0setmetatable\0"
+			"getfenv\0setfenv\0rawget\0rawset\0rawequal\0rawlen\0unpack\0select\0tonumber\0tostring\0"
+			"error\0pcall\0xpcall\0loadfile\0load\0loadstring\0dofile\0gcinfo\0collectgarbage\0"
+			"newproxy\0print\0coroutine_status\0coroutine_running\0coroutine_isyieldable\0coroutine_create\0"
+			"coroutine_yield\0coroutine_resume\0coroutine_wrap_aux\0coroutine_wrap\0thread_exdata\0"
+			"thread_exdata2\0math_abs\0math_floor\0math_ceil\0math_sqrt\0math_log10\0math_exp\0"
+			"math_sin\0math_cos\0math_tan\0math_asin\0math_acos\0math_atan\0math_sinh\0math_cosh\0"
+			"math_tanh\0math_frexp\0math_modf\0math_log\0math_atan2\0math_pow\0math_fmod\0math_ldexp\0"
+			"math_min\0math_max\0math_random\0math_randomseed\0bit_tobit\0bit_bnot\0bit_bswap\0"
+			"bit_lshift\0bit_rshift\0bit_arshift\0bit_rol\0bit_ror\0bit_band\0bit_bor\0bit_bxor\0"
+			"bit_tohex\0string_byte\0string_char\0string_sub\0string_rep\0string_reverse\0string_lower\0"
+			"string_upper\0string_dump\0string_find\0string_match\0string_gmatch_aux\0string_gmatch\0"
+			"string_gsub\0string_format\0table_maxn\0table_insert\0table_concat\0table_clone\0"
+			"table_isarray\0table_nkeys\0table_isempty\0table_sort\0table_pack\0table_new\0table_clear\0"
+			"io_method_close\0io_method_read\0io_method_write\0io_method_flush\0io_method_seek\0"
+			"io_method_setvbuf\0io_method_lines\0io_method___gc\0io_method___tostring\0io_open\0"
+			"io_popen\0io_tmpfile\0io_close\0io_read\0io_write\0io_flush\0io_input\0io_output\0"
+			"io_lines\0io_type\0os_execute\0os_remove\0os_rename\0os_tmpname\0os_getenv\0os_exit\0"
+			"os_clock\0os_date\0os_time\0os_difftime\0os_setlocale\0debug_getregistry\0debug_getmetatable\0"
+			"debug_setmetatable\0debug_getfenv\0debug_setfenv\0debug_getinfo\0debug_getlocal\0"
+			"debug_setlocal\0debug_getupvalue\0debug_setupvalue\0debug_upvalueid\0debug_upvaluejoin\0"
+			"debug_getuservalue\0debug_setuservalue\0debug_sethook\0debug_gethook\0debug_debug\0"
+			"debug_traceback\0jit_on\0jit_off\0jit_flush\0jit_status\0jit_security\0jit_attach\0"
+			"jit_prngstate\0jit_util_funcinfo\0jit_util_funcbc\0jit_util_funck\0jit_util_funcuvname\0"
+			"jit_util_traceinfo\0jit_util_traceir\0jit_util_tracek\0jit_util_tracesnap\0jit_util_tracemc\0"
+			"jit_util_traceexitstub\0jit_util_ircalladdr\0jit_opt_start\0jit_profile_start\0jit_profile_stop\0"
+			"jit_profile_dumpstack\0ffi_meta___index\0ffi_meta___newindex\0ffi_meta___eq\0ffi_meta___len\0"
+			"ffi_meta___lt\0ffi_meta___le\0ffi_meta___concat\0ffi_meta___call\0ffi_meta___add\0"
+			"ffi_meta___sub\0ffi_meta___mul\0ffi_meta___div\0ffi_meta___mod\0ffi_meta___pow\0ffi_meta___unm\0"
+			"ffi_meta___tostring\0ffi_meta___pairs\0ffi_meta___ipairs\0ffi_clib___index\0ffi_clib___newindex\0"
+			"ffi_clib___gc\0ffi_callback_free\0ffi_callback_set\0ffi_cdef\0ffi_new\0ffi_cast\0"
+			"ffi_typeof\0ffi_typeinfo\0ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0"
+			"ffi_string\0ffi_copy\0ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0buffer_method_free\0"
+			"buffer_method_reset\0buffer_method_skip\0buffer_method_set\0buffer_method_put\0buffer_method_putf\0"
+			"buffer_method_get\0buffer_method_putcdata\0buffer_method_reserve\0buffer_method_commit\0"
+			"buffer_method_ref\0buffer_method_encode\0buffer_method_decode\0buffer_method___gc\0"
+			"buffer_method___tostring\0buffer_method___len\0buffer_new\0buffer_encode\0buffer_decode\0",
+		.ff_names52_count = 234,
+	},
+	{
+		.variant = LUAJIT_OPENRESTY25_GC64,
+		.fork = LUAJIT_FORK_OPENRESTY,
+		.name = "openresty 2025 GC64",
+		.source = "luajit-2.1.0+openresty20251030",
+		.fr2 = 1,
+		.gc64 = 1,
+		.gcref_size = 8,
+		.mref_size = 8,
+		.tvalue_size = 8,
+		.gcv_bits = 47,
+		.L_gct = 9,
+		.L_dummy_ffid = 10,
+		.L_status = 11,
+		.L_glref = 16,
+		.L_base = 32,
+		.L_top = 40,
+		.L_maxstack = 48,
+		.L_stack = 56,
+		.L_cframe = 80,
+		.L_stacksize = 88,
+		.L_size = 112,
+		.g_hookmask = 145,
+		.g_vmstate = 184,
+		.g_mainthref = 192,
+		.g_cur_L = 368,
+		.g_jit_base = 376,
+		.g_saved_jit_base = 736,
+		.g_registrytv = 272,
+		.g_size = 744,
+		.gg_L = 0,
+		.gg_g = 112,
+		.gg_J = 856,
+		.gg_dispatch = 4128,
+		.gg_size = 6304,
+		.J_trace = 384,
+		.J_sizetrace = 396,
+		.T_gct = 9,
+		.T_startpt = 64,
+		.T_startpc = 72,
+		.T_szmcode = 84,
+		.T_mcode = 88,
+		.T_spadjust = 102,
+		.T_traceno = 104,
+		.T_link = 106,
+		.T_root = 108,
+		.traceno_size = 2,
+		.fn_gct = 9,
+		.fn_ffid = 10,
+		.fn_nupvalues = 11,
+		.fn_env = 16,
+		.fn_pc = 32,
+		.fn_c_f = 40,
+		.fn_c_upvalue = 48,
+		.fn_l_uvptr = 40,
+		.pt_size = 104,
+		.pt_gct = 9,
+		.pt_numparams = 10,
+		.pt_framesize = 11,
+		.pt_sizebc = 12,
+		.pt_k = 32,
+		.pt_uv = 40,
+		.pt_sizekgc = 48,
+		.pt_sizekn = 52,
+		.pt_sizept = 56,
+		.pt_sizeuv = 60,
+		.pt_flags = 61,
+		.pt_trace = 62,
+		.pt_chunkname = 64,
+		.pt_firstline = 72,
+		.pt_numline = 76,
+		.pt_lineinfo = 80,
+		.pt_uvinfo = 88,
+		.pt_varinfo = 96,
+		.varname_max = 7,
+		.str_size = 24,
+		.str_gct = 9,
+		.str_len = 20,
+		.tab_node = 40,
+		.tab_hmask = 52,
+		.node_size = 24,
+		.node_val = 0,
+		.node_key = 8,
+		.it_str = -5,
+		.it_tab = -12,
+		.it_func = -9,
+		.gct_str = 4,
+		.gct_thread = 6,
+		.gct_proto = 7,
+		.gct_func = 8,
+		.gct_trace = 9,
+		.frame_type = 3,
+		.frame_p = 4,
+		.frame_typep = 7,
+		.frame_lua = 0,
+		.frame_c = 1,
+		.frame_cont = 2,
+		.frame_varg = 3,
+		.frame_luap = 4,
+		.frame_cp = 5,
+		.frame_pcall = 6,
+		.frame_pcallh = 7,
+		.cframe_ofs_prev = 32,
+		.cframe_ofs_pc = 24,
+		.cframe_ofs_l = 16,
+		.cframe_ofs_errf = 12,
+		.cframe_ofs_nres = 8,
+		.cframe_ofs_multres = 0,
+		.cframe_size = 80,
+		.cframe_size_jit = 96,
+		.cframe_resume = 1,
+		.cframe_unwind_ff = 2,
+		.cframe_rawmask = -4,
+		.vmst_interp = 0,
+		.vmst_c = 1,
+		.vmst_gc = 2,
+		.vmst_exit = 3,
+		.vmst_record = 4,
+		.vmst_opt = 5,
+		.vmst_asm = 6,
+		.vmst_max = 7,
+		.ff_lua = 0,
+		.ff_c = 1,
+		.bc_max = 97,
+		.bc_isnext = 72,
+		.bc_mov = 18,
+		.bc_kstr = 39,
+		.bc_knil = 44,
+		.bc_uget = 45,
+		.bc_fnew = 51,
+		.bc_gget = 54,
+		.bc_gset = 55,
+		.bc_tgetv = 56,
+		.bc_tgets = 57,
+		.bc_tgetb = 58,
+		.bc_tgetr = 59,
+		.bc_tsetv = 60,
+		.bc_tsets = 61,
+		.bc_tsetb = 62,
+		.bc_tsetm = 63,
+		.bc_tsetr = 64,
+		.bc_callm = 65,
+		.bc_call = 66,
+		.bc_callmt = 67,
+		.bc_callt = 68,
+		.bc_iterc = 69,
+		.bc_itern = 70,
+		.bc_varg = 71,
+		.bc_retm = 73,
+		.bc_ret = 74,
+		.bc_ret0 = 75,
+		.bc_ret1 = 76,
+		.bc_jloop = 87,
+		.bc_funcf = 89,
+		.bc_ifuncf = 90,
+		.bc_jfuncf = 91,
+		.bc_funcv = 92,
+		.bc_ifuncv = 93,
+		.bc_jfuncv = 94,
+		.bc_funcc = 95,
+		.bc_funccw = 96,
+		.bcm_base = 2,
+		.bcm_dst = 1,
+		.mm_index = 0,
+		.mm_newindex = 1,
+		.mm_call = 9,
+		.mm_max = 22,
+		.bcmode = {
+			12675, 12675, 14723, 14723, 8579, 8579, 9475, 9475, 9347, 9347, 9219, 9219,
+			45441, 45441, 45440, 45440, 45827, 45827, 45441, 45441, 33153, 10625, 21657, 23705,
+			25753, 27801, 29849, 21657, 23705, 25753, 27801, 29849, 20889, 22937, 24985, 27033,
+			29081, 31129, 16929, 46337, 46849, 45953, 46209, 46081, 45314, 45697, 45445, 46341,
+			46213, 46085, 46724, 5633, 4865, 5505, 1281, 3331, 409, 1305, 793, 409,
+			2459, 3355, 2843, 3202, 2459, 19250, 19250, 19202, 19202, 19250, 19250, 45874,
+			46722, 45826, 45828, 45828, 45828, 46722, 46722, 46722, 46722, 45826, 46722, 46722,
+			45826, 46724, 46724, 45828, 46724, 45060, 45060, 45828, 45060, 45060, 45828, 45060,
+			45060,
+		},
+		.bc_names =
+			"ISLT\0ISGE\0ISLE\0ISGT\0ISEQV\0ISNEV\0ISEQS\0ISNES\0ISEQN\0ISNEN\0ISEQP\0ISNEP\0ISTC\0"
+			"ISFC\0IST\0ISF\0ISTYPE\0ISNUM\0MOV\0NOT\0UNM\0LEN\0ADDVN\0SUBVN\0MULVN\0DIVVN\0MODVN\0"
+			"ADDNV\0SUBNV\0MULNV\0DIVNV\0MODNV\0ADDVV\0SUBVV\0MULVV\0DIVVV\0MODVV\0POW\0CAT\0KSTR\0"
+			"KCDATA\0KSHORT\0KNUM\0KPRI\0KNIL\0UGET\0USETV\0USETS\0USETN\0USETP\0UCLO\0FNEW\0TNEW\0"
+			"TDUP\0GGET\0GSET\0TGETV\0TGETS\0TGETB\0TGETR\0TSETV\0TSETS\0TSETB\0TSETM\0TSETR\0"
+			"CALLM\0CALL\0CALLMT\0CALLT\0ITERC\0ITERN\0VARG\0ISNEXT\0RETM\0RET\0RET0\0RET1\0FORI\0"
+			"JFORI\0FORL\0IFORL\0JFORL\0ITERL\0IITERL\0JITERL\0LOOP\0ILOOP\0JLOOP\0JMP\0FUNCF\0"
+			"IFUNCF\0JFUNCF\0FUNCV\0IFUNCV\0JFUNCV\0FUNCC\0FUNCCW\0",
+		.bc_names_count = 97,
+		.mm_names =
+			"index\0newindex\0gc\0mode\0eq\0len\0lt\0le\0concat\0call\0add\0sub\0mul\0div\0mod\0"
+			"pow\0unm\0metatable\0tostring\0new\0pairs\0ipairs\0",
+		.mm_names_count = 22,
+		.ff_names =
+			"lua\0C\0assert\0type\0next\0pairs\0ipairs_aux\0ipairs\0getmetatable\0setmetatable\0"
+			"getfenv\0setfenv\0rawget\0rawset\0rawequal\0unpack\0select\0tonumber\0tostring\0error\0"
+			"pcall\0xpcall\0loadfile\0load\0loadstring\0dofile\0gcinfo\0collectgarbage\0newproxy\0"
+			"print\0coroutine_status\0coroutine_running\0coroutine_isyieldable\0coroutine_create\0"
+			"coroutine_yield\0coroutine_resume\0coroutine_wrap_aux\0coroutine_wrap\0thread_exdata\0"
+			"thread_exdata2\0math_abs\0math_floor\0math_ceil\0math_sqrt\0math_log10\0math_exp\0"
+			"math_sin\0math_cos\0math_tan\0math_asin\0math_acos\0math_atan\0math_sinh\0math_cosh\0"
+			"math_tanh\0math_frexp\0math_modf\0math_log\0math_atan2\0math_pow\0math_fmod\0math_ldexp\0"
+			"math_min\0math_max\0math_random\0math_randomseed\0bit_tobit\0bit_bnot\0bit_bswap\0"
+			"bit_lshift\0bit_rshift\0bit_arshift\0bit_rol\0bit_ror\0bit_band\0bit_bor\0bit_bxor\0"
+			"bit_tohex\0string_byte\0string_char\0string_sub\0string_rep\0string_reverse\0string_lower\0"
+			"string_upper\0string_dump\0string_find\0string_match\0string_gmatch_aux\0string_gmatch\0"
+			"string_gsub\0string_format\0table_maxn\0table_insert\0table_concat\0table_clone\0"
+			"table_isarray\0table_nkeys\0table_isempty\0table_sort\0table_new\0table_clear\0io_method_close\0"
+			"io_method_read\0io_method_write\0io_method_flush\0io_method_seek\0io_method_setvbuf\0"
+			"io_method_lines\0io_method___gc\0io_method___tostring\0io_open\0io_popen\0io_tmpfile\0"
+			"io_close\0io_read\0io_write\0io_flush\0io_input\0io_output\0io_lines\0io_type\0os_execute\0"
+			"os_remove\0os_rename\0os_tmpname\0os_getenv\0os_exit\0os_clock\0os_date\0os_time\0"
+			"os_difftime\0os_setlocale\0debug_getregistry\0debug_getmetatable\0debug_setmetatable\0"
+			"debug_getfenv\0debug_setfenv\0debug_getinfo\0debug_getlocal\0debug_setlocal\0debug_getupvalue\0"
+			"debug_setupvalue\0debug_upvalueid\0debug_upvaluejoin\0debug_sethook\0debug_gethook\0"
+			"debug_debug\0debug_traceback\0jit_on\0jit_off\0jit_flush\0jit_status\0jit_security\0"
+			"jit_attach\0jit_prngstate\0jit_util_funcinfo\0jit_util_funcbc\0jit_util_funck\0jit_util_funcuvname\0"
+			"jit_util_traceinfo\0jit_util_traceir\0jit_util_tracek\0jit_util_tracesnap\0jit_util_tracemc\0"
+			"jit_util_traceexitstub\0jit_util_ircalladdr\0jit_opt_start\0jit_profile_start\0jit_profile_stop\0"
+			"jit_profile_dumpstack\0ffi_meta___index\0ffi_meta___newindex\0ffi_meta___eq\0ffi_meta___len\0"
+			"ffi_meta___lt\0ffi_meta___le\0ffi_meta___concat\0ffi_meta___call\0ffi_meta___add\0"
+			"ffi_meta___sub\0ffi_meta___mul\0ffi_meta___div\0ffi_meta___mod\0ffi_meta___pow\0ffi_meta___unm\0"
+			"ffi_meta___tostring\0ffi_meta___pairs\0ffi_meta___ipairs\0ffi_clib___index\0ffi_clib___newindex\0"
+			"ffi_clib___gc\0ffi_callback_free\0ffi_callback_set\0ffi_cdef\0ffi_new\0ffi_cast\0"
+			"ffi_typeof\0ffi_typeinfo\0ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0"
+			"ffi_string\0ffi_copy\0ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0buffer_method_free\0"
+			"buffer_method_reset\0buffer_method_skip\0buffer_method_set\0buffer_method_put\0buffer_method_putf\0"
+			"buffer_method_get\0buffer_method_putcdata\0buffer_method_reserve\0buffer_method_commit\0"
+			"buffer_method_ref\0buffer_method_encode\0buffer_method_decode\0buffer_method___gc\0"
+			"buffer_method___tostring\0buffer_method___len\0buffer_new\0buffer_encode\0buffer_decode\0",
+		.ff_names_count = 230,
+		.ff_names52 =
+			"lua\0C\0assert\0type\0next\0pairs\0ipairs_aux\0ipairs\0getmetatable\0setmetatable\0"
+			"getfenv\0setfenv\0rawget\0rawset\0rawequal\0rawlen\0unpack\0select\0tonumber\0tostring\0"
+			"error\0pcall\0xpcall\0loadfile\0load\0loadstring\0dofile\0gcinfo\0collectgarbage\0"
+			"newproxy\0print\0coroutine_status\0coroutine_running\0coroutine_isyieldable\0coroutine_create\0"
+			"coroutine_yield\0coroutine_resume\0coroutine_wrap_aux\0coroutine_wrap\0thread_exdata\0"
+			"thread_exdata2\0math_abs\0math_floor\0math_ceil\0math_sqrt\0math_log10\0math_exp\0"
+			"math_sin\0math_cos\0math_tan\0math_asin\0math_acos\0math_atan\0math_sinh\0math_cosh\0"
+			"math_tanh\0math_frexp\0math_modf\0math_log\0math_atan2\0math_pow\0math_fmod\0math_ldexp\0"
+			"math_min\0math_max\0math_random\0math_randomseed\0bit_tobit\0bit_bnot\0bit_bswap\0"
+			"bit_lshift\0bit_rshift\0bit_arshift\0bit_rol\0bit_ror\0bit_band\0bit_bor\0bit_bxor\0"
+			"bit_tohex\0string_byte\0string_char\0string_sub\0string_rep\0string_reverse\0string_lower\0"
+			"string_upper\0string_dump\0string_find\0string_match\0string_gmatch_aux\0string_gmatch\0"
+			"string_gsub\0string_format\0table_maxn\0table_insert\0table_concat\0table_clone\0"
+			"table_isarray\0table_nkeys\0table_isempty\0table_sort\0table_pack\0table_new\0table_clear\0"
+			"io_method_close\0io_method_read\0io_method_write\0io_method_flush\0io_method_seek\0"
+			"io_method_setvbuf\0io_method_lines\0io_method___gc\0io_method___tostring\0io_open\0"
+			"io_popen\0io_tmpfile\0io_close\0io_read\0io_write\0io_flush\0io_input\0io_output\0"
+			"io_lines\0io_type\0os_execute\0os_remove\0os_rename\0os_tmpname\0os_getenv\0os_exit\0"
+			"os_clock\0os_date\0os_time\0os_difftime\0os_setlocale\0debug_getregistry\0debug_getmetatable\0"
+			"debug_setmetatable\0debug_getfenv\0debug_setfenv\0debug_getinfo\0debug_getlocal\0"
+			"debug_setlocal\0debug_getupvalue\0debug_setupvalue\0debug_upvalueid\0debug_upvaluejoin\0"
+			"debug_getuservalue\0debug_setuservalue\0debug_sethook\0debug_gethook\0debug_debug\0"
+			"debug_traceback\0jit_on\0jit_off\0jit_flush\0jit_status\0jit_security\0jit_attach\0"
+			"jit_prngstate\0jit_util_funcinfo\0jit_util_funcbc\0jit_util_funck\0jit_util_funcuvname\0"
+			"jit_util_traceinfo\0jit_util_traceir\0jit_util_tracek\0jit_util_tracesnap\0jit_util_tracemc\0"
+			"jit_util_traceexitstub\0jit_util_ircalladdr\0jit_opt_start\0jit_profile_start\0jit_profile_stop\0"
+			"jit_profile_dumpstack\0ffi_meta___index\0ffi_meta___newindex\0ffi_meta___eq\0ffi_meta___len\0"
+			"ffi_meta___lt\0ffi_meta___le\0ffi_meta___concat\0ffi_meta___call\0ffi_meta___add\0"
+			"ffi_meta___sub\0ffi_meta___mul\0ffi_meta___div\0ffi_meta___mod\0ffi_meta___pow\0ffi_meta___unm\0"
+			"ffi_meta___tostring\0ffi_meta___pairs\0ffi_meta___ipairs\0ffi_clib___index\0ffi_clib___newindex\0"
+			"ffi_clib___gc\0ffi_callback_free\0ffi_callback_set\0ffi_cdef\0ffi_new\0ffi_cast\0"
+			"ffi_typeof\0ffi_typeinfo\0ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0"
+			"ffi_string\0ffi_copy\0ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0buffer_method_free\0"
+			"buffer_method_reset\0buffer_method_skip\0buffer_method_set\0buffer_method_put\0buffer_method_putf\0"
+			"buffer_method_get\0buffer_method_putcdata\0buffer_method_reserve\0buffer_method_commit\0"
+			"buffer_method_ref\0buffer_method_encode\0buffer_method_decode\0buffer_method___gc\0"
+			"buffer_method___tostring\0buffer_method___len\0buffer_new\0buffer_encode\0buffer_decode\0",
+		.ff_names52_count = 234,
+	},
+	{
+		.variant = LUAJIT_OPENRESTY25_NOGC64,
+		.fork = LUAJIT_FORK_OPENRESTY,
+		.name = "openresty 2025 non-GC64",
+		.source = "luajit-2.1.0+openresty20251030",
+		.fr2 = 0,
+		.gc64 = 0,
+		.gcref_size = 4,
+		.mref_size = 4,
+		.tvalue_size = 8,
+		.gcv_bits = 32,
+		.L_gct = 5,
+		.L_dummy_ffid = 6,
+		.L_status = 7,
+		.L_glref = 8,
+		.L_base = 16,
+		.L_top = 24,
+		.L_maxstack = 32,
+		.L_stack = 36,
+		.L_cframe = 48,
+		.L_stacksize = 56,
+		.L_size = 80,
+		.g_hookmask = 97,
+		.g_vmstate = 136,
+		.g_mainthref = 140,
+		.g_cur_L = 288,
+		.g_jit_base = 292,
+		.g_saved_jit_base = 492,
+		.g_registrytv = 216,
+		.g_size = 496,
+		.gg_L = 0,
+		.gg_g = 80,
+		.gg_J = 576,
+		.gg_dispatch = 3296,
+		.gg_size = 5472,
+		.J_trace = 360,
+		.J_sizetrace = 372,
+		.T_gct = 5,
+		.T_startpt = 48,
+		.T_startpc = 52,
+		.T_szmcode = 60,
+		.T_mcode = 64,
+		.T_spadjust = 78,
+		.T_traceno = 80,
+		.T_link = 82,
+		.T_root = 84,
+		.traceno_size = 2,
+		.fn_gct = 5,
+		.fn_ffid = 6,
+		.fn_nupvalues = 7,
+		.fn_env = 8,
+		.fn_pc = 16,
+		.fn_c_f = 24,
+		.fn_c_upvalue = 32,
+		.fn_l_uvptr = 20,
+		.pt_size = 64,
+		.pt_gct = 5,
+		.pt_numparams = 6,
+		.pt_framesize = 7,
+		.pt_sizebc = 8,
+		.pt_k = 16,
+		.pt_uv = 20,
+		.pt_sizekgc = 24,
+		.pt_sizekn = 28,
+		.pt_sizept = 32,
+		.pt_sizeuv = 36,
+		.pt_flags = 37,
+		.pt_trace = 38,
+		.pt_chunkname = 40,
+		.pt_firstline = 44,
+		.pt_numline = 48,
+		.pt_lineinfo = 52,
+		.pt_uvinfo = 56,
+		.pt_varinfo = 60,
+		.varname_max = 7,
+		.str_size = 20,
+		.str_gct = 5,
+		.str_len = 16,
+		.tab_node = 20,
+		.tab_hmask = 28,
+		.node_size = 24,
+		.node_val = 0,
+		.node_key = 8,
+		.it_str = -5,
+		.it_tab = -12,
+		.it_func = -9,
+		.gct_str = 4,
+		.gct_thread = 6,
+		.gct_proto = 7,
+		.gct_func = 8,
+		.gct_trace = 9,
+		.frame_type = 3,
+		.frame_p = 4,
+		.frame_typep = 7,
+		.frame_lua = 0,
+		.frame_c = 1,
+		.frame_cont = 2,
+		.frame_varg = 3,
+		.frame_luap = 4,
+		.frame_cp = 5,
+		.frame_pcall = 6,
+		.frame_pcallh = 7,
+		.cframe_ofs_prev = 32,
+		.cframe_ofs_pc = 28,
+		.cframe_ofs_l = 24,
+		.cframe_ofs_errf = 20,
+		.cframe_ofs_nres = 16,
+		.cframe_ofs_multres = 4,
+		.cframe_size = 80,
+		.cframe_size_jit = 96,
+		.cframe_resume = 1,
+		.cframe_unwind_ff = 2,
+		.cframe_rawmask = -4,
+		.vmst_interp = 0,
+		.vmst_c = 1,
+		.vmst_gc = 2,
+		.vmst_exit = 3,
+		.vmst_record = 4,
+		.vmst_opt = 5,
+		.vmst_asm = 6,
+		.vmst_max = 7,
+		.ff_lua = 0,
+		.ff_c = 1,
+		.bc_max = 97,
+		.bc_isnext = 72,
+		.bc_mov = 18,
+		.bc_kstr = 39,
+		.bc_knil = 44,
+		.bc_uget = 45,
+		.bc_fnew = 51,
+		.bc_gget = 54,
+		.bc_gset = 55,
+		.bc_tgetv = 56,
+		.bc_tgets = 57,
+		.bc_tgetb = 58,
+		.bc_tgetr = 59,
+		.bc_tsetv = 60,
+		.bc_tsets = 61,
+		.bc_tsetb = 62,
+		.bc_tsetm = 63,
+		.bc_tsetr = 64,
+		.bc_callm = 65,
+		.bc_call = 66,
+		.bc_callmt = 67,
+		.bc_callt = 68,
+		.bc_iterc = 69,
+		.bc_itern = 70,
+		.bc_varg = 71,
+		.bc_retm = 73,
+		.bc_ret = 74,
+		.bc_ret0 = 75,
+		.bc_ret1 = 76,
+		.bc_jloop = 87,
+		.bc_funcf = 89,
+		.bc_ifuncf = 90,
+		.bc_jfuncf = 91,
+		.bc_funcv = 92,
+		.bc_ifuncv = 93,
+		.bc_jfuncv = 94,
+		.bc_funcc = 95,
+		.bc_funccw = 96,
+		.bcm_base = 2,
+		.bcm_dst = 1,
+		.mm_index = 0,
+		.mm_newindex = 1,
+		.mm_call = 9,
+		.mm_max = 22,
+		.bcmode = {
+			12675, 12675, 14723, 14723, 8579, 8579, 9475, 9475, 9347, 9347, 9219, 9219,
+			45441, 45441, 45440, 45440, 45827, 45827, 45441, 45441, 33153, 10625, 21657, 23705,
+			25753, 27801, 29849, 21657, 23705, 25753, 27801, 29849, 20889, 22937, 24985, 27033,
+			29081, 31129, 16929, 46337, 46849, 45953, 46209, 46081, 45314, 45697, 45445, 46341,
+			46213, 46085, 46724, 5633, 4865, 5505, 1281, 3331, 409, 1305, 793, 409,
+			2459, 3355, 2843, 3202, 2459, 19250, 19250, 19202, 19202, 19250, 19250, 45874,
+			46722, 45826, 45828, 45828, 45828, 46722, 46722, 46722, 46722, 45826, 46722, 46722,
+			45826, 46724, 46724, 45828, 46724, 45060, 45060, 45828, 45060, 45060, 45828, 45060,
+			45060,
+		},
+		.bc_names =
+			"ISLT\0ISGE\0ISLE\0ISGT\0ISEQV\0ISNEV\0ISEQS\0ISNES\0ISEQN\0ISNEN\0ISEQP\0ISNEP\0ISTC\0"
+			"ISFC\0IST\0ISF\0ISTYPE\0ISNUM\0MOV\0NOT\0UNM\0LEN\0ADDVN\0SUBVN\0MULVN\0DIVVN\0MODVN\0"
+			"ADDNV\0SUBNV\0MULNV\0DIVNV\0MODNV\0ADDVV\0SUBVV\0MULVV\0DIVVV\0MODVV\0POW\0CAT\0KSTR\0"
+			"KCDATA\0KSHORT\0KNUM\0KPRI\0KNIL\0UGET\0USETV\0USETS\0USETN\0USETP\0UCLO\0FNEW\0TNEW\0"
+			"TDUP\0GGET\0GSET\0TGETV\0TGETS\0TGETB\0TGETR\0TSETV\0TSETS\0TSETB\0TSETM\0TSETR\0"
+			"CALLM\0CALL\0CALLMT\0CALLT\0ITERC\0ITERN\0VARG\0ISNEXT\0RETM\0RET\0RET0\0RET1\0FORI\0"
+			"JFORI\0FORL\0IFORL\0JFORL\0ITERL\0IITERL\0JITERL\0LOOP\0ILOOP\0JLOOP\0JMP\0FUNCF\0"
+			"IFUNCF\0JFUNCF\0FUNCV\0IFUNCV\0JFUNCV\0FUNCC\0FUNCCW\0",
+		.bc_names_count = 97,
+		.mm_names =
+			"index\0newindex\0gc\0mode\0eq\0len\0lt\0le\0concat\0call\0add\0sub\0mul\0div\0mod\0"
+			"pow\0unm\0metatable\0tostring\0new\0pairs\0ipairs\0",
+		.mm_names_count = 22,
+		.ff_names =
+			"lua\0C\0assert\0type\0next\0pairs\0ipairs_aux\0ipairs\0getmetatable\0setmetatable\0"
+			"getfenv\0setfenv\0rawget\0rawset\0rawequal\0unpack\0select\0tonumber\0tostring\0error\0"
+			"pcall\0xpcall\0loadfile\0load\0loadstring\0dofile\0gcinfo\0collectgarbage\0newproxy\0"
+			"print\0coroutine_status\0coroutine_running\0coroutine_isyieldable\0coroutine_create\0"
+			"coroutine_yield\0coroutine_resume\0coroutine_wrap_aux\0coroutine_wrap\0thread_exdata\0"
+			"thread_exdata2\0math_abs\0math_floor\0math_ceil\0math_sqrt\0math_log10\0math_exp\0"
+			"math_sin\0math_cos\0math_tan\0math_asin\0math_acos\0math_atan\0math_sinh\0math_cosh\0"
+			"math_tanh\0math_frexp\0math_modf\0math_log\0math_atan2\0math_pow\0math_fmod\0math_ldexp\0"
+			"math_min\0math_max\0math_random\0math_randomseed\0bit_tobit\0bit_bnot\0bit_bswap\0"
+			"bit_lshift\0bit_rshift\0bit_arshift\0bit_rol\0bit_ror\0bit_band\0bit_bor\0bit_bxor\0"
+			"bit_tohex\0string_byte\0string_char\0string_sub\0string_rep\0string_reverse\0string_lower\0"
+			"string_upper\0string_dump\0string_find\0string_match\0string_gmatch_aux\0string_gmatch\0"
+			"string_gsub\0string_format\0table_maxn\0table_insert\0table_concat\0table_clone\0"
+			"table_isarray\0table_nkeys\0table_isempty\0table_sort\0table_new\0table_clear\0io_method_close\0"
+			"io_method_read\0io_method_write\0io_method_flush\0io_method_seek\0io_method_setvbuf\0"
+			"io_method_lines\0io_method___gc\0io_method___tostring\0io_open\0io_popen\0io_tmpfile\0"
+			"io_close\0io_read\0io_write\0io_flush\0io_input\0io_output\0io_lines\0io_type\0os_execute\0"
+			"os_remove\0os_rename\0os_tmpname\0os_getenv\0os_exit\0os_clock\0os_date\0os_time\0"
+			"os_difftime\0os_setlocale\0debug_getregistry\0debug_getmetatable\0debug_setmetatable\0"
+			"debug_getfenv\0debug_setfenv\0debug_getinfo\0debug_getlocal\0debug_setlocal\0debug_getupvalue\0"
+			"debug_setupvalue\0debug_upvalueid\0debug_upvaluejoin\0debug_sethook\0debug_gethook\0"
+			"debug_debug\0debug_traceback\0jit_on\0jit_off\0jit_flush\0jit_status\0jit_security\0"
+			"jit_attach\0jit_prngstate\0jit_util_funcinfo\0jit_util_funcbc\0jit_util_funck\0jit_util_funcuvname\0"
+			"jit_util_traceinfo\0jit_util_traceir\0jit_util_tracek\0jit_util_tracesnap\0jit_util_tracemc\0"
+			"jit_util_traceexitstub\0jit_util_ircalladdr\0jit_opt_start\0jit_profile_start\0jit_profile_stop\0"
+			"jit_profile_dumpstack\0ffi_meta___index\0ffi_meta___newindex\0ffi_meta___eq\0ffi_meta___len\0"
+			"ffi_meta___lt\0ffi_meta___le\0ffi_meta___concat\0ffi_meta___call\0ffi_meta___add\0"
+			"ffi_meta___sub\0ffi_meta___mul\0ffi_meta___div\0ffi_meta___mod\0ffi_meta___pow\0ffi_meta___unm\0"
+			"ffi_meta___tostring\0ffi_meta___pairs\0ffi_meta___ipairs\0ffi_clib___index\0ffi_clib___newindex\0"
+			"ffi_clib___gc\0ffi_callback_free\0ffi_callback_set\0ffi_cdef\0ffi_new\0ffi_cast\0"
+			"ffi_typeof\0ffi_typeinfo\0ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0"
+			"ffi_string\0ffi_copy\0ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0buffer_method_free\0"
+			"buffer_method_reset\0buffer_method_skip\0buffer_method_set\0buffer_method_put\0buffer_method_putf\0"
+			"buffer_method_get\0buffer_method_putcdata\0buffer_method_reserve\0buffer_method_commit\0"
+			"buffer_method_ref\0buffer_method_encode\0buffer_method_decode\0buffer_method___gc\0"
+			"buffer_method___tostring\0buffer_method___len\0buffer_new\0buffer_encode\0buffer_decode\0",
+		.ff_names_count = 230,
+		.ff_names52 =
+			"lua\0C\0assert\0type\0next\0pairs\0ipairs_aux\0ipairs\0getmetatable\0setmetatable\0"
+			"getfenv\0setfenv\0rawget\0rawset\0rawequal\0rawlen\0unpack\0select\0tonumber\0tostring\0"
+			"error\0pcall\0xpcall\0loadfile\0load\0loadstring\0dofile\0gcinfo\0collectgarbage\0"
+			"newproxy\0print\0coroutine_status\0coroutine_running\0coroutine_isyieldable\0coroutine_create\0"
+			"coroutine_yield\0coroutine_resume\0coroutine_wrap_aux\0coroutine_wrap\0thread_exdata\0"
+			"thread_exdata2\0math_abs\0math_floor\0math_ceil\0math_sqrt\0math_log10\0math_exp\0"
+			"math_sin\0math_cos\0math_tan\0math_asin\0math_acos\0math_atan\0math_sinh\0math_cosh\0"
+			"math_tanh\0math_frexp\0math_modf\0math_log\0math_atan2\0math_pow\0math_fmod\0math_ldexp\0"
+			"math_min\0math_max\0math_random\0math_randomseed\0bit_tobit\0bit_bnot\0bit_bswap\0"
+			"bit_lshift\0bit_rshift\0bit_arshift\0bit_rol\0bit_ror\0bit_band\0bit_bor\0bit_bxor\0"
+			"bit_tohex\0string_byte\0string_char\0string_sub\0string_rep\0string_reverse\0string_lower\0"
+			"string_upper\0string_dump\0string_find\0string_match\0string_gmatch_aux\0string_gmatch\0"
+			"string_gsub\0string_format\0table_maxn\0table_insert\0table_concat\0table_clone\0"
+			"table_isarray\0table_nkeys\0table_isempty\0table_sort\0table_pack\0table_new\0table_clear\0"
+			"io_method_close\0io_method_read\0io_method_write\0io_method_flush\0io_method_seek\0"
+			"io_method_setvbuf\0io_method_lines\0io_method___gc\0io_method___tostring\0io_open\0"
+			"io_popen\0io_tmpfile\0io_close\0io_read\0io_write\0io_flush\0io_input\0io_output\0"
+			"io_lines\0io_type\0os_execute\0os_remove\0os_rename\0os_tmpname\0os_getenv\0os_exit\0"
+			"os_clock\0os_date\0os_time\0os_difftime\0os_setlocale\0debug_getregistry\0debug_getmetatable\0"
+			"debug_setmetatable\0debug_getfenv\0debug_setfenv\0debug_getinfo\0debug_getlocal\0"
+			"debug_setlocal\0debug_getupvalue\0debug_setupvalue\0debug_upvalueid\0debug_upvaluejoin\0"
+			"debug_getuservalue\0debug_setuservalue\0debug_sethook\0debug_gethook\0debug_debug\0"
+			"debug_traceback\0jit_on\0jit_off\0jit_flush\0jit_status\0jit_security\0jit_attach\0"
+			"jit_prngstate\0jit_util_funcinfo\0jit_util_funcbc\0jit_util_funck\0jit_util_funcuvname\0"
+			"jit_util_traceinfo\0jit_util_traceir\0jit_util_tracek\0jit_util_tracesnap\0jit_util_tracemc\0"
+			"jit_util_traceexitstub\0jit_util_ircalladdr\0jit_opt_start\0jit_profile_start\0jit_profile_stop\0"
+			"jit_profile_dumpstack\0ffi_meta___index\0ffi_meta___newindex\0ffi_meta___eq\0ffi_meta___len\0"
+			"ffi_meta___lt\0ffi_meta___le\0ffi_meta___concat\0ffi_meta___call\0ffi_meta___add\0"
+			"ffi_meta___sub\0ffi_meta___mul\0ffi_meta___div\0ffi_meta___mod\0ffi_meta___pow\0ffi_meta___unm\0"
+			"ffi_meta___tostring\0ffi_meta___pairs\0ffi_meta___ipairs\0ffi_clib___index\0ffi_clib___newindex\0"
+			"ffi_clib___gc\0ffi_callback_free\0ffi_callback_set\0ffi_cdef\0ffi_new\0ffi_cast\0"
+			"ffi_typeof\0ffi_typeinfo\0ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0"
+			"ffi_string\0ffi_copy\0ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0buffer_method_free\0"
+			"buffer_method_reset\0buffer_method_skip\0buffer_method_set\0buffer_method_put\0buffer_method_putf\0"
+			"buffer_method_get\0buffer_method_putcdata\0buffer_method_reserve\0buffer_method_commit\0"
+			"buffer_method_ref\0buffer_method_encode\0buffer_method_decode\0buffer_method___gc\0"
+			"buffer_method___tostring\0buffer_method___len\0buffer_new\0buffer_encode\0buffer_decode\0",
+		.ff_names52_count = 234,
 	},
 	{
 		.variant = LUAJIT_TARANTOOL_GC64,
@@ -1154,6 +2368,40 @@ static const struct luajit_layout layouts[] = {
 			"ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0ffi_string\0ffi_copy\0"
 			"ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0",
 		.ff_names_count = 203,
+		.ff_names52 =
+			"lua\0C\0assert\0type\0next\0pairs\0ipairs_aux\0ipairs\0getmetatable\0setmetatable\0"
+			"getfenv\0setfenv\0rawget\0rawset\0rawequal\0rawlen\0unpack\0select\0tonumber\0tostring\0"
+			"error\0pcall\0xpcall\0loadfile\0load\0loadstring\0dofile\0gcinfo\0collectgarbage\0"
+			"newproxy\0print\0coroutine_status\0coroutine_running\0coroutine_isyieldable\0coroutine_create\0"
+			"coroutine_yield\0coroutine_resume\0coroutine_wrap_aux\0coroutine_wrap\0math_abs\0"
+			"math_floor\0math_ceil\0math_sqrt\0math_log10\0math_exp\0math_sin\0math_cos\0math_tan\0"
+			"math_asin\0math_acos\0math_atan\0math_sinh\0math_cosh\0math_tanh\0math_frexp\0math_modf\0"
+			"math_log\0math_atan2\0math_pow\0math_fmod\0math_ldexp\0math_min\0math_max\0math_random\0"
+			"math_randomseed\0bit_tobit\0bit_bnot\0bit_bswap\0bit_lshift\0bit_rshift\0bit_arshift\0"
+			"bit_rol\0bit_ror\0bit_band\0bit_bor\0bit_bxor\0bit_tohex\0string_byte\0string_char\0"
+			"string_sub\0string_rep\0string_reverse\0string_lower\0string_upper\0string_dump\0"
+			"string_find\0string_match\0string_gmatch_aux\0string_gmatch\0string_gsub\0string_format\0"
+			"table_maxn\0table_insert\0table_concat\0table_sort\0table_pack\0table_new\0table_clear\0"
+			"io_method_close\0io_method_read\0io_method_write\0io_method_flush\0io_method_seek\0"
+			"io_method_setvbuf\0io_method_lines\0io_method___gc\0io_method___tostring\0io_open\0"
+			"io_popen\0io_tmpfile\0io_close\0io_read\0io_write\0io_flush\0io_input\0io_output\0"
+			"io_lines\0io_type\0os_execute\0os_remove\0os_rename\0os_tmpname\0os_getenv\0os_exit\0"
+			"os_clock\0os_date\0os_time\0os_difftime\0os_setlocale\0debug_getregistry\0debug_getmetatable\0"
+			"debug_setmetatable\0debug_getfenv\0debug_setfenv\0debug_getinfo\0debug_getlocal\0"
+			"debug_setlocal\0debug_getupvalue\0debug_setupvalue\0debug_upvalueid\0debug_upvaluejoin\0"
+			"debug_getuservalue\0debug_setuservalue\0debug_sethook\0debug_gethook\0debug_debug\0"
+			"debug_traceback\0jit_on\0jit_off\0jit_flush\0jit_status\0jit_attach\0jit_util_funcinfo\0"
+			"jit_util_funcbc\0jit_util_funck\0jit_util_funcuvname\0jit_util_traceinfo\0jit_util_traceir\0"
+			"jit_util_tracek\0jit_util_tracesnap\0jit_util_tracemc\0jit_util_traceexitstub\0jit_util_ircalladdr\0"
+			"jit_opt_start\0jit_profile_start\0jit_profile_stop\0jit_profile_dumpstack\0ffi_meta___index\0"
+			"ffi_meta___newindex\0ffi_meta___eq\0ffi_meta___len\0ffi_meta___lt\0ffi_meta___le\0"
+			"ffi_meta___concat\0ffi_meta___call\0ffi_meta___add\0ffi_meta___sub\0ffi_meta___mul\0"
+			"ffi_meta___div\0ffi_meta___mod\0ffi_meta___pow\0ffi_meta___unm\0ffi_meta___tostring\0"
+			"ffi_meta___pairs\0ffi_meta___ipairs\0ffi_clib___index\0ffi_clib___newindex\0ffi_clib___gc\0"
+			"ffi_callback_free\0ffi_callback_set\0ffi_cdef\0ffi_new\0ffi_cast\0ffi_typeof\0ffi_typeinfo\0"
+			"ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0ffi_string\0ffi_copy\0"
+			"ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0",
+		.ff_names52_count = 207,
 	},
 	{
 		.variant = LUAJIT_TARANTOOL_NOGC64,
@@ -1380,6 +2628,40 @@ static const struct luajit_layout layouts[] = {
 			"ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0ffi_string\0ffi_copy\0"
 			"ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0",
 		.ff_names_count = 203,
+		.ff_names52 =
+			"lua\0C\0assert\0type\0next\0pairs\0ipairs_aux\0ipairs\0getmetatable\0setmetatable\0"
+			"getfenv\0setfenv\0rawget\0rawset\0rawequal\0rawlen\0unpack\0select\0tonumber\0tostring\0"
+			"error\0pcall\0xpcall\0loadfile\0load\0loadstring\0dofile\0gcinfo\0collectgarbage\0"
+			"newproxy\0print\0coroutine_status\0coroutine_running\0coroutine_isyieldable\0coroutine_create\0"
+			"coroutine_yield\0coroutine_resume\0coroutine_wrap_aux\0coroutine_wrap\0math_abs\0"
+			"math_floor\0math_ceil\0math_sqrt\0math_log10\0math_exp\0math_sin\0math_cos\0math_tan\0"
+			"math_asin\0math_acos\0math_atan\0math_sinh\0math_cosh\0math_tanh\0math_frexp\0math_modf\0"
+			"math_log\0math_atan2\0math_pow\0math_fmod\0math_ldexp\0math_min\0math_max\0math_random\0"
+			"math_randomseed\0bit_tobit\0bit_bnot\0bit_bswap\0bit_lshift\0bit_rshift\0bit_arshift\0"
+			"bit_rol\0bit_ror\0bit_band\0bit_bor\0bit_bxor\0bit_tohex\0string_byte\0string_char\0"
+			"string_sub\0string_rep\0string_reverse\0string_lower\0string_upper\0string_dump\0"
+			"string_find\0string_match\0string_gmatch_aux\0string_gmatch\0string_gsub\0string_format\0"
+			"table_maxn\0table_insert\0table_concat\0table_sort\0table_pack\0table_new\0table_clear\0"
+			"io_method_close\0io_method_read\0io_method_write\0io_method_flush\0io_method_seek\0"
+			"io_method_setvbuf\0io_method_lines\0io_method___gc\0io_method___tostring\0io_open\0"
+			"io_popen\0io_tmpfile\0io_close\0io_read\0io_write\0io_flush\0io_input\0io_output\0"
+			"io_lines\0io_type\0os_execute\0os_remove\0os_rename\0os_tmpname\0os_getenv\0os_exit\0"
+			"os_clock\0os_date\0os_time\0os_difftime\0os_setlocale\0debug_getregistry\0debug_getmetatable\0"
+			"debug_setmetatable\0debug_getfenv\0debug_setfenv\0debug_getinfo\0debug_getlocal\0"
+			"debug_setlocal\0debug_getupvalue\0debug_setupvalue\0debug_upvalueid\0debug_upvaluejoin\0"
+			"debug_getuservalue\0debug_setuservalue\0debug_sethook\0debug_gethook\0debug_debug\0"
+			"debug_traceback\0jit_on\0jit_off\0jit_flush\0jit_status\0jit_attach\0jit_util_funcinfo\0"
+			"jit_util_funcbc\0jit_util_funck\0jit_util_funcuvname\0jit_util_traceinfo\0jit_util_traceir\0"
+			"jit_util_tracek\0jit_util_tracesnap\0jit_util_tracemc\0jit_util_traceexitstub\0jit_util_ircalladdr\0"
+			"jit_opt_start\0jit_profile_start\0jit_profile_stop\0jit_profile_dumpstack\0ffi_meta___index\0"
+			"ffi_meta___newindex\0ffi_meta___eq\0ffi_meta___len\0ffi_meta___lt\0ffi_meta___le\0"
+			"ffi_meta___concat\0ffi_meta___call\0ffi_meta___add\0ffi_meta___sub\0ffi_meta___mul\0"
+			"ffi_meta___div\0ffi_meta___mod\0ffi_meta___pow\0ffi_meta___unm\0ffi_meta___tostring\0"
+			"ffi_meta___pairs\0ffi_meta___ipairs\0ffi_clib___index\0ffi_clib___newindex\0ffi_clib___gc\0"
+			"ffi_callback_free\0ffi_callback_set\0ffi_cdef\0ffi_new\0ffi_cast\0ffi_typeof\0ffi_typeinfo\0"
+			"ffi_istype\0ffi_sizeof\0ffi_alignof\0ffi_offsetof\0ffi_errno\0ffi_string\0ffi_copy\0"
+			"ffi_fill\0ffi_abi\0ffi_metatype\0ffi_gc\0ffi_load\0",
+		.ff_names52_count = 207,
 	},
 };
 /* END GENERATED */
@@ -1416,6 +2698,11 @@ const struct luajit_layout *luajit_layout_get(enum luajit_variant v)
 	return NULL;
 }
 
+const struct luajit_layout *luajit_layout_at(size_t i)
+{
+	return i < NLAYOUTS ? &table()[i] : NULL;
+}
+
 enum luajit_variant luajit_variant_of(enum luajit_fork fork, int gc64)
 {
 	if (gc64 != 0 && gc64 != 1)
@@ -1430,6 +2717,7 @@ const char *luajit_fork_name(enum luajit_fork fork)
 {
 	switch (fork) {
 	case LUAJIT_FORK_UPSTREAM: return "upstream";
+	case LUAJIT_FORK_BETA3: return "beta3";
 	case LUAJIT_FORK_OPENRESTY: return "openresty";
 	case LUAJIT_FORK_TARANTOOL: return "tarantool";
 	default: return "unknown";
@@ -1580,8 +2868,11 @@ static enum luajit_fork detect_fork(const char *const *syms, size_t nsyms,
 		|| has_sym(syms, nsyms, "luaM_metrics") || has_sym(syms, nsyms, "luaopen_misc");
 	if (openresty && tarantool)
 		return LUAJIT_FORK_UNKNOWN;
-	return openresty ? LUAJIT_FORK_OPENRESTY : tarantool ? LUAJIT_FORK_TARANTOOL
-		: LUAJIT_FORK_UPSTREAM;
+	if (openresty || tarantool)
+		return openresty ? LUAJIT_FORK_OPENRESTY : LUAJIT_FORK_TARANTOOL;
+	/* Upstream's error list gained this message after 2.1.0-beta3, with the string
+	 * interning that changed global_State and GCstr. */
+	return HAS_LIT(ro, rolen, "\0number out of range\0") ? LUAJIT_FORK_UPSTREAM : LUAJIT_FORK_BETA3;
 }
 
 static int detect_gc64(const void *ro, size_t rolen)
@@ -1603,6 +2894,8 @@ enum luajit_variant luajit_detect_file(const char *const *syms, size_t nsyms,
 	if (f.is_luajit) {
 		f.fork = detect_fork(syms, nsyms, rodata, rodata_len);
 		f.gc64 = detect_gc64(rodata, rodata_len);
+		f.has_jit = HAS_LIT(rodata, rodata_len, "\0runtime code generation failed, restricted kernel?\0");
+		f.has_ffi = HAS_LIT(rodata, rodata_len, "\0invalid C type\0");
 	}
 	if (facts)
 		*facts = f;

@@ -1,5 +1,6 @@
 /* Struct layouts and constants of the LuaJIT 2.1 variants lua-flame reads from raw memory
- * (upstream, OpenResty's and Tarantool's forks, each with and without GC64, x86-64), and
+ * (upstream, its 2.1.0-beta3 release, OpenResty's and Tarantool's forks, each with and without
+ * GC64, x86-64), and
  * detection of the variant from a binary's exported symbols and read-only data, or from
  * the target's memory. The numbers come from each tree's own headers via
  * scripts/gen-luajit-layouts.sh; nothing here is guessed. */
@@ -11,6 +12,9 @@
 enum luajit_fork {
 	LUAJIT_FORK_UNKNOWN,
 	LUAJIT_FORK_UPSTREAM,
+	/* upstream's 2.1.0-beta3 release (2017), which hosts such as LuaJITTeX carry: the same
+	 * version string as upstream's later 2.1, but another global_State and string header */
+	LUAJIT_FORK_BETA3,
 	LUAJIT_FORK_OPENRESTY,
 	LUAJIT_FORK_TARANTOOL,
 };
@@ -19,8 +23,12 @@ enum luajit_variant {
 	LUAJIT_VARIANT_UNKNOWN,
 	LUAJIT_UPSTREAM_GC64,
 	LUAJIT_UPSTREAM_NOGC64,
+	LUAJIT_BETA3_GC64,
+	LUAJIT_BETA3_NOGC64,
 	LUAJIT_OPENRESTY_GC64,
 	LUAJIT_OPENRESTY_NOGC64,
+	LUAJIT_OPENRESTY25_GC64,   /* OpenResty's 2025 tree: global_State a word longer */
+	LUAJIT_OPENRESTY25_NOGC64,
 	LUAJIT_TARANTOOL_GC64,
 	LUAJIT_TARANTOOL_NOGC64,
 	LUAJIT_VARIANT_COUNT,
@@ -106,13 +114,20 @@ struct luajit_layout {
 	/* NUL-separated name lists, indexed by opcode, metamethod and ffid */
 	const char *bc_names, *mm_names, *ff_names;
 	int32_t bc_names_count, mm_names_count, ff_names_count;
+	/* The built-ins of a build with LUAJIT_ENABLE_LUA52COMPAT, which inserts some */
+	const char *ff_names52;
+	int32_t ff_names52_count;
 };
 
 /* The layout of a variant, or NULL for an unknown one. */
 const struct luajit_layout *luajit_layout_get(enum luajit_variant v);
+/* Entry i of the table, or NULL past its end. */
+const struct luajit_layout *luajit_layout_at(size_t i);
 /* Turns an entry of the table (measured on x86-64) into the layout on the architecture
  * lua-flame is built for (luajit_arch.c). */
 void luajit_layout_arch(struct luajit_layout *l);
+/* Why a table entry does not hold on the architecture built for, or NULL when it does. */
+const char *luajit_arch_unknown(const struct luajit_layout *l);
 enum luajit_variant luajit_variant_of(enum luajit_fork fork, int gc64);
 const char *luajit_fork_name(enum luajit_fork fork);
 /* Entry i of a NUL-separated name list, or NULL. */
@@ -129,6 +144,9 @@ struct luajit_file_facts {
 	int is_luajit;
 	enum luajit_fork fork;
 	int gc64;
+	/* Whether the JIT compiler and the FFI are built in (their error messages are there):
+	 * without either, GG_State and the built-ins are laid out as in no table here */
+	int has_jit, has_ffi;
 	char version[48]; /* "LuaJIT 2.1.0-beta3" */
 };
 

@@ -9,6 +9,7 @@
 #include "elffile.h"
 #include "luajit_frames.h"
 #include "luajit_runtime.h"
+#include "luajit_vmcheck.h"
 #include "proc.h"
 #include "proc_scan.h"
 #include "util.h"
@@ -39,6 +40,19 @@ static int is_luajit(pid_t pid, const struct mapping *m, void *ctx)
 	return file_facts(pid, m, ctx, &v);
 }
 
+/* Says once per process that its VM cannot be read, and why. */
+static void refuse(struct luajit_runtime *rt, const char *why, const char *as)
+{
+	static pid_t said;
+	rt->refused = 1;
+	if (said == rt->pid)
+		return;
+	said = rt->pid;
+	warnx_lf("PID %d: %s in %s: this LuaJIT build is not supported yet (%s%s%s); native stacks are profiled only",
+		 (int)rt->pid, rt->facts.version[0] ? rt->facts.version : "LuaJIT", rt->core_path, why,
+		 as ? ", read as " : "", as ? as : "");
+}
+
 int luajit_runtime_detect(pid_t pid, struct luajit_runtime *rt)
 {
 	memset(rt, 0, sizeof(*rt));
@@ -52,6 +66,13 @@ int luajit_runtime_detect(pid_t pid, struct luajit_runtime *rt)
 	free(m.path);
 	rt->gc64_known = rt->facts.gc64 >= 0;
 	rt->lay = rt->gc64_known ? luajit_layout_get(luajit_variant_of(rt->facts.fork, rt->facts.gc64)) : NULL;
+	const struct luajit_layout *any = luajit_layout_get(luajit_variant_of(rt->facts.fork, 1));
+	const char *why = !rt->facts.has_jit ? "built without its JIT compiler"
+		: !rt->facts.has_ffi ? "built without its FFI" : any ? luajit_arch_unknown(any) : NULL;
+	if (why) {
+		refuse(rt, why, NULL);
+		return -2;
+	}
 	return 0;
 }
 
@@ -75,20 +96,66 @@ static int scan_chunk(uint64_t base, const unsigned char *buf, size_t len, void 
 	return rt->ngs >= LF_MAX_GS;
 }
 
-/* Finds global states; when the file did not tell GC64 from not, the layout whose
- * GG_State is found decides. */
+/* The VMs found with layout l, taken with what the first of them says of its build: 0, or -1
+ * with what does not fit in *why. */
+static int take_layout(struct luajit_runtime *rt, const struct luajit_layout *l, const char **why)
+{
+	struct luajit_layout own;
+	if (rt->checked != l->variant) {
+		if ((*why = luajit_vm_check(rt, l, rt->gs[0], &own)))
+			return -1;
+		rt->own = own;
+		rt->checked = l->variant;
+	}
+	rt->lay = &rt->own;
+	return 0;
+}
+
+/* Whether a scan with a finds what one with b finds: the fields it looks at are the same. */
+static int same_scan(const struct luajit_layout *a, const struct luajit_layout *b)
+{
+	return a && b && a->gg_L == b->gg_L && a->gg_g == b->gg_g && a->g_mainthref == b->g_mainthref &&
+	       a->L_gct == b->L_gct && a->L_dummy_ffid == b->L_dummy_ffid && a->L_glref == b->L_glref &&
+	       a->gcref_size == b->gcref_size && a->mref_size == b->mref_size && a->gct_thread == b->gct_thread &&
+	       a->ff_c == b->ff_c && a->gg_size <= b->gg_size;
+}
+
+/* Each layout of the fork in GC mode gc64 is tried, the one a VM was checked to fit first: the
+ * first whose scan finds VMs that fit it is taken. A fork has several where its trees differ
+ * (OpenResty's global_State grew by a word in 2025) with the same version string. */
+static void scan_gc_mode(struct luajit_runtime *rt, int gc64, int first_look, const char **why,
+			 const struct luajit_layout **as)
+{
+	const struct luajit_layout *scanned = NULL, *mine = luajit_layout_get(rt->checked);
+	for (int i = -1; !rt->ngs && (i < 0 || luajit_layout_at((size_t)i)); i++) {
+		const struct luajit_layout *l = i < 0 ? mine : luajit_layout_at((size_t)i);
+		if (!l || l->fork != rt->facts.fork || l->gc64 != gc64 || (i >= 0 && l == mine))
+			continue;
+		if (!same_scan(l, scanned)) {
+			struct scan_ctx c = { rt, l };
+			rt->ngs = 0;
+			proc_scan_memory(rt->pid, (size_t)l->gg_size, SCAN_MAX, first_look ? &rt->ngs : NULL, scan_chunk, &c);
+			scanned = l;
+		}
+		if (rt->ngs && take_layout(rt, l, why)) {
+			*as = l;
+			rt->ngs = 0;
+			scanned = NULL; /* the next layout scans again: this one's VMs did not fit */
+		}
+	}
+}
+
 int luajit_runtime_scan(struct luajit_runtime *rt, int first_look)
 {
+	const char *why = NULL;
+	const struct luajit_layout *as = NULL;
 	rt->ngs = 0;
-	for (int gc64 = 1; gc64 >= 0 && !rt->ngs; gc64--) {
-		if (rt->gc64_known && gc64 != rt->facts.gc64)
-			continue;
-		const struct luajit_layout *l = luajit_layout_get(luajit_variant_of(rt->facts.fork, gc64));
-		struct scan_ctx c = { rt, l };
-		if (l)
-			proc_scan_memory(rt->pid, (size_t)l->gg_size, SCAN_MAX, first_look ? &rt->ngs : NULL, scan_chunk, &c);
-		if (rt->ngs)
-			rt->lay = l;
+	for (int gc64 = 1; gc64 >= 0 && !rt->ngs && !rt->refused; gc64--)
+		if (!rt->gc64_known || gc64 == rt->facts.gc64)
+			scan_gc_mode(rt, gc64, first_look, &why, &as);
+	if (!rt->ngs && as) {
+		refuse(rt, why, as->name);
+		rt->lay = NULL;
 	}
 	return rt->ngs;
 }

@@ -10,7 +10,10 @@
 
 struct luajit_runtime {
 	pid_t pid;
-	const struct luajit_layout *lay;
+	const struct luajit_layout *lay; /* a table entry, or own once a VM was checked */
+	struct luajit_layout own;        /* the layout as the live VM was found to fit it */
+	enum luajit_variant checked;     /* the variant own was checked for */
+	int refused;                     /* a VM of a build no layout fits: native stacks only */
 	struct luajit_file_facts facts;
 	int gc64_known;
 	char core_path[256];
@@ -22,8 +25,10 @@ struct luajit_runtime {
 
 /* 0 when pid maps a LuaJIT core (rt->facts says which); -1 otherwise. */
 int luajit_runtime_detect(pid_t pid, struct luajit_runtime *rt);
-/* Finds global states; when the file did not tell GC64 from not, the layout whose
- * GG_State is found decides. Returns the number found. */
+/* Finds global states with each layout of the file's fork in turn (both GC modes when the
+ * file did not tell): the first VM found is checked against the layout (luajit_vmcheck.h), and
+ * the first layout it fits is taken. When VMs were found but fit none, the process is refused,
+ * with a message, and none is counted. Returns the number found. */
 int luajit_runtime_scan(struct luajit_runtime *rt, int first_look);
 /* Once a VM is known: where the VM's own code lies in the core file, from the FDE holding
  * the first handler of its dispatch table. */

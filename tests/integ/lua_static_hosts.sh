@@ -86,7 +86,7 @@ profile_pair() { # NAME
 		all=$(count "$OUT/$1.folded" ";$c;(.*;)?[^;]*\\(static_callbacks\\.lua:$line\\)")
 		t=$(awk '{ t += $1 } END { print t + 0 }' "$OUT/$1.$c.tails")
 		check "$1: every sample under $c that reaches its Lua callback has the frames between ($t of $all)" \
-			sh -c "[ $t -ge 100 ] && [ $t = $all ]"
+			sh -c "[ $t -ge 30 ] && [ $t = $all ]"
 		[ "$c" = sort ] && want='^(auxsort;)+sort_comp;lua_callk;cmp \(' || want='^lua_callk;\? \('
 		bad=$(RE=$want awk '{ x = $0; sub(/^[0-9]+ /, "", x); if (x !~ ENVIRON["RE"]) b += $1 } END { print b + 0 }' \
 			"$OUT/$1.$c.tails")

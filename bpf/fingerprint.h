@@ -62,7 +62,8 @@ static inline __u64 lf_fp_step(__u64 h, __u64 v)
 }
 
 /* The fingerprint of the Proto at proto, from its span (p, LF_FP_BUF + 8 bytes) and the first
- * LF_FP_STR (content: LF_FP_STR_CONTENT) bytes of its chunk name string (s, same size). The same code runs in BPF and user space. */
+ * LF_FP_STR (content: LF_FP_STR_CONTENT) bytes of its chunk name string (s, same size). The
+ * same code runs in BPF and user space. */
 static inline __u32 lf_fingerprint(const struct lf_fp_cfg *c, __u64 proto, const __u8 *p, const __u8 *s)
 {
 	int content = c->flags & LF_FP_CONTENT;
@@ -103,6 +104,10 @@ static inline __u32 lf_fingerprint(const struct lf_fp_cfg *c, __u64 proto, const
 			w &= (1ULL << (8 * (len - 8 * k))) - 1;
 		h = lf_fp_step(h, w);
 	}
+	/* the last value's high bits reach the low ones kept only through a final mix */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
 	return (__u32)(h & ((1u << LF_FP_BITS) - 1)) | 1;
 }
 

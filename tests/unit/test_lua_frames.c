@@ -779,6 +779,13 @@ static void test_twins(void)
 	}
 	uint32_t fp = puc_proto_fp(L54, &M, p[0]), callee = 0x1235;
 	CHECK(fp != 0 && puc_proto_fp(L54, &M, p[1]) == fp && puc_proto_fp(L54, &M, p[2]) == fp);
+	/* chunk names that differ in their last byte: not twins */
+	uint64_t n10 = put_cstr(&F, L54, "=chunk10"), n11 = put_cstr(&F, L54, "=chunk11");
+	w64(&F, p[1] + L54->p_source, n10);
+	uint32_t fp10 = puc_proto_fp(L54, &M, p[1]);
+	w64(&F, p[1] + L54->p_source, n11);
+	CHECK(fp10 != puc_proto_fp(L54, &M, p[1]));
+	w64(&F, p[1] + L54->p_source, put_cstr(&F, L54, "@req.lua"));
 	/* the third state closed before its function was read: its memory holds something else */
 	w64(&F, p[2] + L54->p_source, put_cstr(&F, L54, "@other.lua"));
 	CHECK(puc_proto_fp(L54, &M, p[2]) != fp);

@@ -17,8 +17,8 @@ static int called_name(const struct puc_runtime *rt, const struct lm_thread *th,
 {
 	struct puc_mem m = { read_target, (void *)(intptr_t)rt->pid };
 	const struct lm_lua *f = &th->f[j];
-	if (j + 1 >= th->n || th->f[j + 1].c || (f->aux & LF_LFLAG_TAIL))
-		return -1;
+	if (j + 1 >= th->n || th->f[j + 1].c || th->f[j + 1].marker || (f->aux & LF_LFLAG_TAIL))
+		return -1; /* no caller's code to read: frames left out above it are no name either */
 	const struct lm_lua *caller = &th->f[j + 1];
 	return puc_call_name(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, lm_fp(f), out, n);
 }

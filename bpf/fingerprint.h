@@ -14,14 +14,22 @@
  * memory may hold another one by the time user space reads it. So the walker also reads, at
  * sample time, a fingerprint of the Proto (its address, code, chunk name string and the
  * string's hash and length, first line), LF_FP_BITS bits that are never 0 (0: none taken).
+ * A content fingerprint (LF_FP_CONTENT) leaves out every address and the string's hash (PUC
+ * Lua 5.4 seeds it per state) for more of the Proto's sizes and lines instead: the same
+ * function loaded into another lua_State has the same one, so that a function whose state was
+ * closed before it was named is named as its twin in another state was.
  * Its high bits ride in the function word above the address, its low bits in the pc word
  * between the pc and the flags; user space names a frame only from a Proto whose current
- * fingerprint is the sampled one. */
+ * fingerprint is the sampled one, or as a twin of the same content fingerprint. */
 #define LF_ADDR_BITS   LF_USER_BITS /* 47 on x86-64, 48 on arm64 */
 #define LF_ADDR_MASK   ((1ULL << LF_ADDR_BITS) - 1)
 #define LF_FP_LO_BITS  (61 - LF_ADDR_BITS) /* bits LF_ADDR_BITS..60 of the pc word */
 #define LF_FP_BITS     (LF_FP_LO_BITS + 56 - LF_ADDR_BITS) /* the rest up to bit 55 of the function word */
 #define LF_FP_BUF      128 /* bytes of a Proto (span holding the fingerprinted fields) read at once */
+#define LF_FP_MORE     5   /* further u32 fields of a content fingerprint */
+#define LF_FP_CONTENT  1   /* lf_fp_cfg.flags: no address, no string hash, the string's bytes */
+#define LF_FP_STR      32  /* bytes of the chunk name string read; LF_FP_STR_CONTENT for a content one */
+#define LF_FP_STR_CONTENT 64
 
 /* Where the fingerprinted fields are, for PUC Lua and LuaJIT alike: a span of the Proto
  * (GCproto) read in one go, the fields' offsets from its start, and the chunk name string's
@@ -34,7 +42,10 @@ struct lf_fp_cfg {
 	__u8 str_len_size;            /* 1, 4 or 8 */
 	__u16 str_hash, str_len;      /* offsets in the chunk name string header */
 	__u16 str_lnglen, str_tt;     /* long string: length offset (0xffff: none), tag byte offset */
-	__u8 str_tag_long, pad;       /* tag of a long string (0: none) */
+	__u8 str_tag_long;            /* tag of a long string (0: none) */
+	__u8 flags;                   /* LF_FP_CONTENT */
+	__u16 more[LF_FP_MORE];       /* offsets in the span of further u32 fields (0xffff: none) */
+	__u16 str_bytes;              /* offset of the chunk name's bytes in its string (0xffff: none) */
 };
 
 /* Unaligned loads at a masked offset, so that the verifier sees them inside the buffer. */
@@ -51,18 +62,24 @@ static inline __u64 lf_fp_step(__u64 h, __u64 v)
 }
 
 /* The fingerprint of the Proto at proto, from its span (p, LF_FP_BUF + 8 bytes) and the first
- * 32 bytes of its chunk name string (s, same size). The same code runs in BPF and user space. */
+ * LF_FP_STR (content: LF_FP_STR_CONTENT) bytes of its chunk name string (s, same size). The
+ * same code runs in BPF and user space. */
 static inline __u32 lf_fingerprint(const struct lf_fp_cfg *c, __u64 proto, const __u8 *p, const __u8 *s)
 {
-	__u64 src = lf_ld64(p, c->source), h = lf_fp_step(0, proto);
+	int content = c->flags & LF_FP_CONTENT;
+	__u64 src = lf_ld64(p, c->source), h = lf_fp_step(0, content ? 0 : proto);
 	if (c->source_ref == 4)
 		src &= 0xffffffffULL;
-	h = lf_fp_step(h, src);
+	if (!content)
+		h = lf_fp_step(h, src);
 	h = lf_fp_step(h, lf_ld64(p, c->line) & 0xffffffffULL);
-	if (c->code != 0xffff)
+	if (c->code != 0xffff && !content)
 		h = lf_fp_step(h, lf_ld64(p, c->code));
 	if (c->size != 0xffff)
 		h = lf_fp_step(h, lf_ld64(p, c->size) & 0xffffffffULL);
+	for (int i = 0; i < LF_FP_MORE && content; i++)
+		if (c->more[i] != 0xffff)
+			h = lf_fp_step(h, lf_ld64(p, c->more[i]) & 0xffffffffULL);
 	__u8 tag = s[c->str_tt & (LF_FP_BUF - 1)];
 	__u64 len = lf_ld64(s, c->str_len);
 	if (c->str_tag_long && tag == c->str_tag_long && c->str_lnglen != 0xffff) {
@@ -72,9 +89,25 @@ static inline __u32 lf_fingerprint(const struct lf_fp_cfg *c, __u64 proto, const
 			len &= 0xff;
 		else if (c->str_len_size == 4)
 			len &= 0xffffffffULL;
-		h = lf_fp_step(h, lf_ld64(s, c->str_hash) & 0xffffffffULL);
+		if (!content)
+			h = lf_fp_step(h, lf_ld64(s, c->str_hash) & 0xffffffffULL);
 	}
 	h = lf_fp_step(h, len);
+	/* the name's bytes read with its header, as far as the name goes: its twins' strings
+	 * are other objects, with other bytes after it */
+	for (__u32 k = 0; k < LF_FP_STR_CONTENT / 8 && content && c->str_bytes != 0xffff; k++) {
+		__u32 at = (__u32)(c->str_bytes & (LF_FP_STR_CONTENT - 1)) + 8 * k; /* bounded for the verifier */
+		if (8 * k >= len || at + 8 > LF_FP_STR_CONTENT)
+			break;
+		__u64 w = lf_ld64(s, (__u16)at);
+		if (len - 8 * k < 8)
+			w &= (1ULL << (8 * (len - 8 * k))) - 1;
+		h = lf_fp_step(h, w);
+	}
+	/* the last value's high bits reach the low ones kept only through a final mix */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
 	return (__u32)(h & ((1u << LF_FP_BITS) - 1)) | 1;
 }
 

@@ -21,8 +21,9 @@ static __always_inline __u32 lf_take_fp(struct lf_ustate *u, const struct lf_fp_
 	if (c->source_ref == 4)
 		src &= 0xffffffffULL;
 	if (!src)
-		__builtin_memset(u->fp_sbuf, 0, 32);
-	else if (bpf_probe_read_user(u->fp_sbuf, 32, (const void *)src))
+		__builtin_memset(u->fp_sbuf, 0, LF_FP_STR_CONTENT);
+	else if (bpf_probe_read_user(u->fp_sbuf, (c->flags & LF_FP_CONTENT) ? LF_FP_STR_CONTENT : LF_FP_STR,
+				     (const void *)src))
 		return 0;
 	return lf_fingerprint(c, proto, u->fp_pbuf, u->fp_sbuf);
 }

@@ -15,6 +15,7 @@ struct label_entry {
 	uint64_t ctx, proto;        /* key, with pos and kind */
 	int64_t pos;
 	uint8_t kind, used;
+	uint16_t votes;             /* a twin's label (proto_labels.c): reads for it less reads against */
 	uint64_t fp;                /* fingerprint of the proto */
 	int32_t num;                /* a line, or the namer's result */
 	char text[LABEL_TEXT_MAX];

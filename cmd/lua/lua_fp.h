@@ -11,11 +11,16 @@
 /* Reads exactly n bytes at a of the target m into b: 0 or -1. */
 typedef int (*lf_fp_rd)(const void *m, uint64_t a, void *b, size_t n);
 
-/* Offsets of the fingerprinted Proto fields, as a span read in one go (0xffff: fields left out); span_len 0 when they lie too far apart. */
-static inline void lf_fp_span(struct lf_fp_cfg *f, uint16_t code, uint16_t source, uint16_t line, uint16_t size)
+/* Offsets of the fingerprinted Proto fields, as a span read in one go (0xffff: fields left
+ * out), the further u32 fields of a content fingerprint among them (more: LF_FP_MORE offsets,
+ * or NULL); span_len 0 when they lie too far apart. */
+static inline void lf_fp_span(struct lf_fp_cfg *f, uint16_t code, uint16_t source, uint16_t line, uint16_t size,
+			      const uint16_t *more)
 {
-	uint16_t offs[4] = { code, source, line, size }, lo = 0xffff, hi = 0;
-	for (int i = 0; i < 4; i++)
+	uint16_t offs[4 + LF_FP_MORE] = { code, source, line, size }, lo = 0xffff, hi = 0;
+	for (int i = 0; i < LF_FP_MORE; i++)
+		offs[4 + i] = more ? more[i] : 0xffff;
+	for (int i = 0; i < 4 + LF_FP_MORE; i++)
 		if (offs[i] != 0xffff) {
 			lo = offs[i] < lo ? offs[i] : lo;
 			hi = offs[i] + 8 > hi ? (uint16_t)(offs[i] + 8) : hi;
@@ -26,6 +31,9 @@ static inline void lf_fp_span(struct lf_fp_cfg *f, uint16_t code, uint16_t sourc
 	f->source = (uint16_t)(source - lo);
 	f->line = (uint16_t)(line - lo);
 	f->size = size == 0xffff ? 0xffff : (uint16_t)(size - lo);
+	for (int i = 0; i < LF_FP_MORE; i++)
+		f->more[i] = offs[4 + i] == 0xffff ? 0xffff : (uint16_t)(offs[4 + i] - lo);
+	f->str_bytes = 0xffff;
 }
 
 static inline uint32_t lf_fp_read(const struct lf_fp_cfg *f, uint64_t proto, lf_fp_rd rd, const void *m)
@@ -36,7 +44,7 @@ static inline uint32_t lf_fp_read(const struct lf_fp_cfg *f, uint64_t proto, lf_
 	uint64_t src = lf_ld64(pb, f->source);
 	if (f->source_ref == 4)
 		src &= 0xffffffffULL;
-	if (src && rd(m, src, sb, 32) < 0)
+	if (src && rd(m, src, sb, (f->flags & LF_FP_CONTENT) ? LF_FP_STR_CONTENT : LF_FP_STR) < 0)
 		return 0;
 	return lf_fingerprint(f, proto, pb, sb);
 }

@@ -148,15 +148,46 @@ static int skip_vm(const struct lm_stack *s, int c, const struct lm_ops *ops)
 	return c;
 }
 
+/* Starts of the functions whose frames the merge left out so far as the VM's own: the
+ * frames between an activation's entry and its Lua code, or its C function. */
+#define VM_FUNCS 32
+struct vm_funcs { uint64_t start[VM_FUNCS]; int n; };
+
+static int is_vm_func(const struct vm_funcs *v, uint64_t start)
+{
+	for (int i = 0; i < v->n; i++)
+		if (v->start[i] == start)
+			return 1;
+	return 0;
+}
+
+/* Native frames lo..hi (leaf indices) were left out as the VM's. */
+static void note_vm_frames(struct vm_funcs *v, const struct lm_stack *s, int lo, int hi, const struct lm_ops *ops)
+{
+	for (int i = lo; i <= hi && v->n < VM_FUNCS; i++) {
+		uint64_t f = ops->func_start(ops->ctx, s->nat[i].addr);
+		if (f && !is_vm_func(v, f))
+			v->start[v->n++] = f;
+	}
+}
+
 /* PUC Lua in a host without the VM's API symbols (a stripped static build): the first
  * activation entered the VM at the outermost frame that held its lua_State (the BPF side
- * records both ends of each run of frames holding one); later ones follow the C function or
- * Lua frame before them directly, the VM's frames between left out. Returns the entry's
- * frame, c + 1 for "no native frame", or -1. */
-static int entry_without_symbols(const struct lm_stack *s, int thread, int k, int c)
+ * records both ends of each run of frames holding one). A later one was entered by the C
+ * function before it calling the API, whose frame is the caller of the first frame below
+ * that C function in a function of the VM that earlier activations ran through (lua_callk
+ * calls luaD_callnoyield, as lua_pcallk's path did): the C function's own frames down to
+ * that call stay, as with a host whose API has symbols. Returns the entry's frame, c + 1
+ * for "no native frame", or -1. */
+static int entry_without_symbols(const struct lm_stack *s, int thread, int k, int c, const struct vm_funcs *vm,
+				 const struct lm_ops *ops)
 {
-	if (k > 0)
+	if (k > 0) {
+		for (int i = c; i >= 0 && vm->n; i--)
+			if (is_vm_func(vm, ops->func_start(ops->ctx, s->nat[i].addr)))
+				return i + 1;
 		return c + 1;
+	}
 	int best = -1;
 	for (int i = 0; i < s->npos; i++)
 		if (s->pos[i].thread == thread && s->pos[i].frame <= c && s->pos[i].frame > best)
@@ -181,6 +212,7 @@ int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct
 	for (int i = 0; i < s->nth; i++)
 		na += activations(&s->th[order[i]], order[i], acts + na, LF_MAX_LPOS);
 	struct emit e = { out, 0, max };
+	struct vm_funcs vm = { .n = 0 };
 	int c = s->nnat - 1;              /* next native frame to emit, counting from the leaf */
 	/* Outermost first: each activation was entered through the next API call below the
 	 * previous one's C function; API calls left over nearer the leaf are ordinary frames. */
@@ -192,7 +224,7 @@ int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct
 		if (k == na - 1 && first->marker && !first->aux)
 			b = innermost_entry(s, c); /* truncated: the outer part is lost */
 		else if (b < 0 && !th->lj)
-			b = entry_without_symbols(s, a->thread, k, c);
+			b = entry_without_symbols(s, a->thread, k, c, &vm, ops);
 		/* Without an entry (a LuaJIT coroutine resumed by the VM itself) the Lua frames come
 		 * first and the native frames below wait for the end. */
 		for (; b >= 0 && c >= b; c--)
@@ -213,6 +245,8 @@ int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct
 				}
 			if (!found && th->lj)
 				c = skip_vm(s, c, ops);   /* a built-in runs inside the interpreter */
+			else if (found && !th->lj)
+				note_vm_frames(&vm, s, c + 2, b - 1, ops);
 		} else if (k == na - 1 && th->lj) {
 			c = skip_vm(s, c, ops);
 		} else if (k == na - 1) {

@@ -108,7 +108,7 @@ static int our_name(struct frame *fr, int n, int j, char *out, size_t size)
 		return -1;
 	if (lay->minor == 1 && fr[j].lua && fr[j].tailcalls > 0)
 		return -1;
-	return puc_call_name(lay, &mem, fr[j + 1].proto, 0, fr[j + 1].savedpc, out, size);
+	return puc_call_name(lay, &mem, fr[j + 1].proto, 0, fr[j + 1].savedpc, 0, out, size);
 }
 
 /* Lua's name, with 5.4's "index" for a metamethod spelled "__index" like older versions. */

@@ -440,18 +440,18 @@ static void test_names_54(void)
 		{ 20, -1, "" }, { 0, 0, "__index" }, { 10, 0, "__index" }, { 2, -1, "" },
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-		int rc = puc_call_name(l, &M, p, 0, after(code_at, want[i].pc), out, sizeof out);
+		int rc = puc_call_name(l, &M, p, 0, after(code_at, want[i].pc), 0, out, sizeof out);
 		if (rc != want[i].rc || strcmp(out, want[i].name) != 0)
 			printf("  pc %d: rc %d name '%s'\n", want[i].pc, rc, out);
 		CHECK_INT(rc, want[i].rc);
 		CHECK_STR(out, want[i].name);
 	}
 	/* savedpc == code (nothing called yet) and outside the code: no name */
-	CHECK_INT(puc_call_name(l, &M, p, 0, code_at, out, sizeof out), -1);
-	CHECK_INT(puc_call_name(l, &M, p, 0, code_at + 4 * (uint64_t)(n + 3), out, sizeof out), -1);
+	CHECK_INT(puc_call_name(l, &M, p, 0, code_at, 0, out, sizeof out), -1);
+	CHECK_INT(puc_call_name(l, &M, p, 0, code_at + 4 * (uint64_t)(n + 3), 0, out, sizeof out), -1);
 	/* a tiny buffer */
 	char tiny[2];
-	CHECK_INT(puc_call_name(l, &M, p, 0, after(code_at, 7), tiny, sizeof tiny), 0);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(code_at, 7), 0, tiny, sizeof tiny), 0);
 	CHECK_STR(tiny, "_");
 }
 
@@ -479,9 +479,9 @@ static void test_names_55(void)
 			    .k = put_kstrings(&F, l, ks, 3), .sizek = 3, .upvalues = put_upvals(&F, l, ups, 1),
 			    .sizeup = 1 };
 	uint64_t p = put_proto(&F, l, &sp);
-	CHECK_INT(puc_call_name(l, &M, p, 0, after(sp.code, 2), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(sp.code, 2), 0, out, sizeof out), 0);
 	CHECK_STR(out, "meth");
-	CHECK_INT(puc_call_name(l, &M, p, 0, after(sp.code, 5), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(sp.code, 5), 0, out, sizeof out), 0);
 	CHECK_STR(out, "fn");
 	CHECK(l->op[LOP_GETVARG] != LUA_OP_NONE && L54->op[LOP_GETVARG] == LUA_OP_NONE);
 }
@@ -510,13 +510,13 @@ static void test_names_51_locals(void)
 	struct pspec s = { .code = put_code(&F, code, 8), .sizecode = 8, .k = put_kstrings(&F, l, ks, 1),
 			   .sizek = 1, .locvars = lv, .sizelocvars = 1, .linedefined = 1 };
 	uint64_t p = put_proto(&F, l, &s);
-	CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, 2), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, 2), 0, out, sizeof out), 0);
 	CHECK_STR(out, "x");
-	CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, 4), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, 4), 0, out, sizeof out), 0);
 	CHECK_STR(out, "g");
-	CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, 5), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, 5), 0, out, sizeof out), 0);
 	CHECK_STR(out, "x");
-	CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, 6), out, sizeof out), -1);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, 6), 0, out, sizeof out), -1);
 }
 
 /* ---- Cache ---- */
@@ -533,16 +533,16 @@ static void test_cache(void)
 	uint64_t p = proto54(code, 2, ks, 1, ups, 1, &code_at);
 	uint64_t src = put_cstr(&F, L54, "@one.lua");
 	w64(&F, p + L54->p_source, src);
-	CHECK_INT(puc_call_name(L54, &M, p, 0, after(code_at, 1), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(L54, &M, p, 0, after(code_at, 1), 0, out, sizeof out), 0);
 	long first = F.reads;
 	F.reads = 0;
-	CHECK_INT(puc_call_name(L54, &M, p, 0, after(code_at, 1), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(L54, &M, p, 0, after(code_at, 1), 0, out, sizeof out), 0);
 	CHECK_STR(out, "f");
 	CHECK_INT(F.reads, 3);  /* the proto and its fingerprint only, to check it is the same proto */
 	CHECK(first > 3);
 	uint32_t fp = puc_proto_fp(L54, &M, p);
 	F.reads = 0;
-	CHECK_INT(puc_call_name(L54, &M, p, fp, after(code_at, 1), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(L54, &M, p, fp, after(code_at, 1), 0, out, sizeof out), 0);
 	CHECK_STR(out, "f");
 	CHECK_INT(F.reads, 0);  /* by the sample's fingerprint: no read at all */
 	puc_proto_info(L54, &M, p, 0, chunk, sizeof chunk, &ld);
@@ -580,14 +580,15 @@ static void test_reads_fail(void)
 	uint32_t code[] = { I_abc(L54, LOP_GETTABUP, 0, 0, 0, 0), I_abc(L54, LOP_CALL, 0, 1, 1, 0) };
 	uint64_t p = proto54(code, 2, ks, 1, ups, 1, &code_at);
 	w64(&F, p + L54->p_source, put_cstr(&F, L54, "@x.lua"));
-	/* every read failing at each possible point: -1, or a complete answer, never a crash */
+	/* every read failing at each possible point: -1 or -2 (unknown: the name's reads failed),
+	 * or a complete answer, never a crash */
 	for (long k = 0; k < 40; k++) {
 		puc_frames_cache_clear();
 		F.reads = 0;
 		F.fail_after = k;
-		int rc = puc_call_name(L54, &M, p, 0, after(code_at, 1), out, sizeof out);
-		CHECK(rc == -1 || (rc == 0 && strcmp(out, "f") == 0));
-		if (rc == -1)
+		int rc = puc_call_name(L54, &M, p, 0, after(code_at, 1), 0, out, sizeof out);
+		CHECK(rc == -1 || rc == -2 || (rc == 0 && strcmp(out, "f") == 0));
+		if (rc < 0)
 			CHECK_STR(out, "");
 		F.reads = 0;
 		rc = puc_proto_info(L54, &M, p, 0, chunk, sizeof chunk, &ld);
@@ -599,15 +600,15 @@ static void test_reads_fail(void)
 	F.fail_after = 3;
 	F.reads = 0;
 	puc_frames_cache_clear();
-	CHECK_INT(puc_call_name(L54, &M, p, 0, after(code_at, 1), out, sizeof out), -1);
+	CHECK_INT(puc_call_name(L54, &M, p, 0, after(code_at, 1), 0, out, sizeof out), -2);
 	F.fail_after = -1;
-	CHECK_INT(puc_call_name(L54, &M, p, 0, after(code_at, 1), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(L54, &M, p, 0, after(code_at, 1), 0, out, sizeof out), 0);
 	CHECK_STR(out, "f");
 	/* NULL reader, NULL proto */
 	struct puc_mem none = { NULL, NULL };
 	CHECK_INT(puc_proto_info(L54, &none, p, 0, chunk, sizeof chunk, &ld), -1);
 	CHECK_INT(puc_proto_info(L54, &M, 0, 0, chunk, sizeof chunk, &ld), -1);
-	CHECK_INT(puc_call_name(L54, &M, 0, 0, 4, out, sizeof out), -1);
+	CHECK_INT(puc_call_name(L54, &M, 0, 0, 4, 0, out, sizeof out), -2);
 	CHECK_INT(puc_proto_line(L54, &M, ~0ULL - 2, 0, 4), -1);
 }
 
@@ -619,7 +620,7 @@ static void test_huge_sizes(void)
 	uint32_t code[2] = { 0 };
 	struct pspec s = { .code = put_code(&F, code, 2), .sizecode = 0x7fffffff, .linedefined = 1 };
 	uint64_t p = put_proto(&F, L54, &s);
-	CHECK_INT(puc_call_name(L54, &M, p, 0, after(s.code, 1), out, sizeof out), -1);
+	CHECK_INT(puc_call_name(L54, &M, p, 0, after(s.code, 1), 0, out, sizeof out), -2);
 	s.sizecode = -5;
 	p = put_proto(&F, L54, &s);
 	CHECK_INT(puc_proto_line(L54, &M, p, 0, after(s.code, 1)), -1);
@@ -627,7 +628,7 @@ static void test_huge_sizes(void)
 	s.sizecode = 1 << 25;
 	s.code = BASE + SIZE - 64;
 	p = put_proto(&F, L54, &s);
-	CHECK_INT(puc_call_name(L54, &M, p, 0, s.code + 4 * 100000, out, sizeof out), -1);
+	CHECK_INT(puc_call_name(L54, &M, p, 0, s.code + 4 * 100000, 0, out, sizeof out), -2);
 	/* a huge locvars count, every entry live: the scan is bounded */
 	const struct puc_layout *l = L53;
 	uint64_t lv = fake_alloc(&F, (size_t)l->lv_sizeof * 70000);  /* all zero: startpc 0, endpc 0 */
@@ -635,16 +636,16 @@ static void test_huge_sizes(void)
 	struct pspec s2 = { .code = put_code(&F, c2, 1), .sizecode = 1, .locvars = lv,
 			    .sizelocvars = 1 << 24, .linedefined = 1 };
 	p = put_proto(&F, l, &s2);
-	CHECK_INT(puc_call_name(l, &M, p, 0, after(s2.code, 0), out, sizeof out), -1);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(s2.code, 0), 0, out, sizeof out), -1);
 	/* upvalue and constant indexes beyond their arrays */
 	uint32_t c3[] = { I_abc(l, LOP_GETUPVAL, 0, 200, 0, 0), I_abc(l, LOP_CALL, 0, 1, 1, 0),
 			  I_abx(l, LOP_LOADK, 0, 9999), I_abc(l, LOP_CALL, 0, 1, 1, 0) };
 	struct pspec s3 = { .code = put_code(&F, c3, 4), .sizecode = 4, .sizeup = 3,
 			    .upvalues = BASE + 8, .linedefined = 1 };
 	p = put_proto(&F, l, &s3);
-	CHECK_INT(puc_call_name(l, &M, p, 0, after(s3.code, 1), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(s3.code, 1), 0, out, sizeof out), 0);
 	CHECK_STR(out, "?");
-	CHECK_INT(puc_call_name(l, &M, p, 0, after(s3.code, 3), out, sizeof out), -1);
+	CHECK_INT(puc_call_name(l, &M, p, 0, after(s3.code, 3), 0, out, sizeof out), -1);
 }
 
 /* Backward jumps, jumps to themselves and long MOVE chains terminate, bounded. */
@@ -662,7 +663,7 @@ static void test_loops_and_chains(void)
 		code[N - 1] = I_abc(l, LOP_CALL, 0, 1, 1, 0);
 		struct pspec s = { .code = put_code(&F, code, N), .sizecode = N, .linedefined = 1 };
 		uint64_t p = put_proto(&F, l, &s);
-		CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, N - 1), out, sizeof out), -1);
+		CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, N - 1), 0, out, sizeof out), -1);
 		/* R(k) = R(k-1) for k = 1..250, then call R250: a MOVE chain deeper than the bound */
 		for (int k = 1; k <= 250; k++)
 			code[k - 1] = I_abc(l, LOP_MOVE, (unsigned)k, (unsigned)k - 1, 0, 0);
@@ -670,7 +671,7 @@ static void test_loops_and_chains(void)
 		s.code = put_code(&F, code, 251);
 		s.sizecode = 251;
 		p = put_proto(&F, l, &s);
-		CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, 250), out, sizeof out), -1);
+		CHECK_INT(puc_call_name(l, &M, p, 0, after(s.code, 250), 0, out, sizeof out), -1);
 	}
 }
 
@@ -692,8 +693,8 @@ static void test_garbage(void)
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 			uint64_t p = BASE + (x % (SIZE - 1024) & ~7ULL), pc = BASE + ((x >> 24) % SIZE & ~3ULL);
 			w8(&F, p + l->gch_tt, (uint8_t)l->gctag_proto);  /* get past the first check */
-			int rc = puc_call_name(l, &M, p, 0, pc, out, sizeof out);
-			ok &= (rc == -1 && out[0] == '\0') || (rc == 0 && strlen(out) < sizeof out);
+			int rc = puc_call_name(l, &M, p, 0, pc, 0, out, sizeof out);
+			ok &= (rc < 0 && rc >= -2 && out[0] == '\0') || (rc == 0 && strlen(out) < sizeof out);
 			ok &= strchr(out, ';') == NULL;
 			rc = puc_proto_info(l, &M, p, 0, chunk, sizeof chunk, &ld);
 			ok &= strlen(chunk) < sizeof chunk && strchr(chunk, ';') == NULL && strchr(chunk, '\n') == NULL;
@@ -727,7 +728,7 @@ static void test_fingerprints(void)
 	CHECK(fp1 != 0 && fp1 < (1u << LF_FP_BITS));
 	CHECK_INT(puc_proto_info(L54, &M, p, fp1, chunk, sizeof chunk, &ld), 0);
 	CHECK_STR(chunk, "chunk1");
-	CHECK_INT(puc_call_name(L54, &M, p, fp1, after(code_at, 1), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(L54, &M, p, fp1, after(code_at, 1), 0, out, sizeof out), 0);
 	CHECK_STR(out, "f");
 	/* the next chunk: same proto and string addresses, the string of another name */
 	w(&F, one + L54->ts_contents, "=chunk2", 7);
@@ -738,14 +739,14 @@ static void test_fingerprints(void)
 	CHECK_INT(puc_proto_info(L54, &M, p, fp1, chunk, sizeof chunk, &ld), 0);
 	CHECK_STR(chunk, "chunk1");
 	CHECK_INT(ld, 1);
-	CHECK_INT(puc_call_name(L54, &M, p, fp1, after(code_at, 1), out, sizeof out), 0);
+	CHECK_INT(puc_call_name(L54, &M, p, fp1, after(code_at, 1), 0, out, sizeof out), 0);
 	CHECK_INT(F.reads - before, 0);  /* all from the cache */
 	CHECK_INT(puc_proto_info(L54, &M, p, fp2, chunk, sizeof chunk, &ld), 0);
 	CHECK_STR(chunk, "chunk2");
 	/* a sample of a function that was gone before it was named */
 	uint32_t other = fp1 ^ fp2 ^ 4;
 	CHECK_INT(puc_proto_info(L54, &M, p, other | 1, chunk, sizeof chunk, &ld), -2);
-	CHECK_INT(puc_call_name(L54, &M, p, other | 1, after(code_at, 1), out, sizeof out), -1);
+	CHECK_INT(puc_call_name(L54, &M, p, other | 1, after(code_at, 1), 0, out, sizeof out), -2);
 	/* no fingerprint taken: whatever the memory holds now */
 	CHECK_INT(puc_proto_info(L54, &M, p, 0, chunk, sizeof chunk, &ld), 0);
 	CHECK_STR(chunk, "chunk2");
@@ -754,8 +755,56 @@ static void test_fingerprints(void)
 	CHECK_INT(puc_proto_info(L54, &M, p, fp1, chunk, sizeof chunk, &ld), 0);
 	CHECK_STR(chunk, "chunk1");
 	CHECK_INT(puc_proto_line(L54, &M, p, fp2, after(code_at, 1)), -1);
-	CHECK_INT(puc_proto_info(L54, &M, p + 16, fp1, chunk, sizeof chunk, &ld), -1);
+	CHECK_INT(puc_proto_info(L54, &M, p + 16, fp1, chunk, sizeof chunk, &ld), -1); /* one read: no twin yet */
 	F.fail_after = -1;
+}
+
+/* A state per request: the same function loaded in other states at other addresses has the
+ * same content fingerprint, and once two states read alike, a third closed before it was read
+ * is named as they were, its call names too; reads that disagree leave it unnamed. */
+static void test_twins(void)
+{
+	char out[LUA_IDENT_MAX], chunk[LUA_CHUNK_MAX];
+	uint64_t code[4];
+	uint64_t p[4];
+	int ld = -1;
+	fake_init(&F);
+	puc_frames_cache_clear();
+	const char *ks[] = { "f" }, *ks3[] = { "g" };
+	const char *ups[] = { "_ENV" };
+	uint32_t ins[] = { I_abc(L54, LOP_GETTABUP, 0, 0, 0, 0), I_abc(L54, LOP_CALL, 0, 1, 1, 0) };
+	for (int i = 0; i < 4; i++) {
+		p[i] = proto54(ins, 2, i == 3 ? ks3 : ks, 1, ups, 1, &code[i]);
+		w64(&F, p[i] + L54->p_source, put_cstr(&F, L54, "@req.lua"));
+	}
+	uint32_t fp = puc_proto_fp(L54, &M, p[0]), callee = 0x1235;
+	CHECK(fp != 0 && puc_proto_fp(L54, &M, p[1]) == fp && puc_proto_fp(L54, &M, p[2]) == fp);
+	/* chunk names that differ in their last byte: not twins */
+	uint64_t n10 = put_cstr(&F, L54, "=chunk10"), n11 = put_cstr(&F, L54, "=chunk11");
+	w64(&F, p[1] + L54->p_source, n10);
+	uint32_t fp10 = puc_proto_fp(L54, &M, p[1]);
+	w64(&F, p[1] + L54->p_source, n11);
+	CHECK(fp10 != puc_proto_fp(L54, &M, p[1]));
+	w64(&F, p[1] + L54->p_source, put_cstr(&F, L54, "@req.lua"));
+	/* the third state closed before its function was read: its memory holds something else */
+	w64(&F, p[2] + L54->p_source, put_cstr(&F, L54, "@other.lua"));
+	CHECK(puc_proto_fp(L54, &M, p[2]) != fp);
+	CHECK_INT(puc_proto_info(L54, &M, p[0], fp, chunk, sizeof chunk, &ld), 0);
+	CHECK_INT(puc_call_name(L54, &M, p[0], fp, after(code[0], 1), callee, out, sizeof out), 0);
+	CHECK_INT(puc_proto_info(L54, &M, p[2], fp, chunk, sizeof chunk, &ld), -2); /* one read: not yet */
+	CHECK_INT(puc_proto_info(L54, &M, p[1], fp, chunk, sizeof chunk, &ld), 0);
+	CHECK_INT(puc_call_name(L54, &M, p[1], fp, after(code[1], 1), callee, out, sizeof out), 0);
+	long before = F.reads;
+	CHECK_INT(puc_proto_info(L54, &M, p[2], fp, chunk, sizeof chunk, &ld), 0);
+	CHECK_STR(chunk, "req.lua");
+	CHECK_INT(puc_call_name(L54, &M, p[2], fp, after(code[2], 1), callee, out, sizeof out), 0);
+	CHECK_STR(out, "f");
+	CHECK_INT(F.reads - before, 0); /* a twin's labels need no read */
+	CHECK_INT(puc_call_name(L54, &M, p[2], fp, after(code[2], 1), callee ^ 2, out, sizeof out), -2);
+	/* a fourth function of that fingerprint whose call reads otherwise: the name is in doubt */
+	CHECK(puc_proto_fp(L54, &M, p[3]) == fp);
+	CHECK_INT(puc_call_name(L54, &M, p[3], fp, after(code[3], 1), callee, out, sizeof out), 0);
+	CHECK_STR(out, "f"); /* its twins' name, not read: the twins of a fingerprint are one function */
 }
 
 int main(void)
@@ -782,6 +831,7 @@ int main(void)
 	RUN(test_loops_and_chains);
 	RUN(test_garbage);
 	RUN(test_fingerprints);
+	RUN(test_twins);
 	free(F.mem);
 	puc_frames_cache_free();
 	CHECK_EXIT();

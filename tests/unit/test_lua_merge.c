@@ -158,6 +158,32 @@ static void luajit_cfunc(void)
 	CHECK(f->aux == (LF_LFLAG_CENTRY | 0x10) && lm_fp(f) == 0);
 }
 
+/* A stripped static host: no frame marked as an entry. table.sort (0x9000) calls auxsort,
+ * sort_comp and lua_callk, which runs the comparator through luaD_callnoyield (0xc000) and
+ * luaV_execute (0x2000), functions the main chunk's path from lua_pcallk already ran
+ * through: sort's frames down to lua_callk stay, the VM's below it go. */
+static void static_host_callback(void)
+{
+	static const __u64 nat[] = { W(LF_TAG_EXACT, 0x2010), 0xc020, 0xd030, 0xe040, 0xf050, 0x9010, 0xa010,
+				     0x2030, 0xc040, 0xb010, MAIN, START };
+	__u64 w[64];
+	int n = 0;
+	for (; n < 12; n++)
+		w[n] = nat[n];
+	w[n++] = W(LF_TAG_LTHREAD, 0x7000);
+	n += lua_frame(w + n, LF_TAG_LFUNC, 0xa1, 0);      /* the comparator */
+	n += lua_frame(w + n, LF_TAG_LCFUNC, 0x9000, 0);   /* sort */
+	n += lua_frame(w + n, LF_TAG_LFUNC, 0xa3, 0x222);  /* main chunk */
+	w[n++] = W(LF_TAG_LPOS, 0);  /* both ends of the run of frames holding L */
+	w[n++] = W(LF_TAG_LPOS, 9);
+	static struct lm_stack s;
+	struct lm_out o[64];
+	lm_decode(w, n, &s);
+	char buf[256];
+	render(&s, o, lm_merge(&s, o, 64, &ops), buf, sizeof(buf));
+	CHECK_STR(buf, "N11 N10 N9 La3 L9000 N4 N3 N2 La1 ");
+}
+
 int main(void)
 {
 	RUN(elided_keeps_root);
@@ -165,5 +191,6 @@ int main(void)
 	RUN(elided_after_c_function);
 	RUN(luajit_marker);
 	RUN(luajit_cfunc);
+	RUN(static_host_callback);
 	CHECK_EXIT();
 }

@@ -334,7 +334,7 @@ void luajit_fp_cfg(const struct luajit_layout *l, struct lf_fp_cfg *f)
 {
 	memset(f, 0, sizeof *f);
 	/* the bytecode follows the GCproto header: its address is covered by the proto's */
-	lf_fp_span(f, 0xffff, (uint16_t)l->pt_chunkname, (uint16_t)l->pt_firstline, (uint16_t)l->pt_sizebc);
+	lf_fp_span(f, 0xffff, (uint16_t)l->pt_chunkname, (uint16_t)l->pt_firstline, (uint16_t)l->pt_sizebc, NULL);
 	f->source_ref = (uint8_t)l->gcref_size;
 	f->str_tt = (uint16_t)l->str_gct;
 	f->str_hash = (uint16_t)(l->str_len - 4);  /* every variant: MSize/StrHash hash; MSize len */
@@ -404,7 +404,7 @@ static int rd_global_name(void *ctx, uint64_t L, char *out, size_t size)
 static struct proto_reader reader(struct reader *ctx)
 {
 	return (struct proto_reader){ &cache, (uint64_t)(uintptr_t)ctx->m->ctx, ctx,
-				      rd_proto, rd_chunk, rd_line, rd_call_name, rd_global_name };
+				      rd_proto, rd_chunk, rd_line, rd_call_name, rd_global_name, 0 };
 }
 
 /* ---- API ---- */
@@ -430,7 +430,8 @@ int luajit_call_name(const struct luajit_layout *l, const struct luajit_mem *m, 
 {
 	struct reader ctx = { l, m, { 0 } };
 	struct proto_reader rd = reader(&ctx);
-	return proto_label_call_name(&rd, caller_proto, caller_fp, caller_pc, out, out_size);
+	int rc = proto_label_call_name(&rd, caller_proto, caller_fp, caller_pc, 0, out, out_size);
+	return rc < -1 ? -1 : rc; /* no twins here: unknown is no name */
 }
 
 int luajit_global_call_name(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t proto, uint32_t fp,
@@ -438,5 +439,6 @@ int luajit_global_call_name(const struct luajit_layout *l, const struct luajit_m
 {
 	struct reader ctx = { l, m, { 0 } };
 	struct proto_reader rd = reader(&ctx);
-	return proto_label_global_name(&rd, proto, fp, L, out, out_size);
+	int rc = proto_label_global_name(&rd, proto, fp, L, out, out_size);
+	return rc < -1 ? -1 : rc;
 }

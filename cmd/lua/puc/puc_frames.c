@@ -291,8 +291,13 @@ static int proto_line(const struct puc_layout *l, const struct puc_mem *m, const
 
 void puc_fp_cfg(const struct puc_layout *l, struct lf_fp_cfg *f)
 {
+	/* A content fingerprint: a host that makes a state per request (Apache's mod_lua) loads
+	 * the same functions into each, and closes it right after their work. */
+	const uint16_t more[LF_FP_MORE] = { l->p_lastlinedefined, l->p_sizek, l->p_sizep, l->p_sizelocvars,
+					    l->p_sizelineinfo };
 	memset(f, 0, sizeof *f);
-	lf_fp_span(f, l->p_code, l->p_source, l->p_linedefined, l->p_sizecode);
+	lf_fp_span(f, 0xffff, l->p_source, l->p_linedefined, l->p_sizecode, more);
+	f->flags = LF_FP_CONTENT;
 	f->source_ref = 8;
 	f->str_tt = l->gch_tt;
 	f->str_hash = 12;  /* unsigned int hash after CommonHeader and its bytes, in every version */
@@ -305,6 +310,7 @@ void puc_fp_cfg(const struct puc_layout *l, struct lf_fp_cfg *f)
 	}
 	f->str_lnglen = l->ts_lnglen != LUA_OFF_NONE ? l->ts_lnglen : l->ts_len;
 	f->str_tag_long = l->gctag_lngstr != l->gctag_shrstr ? (uint8_t)l->gctag_lngstr : 0;
+	f->str_bytes = l->ts_contents < LF_FP_STR_CONTENT ? l->ts_contents : 0xffff;
 	if (f->str_len + 8 > 32 || f->str_lnglen + 8 > 32 || f->str_tt >= 32)
 		f->span_len = 0;  /* the header read is 32 bytes */
 }
@@ -378,8 +384,8 @@ static int rd_global_name(void *ctx, uint64_t L, char *out, size_t size)
 
 static struct proto_reader reader(struct reader *ctx)
 {
-	return (struct proto_reader){ &cache, (uint64_t)(uintptr_t)ctx->m->ctx, ctx,
-				      rd_proto, rd_chunk, rd_line, rd_call_name, rd_global_name };
+	return (struct proto_reader){ &cache, (uint64_t)(uintptr_t)ctx->m->ctx, ctx,    rd_proto,
+				      rd_chunk, rd_line,     rd_call_name, rd_global_name, 1 };
 }
 
 /* ---- API ---- */
@@ -401,11 +407,11 @@ int puc_proto_line(const struct puc_layout *l, const struct puc_mem *m, uint64_t
 }
 
 int puc_call_name(const struct puc_layout *l, const struct puc_mem *m, uint64_t caller_proto,
-		  uint32_t caller_fp, uint64_t caller_savedpc, char *out, size_t out_size)
+		  uint32_t caller_fp, uint64_t caller_savedpc, uint32_t callee_fp, char *out, size_t out_size)
 {
 	struct reader ctx = { l, m, { 0 } };
 	struct proto_reader rd = reader(&ctx);
-	return proto_label_call_name(&rd, caller_proto, caller_fp, caller_savedpc, out, out_size);
+	return proto_label_call_name(&rd, caller_proto, caller_fp, caller_savedpc, callee_fp, out, out_size);
 }
 
 int puc_global_call_name(const struct puc_layout *l, const struct puc_mem *m, uint64_t proto, uint32_t fp,

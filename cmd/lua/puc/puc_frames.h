@@ -42,7 +42,7 @@ int puc_proto_line(const struct puc_layout *l, const struct puc_mem *m, uint64_t
  * call (CIST_TAIL; 5.1: tailcalls > 0) or a call from C, "?" inside a hook, "__gc" for a
  * finalizer. As in Lua, 5.1 names no metamethods. */
 int puc_call_name(const struct puc_layout *l, const struct puc_mem *m, uint64_t caller_proto,
-		  uint32_t caller_fp, uint64_t caller_savedpc, char *out, size_t out_size);
+		  uint32_t caller_fp, uint64_t caller_savedpc, uint32_t callee_fp, char *out, size_t out_size);
 
 /* The name of proto's function in package.loaded of the VM of thread L ("handle" for a
  * global, "mod.run"), the name Lua's tracebacks give a function called from C: 0, or -1 when

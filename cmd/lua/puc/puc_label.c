@@ -17,10 +17,10 @@ static int called_name(const struct puc_runtime *rt, const struct lm_thread *th,
 {
 	struct puc_mem m = { read_target, (void *)(intptr_t)rt->pid };
 	const struct lm_lua *f = &th->f[j];
-	if (j + 1 >= th->n || th->f[j + 1].c || (f->aux & LF_LFLAG_TAIL))
-		return -1;
+	if (j + 1 >= th->n || th->f[j + 1].c || th->f[j + 1].marker || (f->aux & LF_LFLAG_TAIL))
+		return -1; /* no caller's code to read: frames left out above it are no name either */
 	const struct lm_lua *caller = &th->f[j + 1];
-	return puc_call_name(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, out, n);
+	return puc_call_name(rt->lay, &m, lm_addr(caller), lm_fp(caller), caller->aux & LF_PC_MASK, lm_fp(f), out, n);
 }
 
 /* A Lua function called from C (the host, pcall, a library) has no name in its caller's
@@ -46,8 +46,15 @@ int puc_function_label(const struct runtime *r, const struct lm_thread *th, int 
 		sb_puts(out, LF_LABEL_GONE);
 		return 1;
 	}
-	if (called_name(rt, th, j, name, sizeof(name)) &&
-	    (line == 0 || global_name_of(rt, th, j, name, sizeof(name))))
+	int rc = called_name(rt, th, j, name, sizeof(name));
+	if (rc == -1 && line != 0)
+		rc = global_name_of(rt, th, j, name, sizeof(name));
+	if (rc == -2) {
+		/* the caller, or the state, was gone before the name was read: not "?" */
+		sb_puts(out, LF_LABEL_GONE);
+		return;
+	}
+	if (rc)
 		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");
 	if (lines) {
 		int cur = puc_proto_line(rt->lay, &m, lm_addr(f), lm_fp(f), f->aux & LF_PC_MASK);

@@ -1,5 +1,7 @@
-/* The hooks through which the native unwinder meets the Lua runtimes: the only place that
- * knows which family a process runs. The unwinder calls them for frames in the VM's file
+/* The hooks through which the native unwinder meets the Lua runtimes, and most of what knows
+ * which family a process runs: profile.bpf.c also looks PUC Lua's configuration up for them
+ * (rt_puc_cfg), walk_memo.bpf.h replays each family's look at the frames it copies, and the
+ * walkers call back into lf_take_fp_of here. The unwinder calls them for frames in the VM's file
  * and in JIT code, and the sample's end calls rt_append; each family's walker lives in
  * its own file. The per-frame hooks are global functions: the verifier checks each once,
  * not on every path through the unwinder's step, and they find the sample themselves. */

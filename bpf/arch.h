@@ -1,7 +1,8 @@
 /* The architecture lua-flame is built for, as both the BPF programs and user space see it:
  * which callee-saved registers the unwinder recovers in every frame (a Lua VM keeps its
  * state in them), and the ELF files it reads. Everything else that differs by architecture
- * is in bpf/arch_*.bpf.h, cmd/unwind/cfi_arch.h and cmd/proc/ptrace_arch.c. */
+ * is in bpf/arch_*.bpf.h, cmd/unwind/cfi_arch.h, cmd/proc/ptrace_arch.c,
+ * cmd/lua/luajit/luajit_arch.c and the syscall number in cmd/kernel/namer_sched.c. */
 #ifndef LF_ARCH_H
 #define LF_ARCH_H
 

@@ -23,8 +23,8 @@
 #define LF_LUA_WALK      4096 /* frames walked per lua_State to reach the outermost ones */
 #define LF_LUA_SHARE     32   /* frames set aside for each further lua_State of a sample */
 /* Without bpf_loop (kernels before 5.17) the walk is a loop the verifier unrolls: it keeps
- * at most this many frames and walks no further (on 5.10, 24 frames cost the Lua walk's
- * program 309K instructions processed of the verifier's million, 16 frames 214K). */
+ * at most this many frames and walks no further. Each frame more costs the verifier's check
+ * of the Lua walk's program more of its million instructions on 5.10. */
 #define LF_LUA_NOLOOP    24
 
 #define LF_LUA_ENTRIES   6    /* PUC Lua API functions through which a host enters the VM */

@@ -213,7 +213,7 @@ static __noinline long lj_step_cb(__u32 idx, void *data)
 	if (w->base <= w->stack + 8 * (1 + c->fr2) || (w->frames < w->inner && w->u->n >= LF_MAX_USTACK - 2) ||
 	    lj_read_link(w, &func, &ftsz, &isfn))
 		return lj_walk_end(w);
-	if (w->link0) { /* taken here, not kept across the step: that doubled 5.10 verifier's work */
+	if (w->link0) { /* taken here: kept across the step, it multiplies 5.10 verifier's work */
 		ftsz = (__s64)w->link0;
 		w->link0 = 0;
 	}

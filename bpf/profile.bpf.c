@@ -296,8 +296,8 @@ __noinline int lf_count_stack(__u64 h, __u64 n, __u64 lua)
 
 /* Tail-called programs: the native walk (again, for the next frames), the Lua walk, and the
  * sample's end (its statistics and count). The end is a program of its own so the verifier
- * checks it once: as a global function called from each program, it was checked once for
- * each, half of the verifier's work at start-up. */
+ * checks it once: a global function called from each program is checked once for each, and
+ * the end is a large part of the verifier's work at start-up. */
 enum { LF_TAIL_UNWIND, LF_TAIL_LUA, LF_TAIL_END, LF_NTAILS };
 struct {
 	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);

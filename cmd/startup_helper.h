@@ -2,7 +2,7 @@
  * tables' rows of the targets' files, and the runtime detection's reading of those files
  * (their scores), both sent back through a pipe. A process, not a thread: a thread shares
  * the address space, and each page the parsing frees would interrupt the loading CPU to
- * flush its TLB (measured: the tables twice as slow, the load a third slower). */
+ * flush its TLB, which slows both the tables and the load. */
 #ifndef LF_STARTUP_HELPER_H
 #define LF_STARTUP_HELPER_H
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /* Buffered output for the SVG writer: bytes, counts and fixed-point numbers appended to
  * a buffer that goes to the FILE in large writes. A graph has tens of thousands of
- * frames, each a dozen small pieces; through stdio every piece was a call (a copy, a
- * lock, printf's parsing and its long-double conversion), which cost more than reading
- * the input. The numbers come out exactly as printf's "%" PRIu64 and "%.Nf" write them. */
+ * frames, each a dozen small pieces; through stdio every piece would be a call (a copy, a
+ * lock, printf's parsing and its long-double conversion), costing more than reading the
+ * input. The numbers come out exactly as printf's "%" PRIu64 and "%.Nf" write them. */
 #ifndef LF_OUTBUF_H
 #define LF_OUTBUF_H
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* Unsorted input through sorted keys (see stackkeys.h). A key is a line's frames, each
  * the number of its interned name plus one (LEB128, so no byte of it is 0 and no number
  * is the start of another), a 0 byte, then the line's count: a million lines of 700
- * bytes make about 70 MB of keys, where the whole tree of an unsorted file took 450 MB.
+ * bytes make about 70 MB of keys, a small part of what a tree of all their frames would take.
  * Sorting the keys bytewise puts the lines that share their first frames together, which
  * is all the walk needs: it never comes back into a frame it has left. A big regular file
  * is read in two parts at once, each into keys of its own, sorted there, then merged. */

@@ -34,9 +34,9 @@ struct lf_sched_attr {
 };
 
 #define LF_SCHED_DEADLINE 6
-/* The namer may also use CPU time that would otherwise idle: capped at its reservation alone, a
- * host making a Lua state per request kept it behind its announcements, and lost more names
- * (per-request states of tests/progs/vm_threads.c: 0.7-2.9% of samples against 0.3-0.6%). */
+/* The namer may also use CPU time that would otherwise idle: capped at its reservation alone, it
+ * falls behind the announcements of a host that makes a Lua state per request
+ * (tests/progs/vm_threads.c), whose functions are then freed before they are named. */
 #define LF_SCHED_FLAG_RECLAIM 0x02
 
 static int set_attr(int tid, const struct lf_sched_attr *a)

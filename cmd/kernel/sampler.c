@@ -259,7 +259,7 @@ static int configure(struct sampler *s, const struct sampler_cfg *cfg, int walk_
 	bpf_map__set_max_entries(s->skel->maps.rows, (__u32)cfg->rows_cap);
 	bpf_map__set_max_entries(s->skel->maps.files, (__u32)cfg->files_cap);
 	/* Only where bpf_loop hashes the record: after the hash's unrolled loops of the program
-	 * without it, a second map's path took the verifier from 0.2M to 0.9M instructions. Every
+	 * without it, a second map's path multiplies the verifier's work, near its limit. Every
 	 * kernel that allocates map entries on demand (6.1 on) has bpf_loop (5.17 on). */
 	s->skel->rodata->small_stacks = kf_nonprealloc_maps() && kf_bpf_loop();
 	if (!s->skel->rodata->small_stacks)

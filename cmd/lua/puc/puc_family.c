@@ -1,4 +1,4 @@
-/* PUC Lua 5.1-5.4 as a runtime family (runtime.h): its detection, VM scan and BPF
+/* PUC Lua 5.1-5.5 as a runtime family (runtime.h): its detection, VM scan and BPF
  * configuration from puc_runtime.c, its labels from puc_label.c. */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

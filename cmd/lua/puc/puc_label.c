@@ -52,7 +52,7 @@ int puc_function_label(const struct runtime *r, const struct lm_thread *th, int 
 	if (rc == -2) {
 		/* the caller, or the state, was gone before the name was read: not "?" */
 		sb_puts(out, LF_LABEL_GONE);
-		return;
+		return 1;
 	}
 	if (rc)
 		snprintf(name, sizeof(name), "%s", line == 0 ? "main chunk" : "?");

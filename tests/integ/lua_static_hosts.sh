@@ -92,10 +92,12 @@ profile_pair() { # NAME
 			"$OUT/$1.$c.tails")
 		check "$1: $c's frames down to the callback, in gdb's order, named as in its twin ($bad of $t off)" \
 			[ "$bad" = 0 ]
-		missing=$(awk 'NR == FNR { x = $0; sub(/^[0-9]+ /, "", x); twin[x] = 1; next }
-			{ x = $0; sub(/^[0-9]+ /, "", x); if (!(x in twin) && $1 > 2) m++ } END { print m + 0 }' \
+		# (a shape seen in 2% of the samples or more: rarer ones, such as one depth of auxsort's
+		# recursion, may show in one run and not in the other)
+		missing=$(awk -v min=$((t / 50 > 2 ? t / 50 : 2)) 'NR == FNR { x = $0; sub(/^[0-9]+ /, "", x); twin[x] = 1; next }
+			{ x = $0; sub(/^[0-9]+ /, "", x); if (!(x in twin) && $1 > min) m++ } END { print m + 0 }' \
 			"$OUT/$1-syms.$c.tails" "$OUT/$1.$c.tails")
-		check "$1: each of $c's stacks seen more than twice is one its twin shows too ($missing not)" [ "$missing" = 0 ]
+		check "$1: each of $c's stacks seen in 2% of its samples is one its twin shows too ($missing not)" [ "$missing" = 0 ]
 	done
 }
 

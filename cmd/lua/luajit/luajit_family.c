@@ -48,6 +48,8 @@ static int refresh(struct runtime *rt, struct sampler *smp, int full)
 	struct luajit_runtime *vm = rt->vm;
 	if (LF_LJ_TRACES_BY_ADDRESS && smp && vm->ngs)
 		luajit_traces_push(vm, smp); /* traces come and go while the VM runs */
+	if (vm->undecided && luajit_runtime_recheck(vm))
+		return (rt->refused = 1);
 	if (!full && vm->ngs)
 		return 0;
 	uint64_t before[LF_MAX_GS];

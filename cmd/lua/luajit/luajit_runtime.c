@@ -101,11 +101,13 @@ static int scan_chunk(uint64_t base, const unsigned char *buf, size_t len, void 
 static int take_layout(struct luajit_runtime *rt, const struct luajit_layout *l, const char **why)
 {
 	struct luajit_layout own;
-	if (rt->checked != l->variant) {
-		if ((*why = luajit_vm_check(rt, l, rt->gs[0], &own)))
+	if (rt->checked != l->variant || rt->undecided) {
+		int undecided = 0;
+		if ((*why = luajit_vm_check(rt, l, rt->gs[0], &own, &undecided)))
 			return -1;
 		rt->own = own;
 		rt->checked = l->variant;
+		rt->undecided = undecided;
 	}
 	rt->lay = &rt->own;
 	return 0;
@@ -239,4 +241,19 @@ void luajit_runtime_cfg(const struct luajit_runtime *rt, uint32_t core_file, str
 	c->vm_lo = rt->vm_lo;
 	c->vm_hi = rt->vm_hi;
 	luajit_fp_cfg(l, &c->fp);
+}
+
+int luajit_runtime_recheck(struct luajit_runtime *rt)
+{
+	const struct luajit_layout *l = luajit_layout_get(rt->checked);
+	const char *why = NULL;
+	if (!rt->undecided || !rt->ngs || !l)
+		return 0;
+	if (take_layout(rt, l, &why) == 0)
+		return 0;
+	warnx_lf("PID %d: LuaJIT in %s: this LuaJIT build is not supported yet (%s, read as %s); native stacks are "
+		 "profiled only", (int)rt->pid, rt->core_path, why, l->name);
+	rt->refused = 1;
+	rt->ngs = 0;
+	return 1;
 }

@@ -13,6 +13,7 @@ struct luajit_runtime {
 	const struct luajit_layout *lay; /* a table entry, or own once a VM was checked */
 	struct luajit_layout own;        /* the layout as the live VM was found to fit it */
 	enum luajit_variant checked;     /* the variant own was checked for */
+	int undecided;                   /* own's list of built-ins is the default until its libraries are open */
 	int refused;                     /* a VM of a build no layout fits: native stacks only */
 	struct luajit_file_facts facts;
 	int gc64_known;
@@ -30,6 +31,9 @@ int luajit_runtime_detect(pid_t pid, struct luajit_runtime *rt);
  * the first layout it fits is taken. When VMs were found but fit none, the process is refused,
  * with a message, and none is counted. Returns the number found. */
 int luajit_runtime_scan(struct luajit_runtime *rt, int first_look);
+/* A VM taken before its libraries were open: checked again, its built-ins' list decided;
+ * 1 when it is refused now (rt->refused set). */
+int luajit_runtime_recheck(struct luajit_runtime *rt);
 /* Once a VM is known: where the VM's own code lies in the core file, from the FDE holding
  * the first handler of its dispatch table. */
 void luajit_runtime_vm_code(struct luajit_runtime *rt);

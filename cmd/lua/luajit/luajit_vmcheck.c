@@ -200,7 +200,8 @@ static int fits(const struct tally *t, int k)
 
 /* Which of the layout's two lists of built-ins (0: as built by default, 1: with Lua 5.2
  * compatibility) names those of the VM's standard libraries, all of them right; -1 when
- * neither or both do, or the libraries cannot be read. */
+ * neither or both do; -2 when the libraries are not there yet (a VM just made, whose host
+ * has not opened them: a command lua-flame starts is seen that early). */
 static int builtins_list(const struct luajit_layout *l, const struct luajit_mem *m, uint64_t g, const char **why)
 {
 	struct tally t = { { *l, *l }, { 0, 0 }, { 0, 0 } };
@@ -211,8 +212,10 @@ static int builtins_list(const struct luajit_layout *l, const struct luajit_mem 
 	if (luajit_registry(l, m, L, &gg, &reg) || gg != g || each_field(l, m, reg, GN_TABLE, find_loaded, &w) ||
 	    !w.found || each_field(l, m, w.found, GN_TABLE, tally_lib, &w)) {
 		*why = "its libraries cannot be read";
-		return -1;
+		return -2;
 	}
+	if (t.good[0] + t.bad[0] < FITS_MIN && t.good[1] + t.bad[1] < FITS_MIN)
+		return -2;
 	int fits0 = fits(&t, 0), fits1 = fits(&t, 1);
 	if (fits0 != fits1)
 		return fits1;
@@ -222,7 +225,7 @@ static int builtins_list(const struct luajit_layout *l, const struct luajit_mem 
 }
 
 const char *luajit_vm_check(const struct luajit_runtime *rt, const struct luajit_layout *l, uint64_t g,
-			    struct luajit_layout *out)
+			    struct luajit_layout *out, int *undecided)
 {
 	struct luajit_mem m = { read_target, (void *)(intptr_t)rt->pid };
 	const char *why = check_dispatch(rt, l, &m, g);
@@ -231,7 +234,8 @@ const char *luajit_vm_check(const struct luajit_runtime *rt, const struct luajit
 	if (why)
 		return why;
 	int list = builtins_list(l, &m, g, &why);
-	if (list < 0)
+	*undecided = list == -2;
+	if (list == -1)
 		return why;
 	*out = *l;
 	if (list == 1) {

@@ -9,6 +9,8 @@
 /* NULL when the VM whose global_State is g fits layout l; *out is then l with the list of
  * built-ins that VM numbers them by. Else what does not fit ("its dispatch table is not where
  * this layout puts it"). */
+/* *undecided: the VM's libraries are not open yet, so which list of built-ins it has is not
+ * known: out has the default one until luajit_runtime_recheck decides. */
 const char *luajit_vm_check(const struct luajit_runtime *rt, const struct luajit_layout *l, uint64_t g,
-			    struct luajit_layout *out);
+			    struct luajit_layout *out, int *undecided);
 #endif

@@ -422,37 +422,56 @@ static void strings(void)
  * size as the collector counts it. hp_ok is 1 for the versions whose heap walk is known. */
 static void heap_state(void)
 {
-#if V == 501 || V == 504
 	F(hp_ok, 1);
-#else
-	F(hp_ok, 0);
-#endif
 	OFF(gch_next, GCheader_probe, next);
 	OFF(g_strt, global_State, strt);
 	OFF(st_hash, stringtable, hash); OFF(st_size, stringtable, size);
 	F(g_mt, offsetof(global_State, mt)); F(g_mt_n, FSZ(global_State, mt) / sizeof(void *));
 	F(extra_stack, EXTRA_STACK);
-#if V == 501 || V == 504
-	OFF(g_totalbytes, global_State, totalbytes);
+#if V >= 505
+	OFF(g_totalbytes, global_State, GCtotalbytes); F(g_debt_sub, 1);   /* counted = total - debt */
 #else
-	N(g_totalbytes);   /* 5.5: GCtotalbytes holds the debt too */
+	OFF(g_totalbytes, global_State, totalbytes); F(g_debt_sub, 0);
 #endif
 #if V == 501
 	N(g_gcdebt); OFF(g_allgc, global_State, rootgc); N(g_finobj); OFF(g_tobefnz, global_State, tmudata);
-	N(g_fixedgc); OFF(g_buff, global_State, buff); OFF(mb_buffsize, Mbuffer, buffsize);
-	OFF(l_stacksize, lua_State, stacksize); OFF(l_gt, lua_State, l_gt);
-	F(lx_sizeof, state_size(lua_State));
-#elif V == 504
-	OFF(g_gcdebt, global_State, GCdebt); OFF(g_allgc, global_State, allgc); OFF(g_finobj, global_State, finobj);
-	OFF(g_tobefnz, global_State, tobefnz); OFF(g_fixedgc, global_State, fixedgc); N(g_buff); N(mb_buffsize);
-	N(l_stacksize); N(l_gt);
-	F(lx_sizeof, sizeof(LX));
+	N(g_fixedgc);
 #else
-	N(g_gcdebt); N(g_allgc); N(g_finobj); N(g_tobefnz); N(g_fixedgc); N(g_buff); N(mb_buffsize);
-	N(l_stacksize); N(l_gt); N(lx_sizeof);
+	OFF(g_gcdebt, global_State, GCdebt); OFF(g_allgc, global_State, allgc); OFF(g_finobj, global_State, finobj);
+	OFF(g_tobefnz, global_State, tobefnz);
+#if V == 502
+	N(g_fixedgc);
+#else
+	OFF(g_fixedgc, global_State, fixedgc);
+#endif
+#endif
+#if V <= 502
+	OFF(g_buff, global_State, buff); OFF(mb_buffsize, Mbuffer, buffsize);
+#else
+	N(g_buff); N(mb_buffsize);
+#endif
+#if V <= 503
+	OFF(l_stacksize, lua_State, stacksize);
+#else
+	N(l_stacksize);
+#endif
+#if V == 501
+	OFF(l_gt, lua_State, l_gt);
+	F(lx_sizeof, state_size(lua_State));
+#else
+	N(l_gt);
+	F(lx_sizeof, sizeof(LX));
+#endif
+#if HAVE_L_NCI
+	F(l_nci_size, FSZ(lua_State, nci));
+#else
+	N(l_nci_size);
 #endif
 	OFF(l_openupval, lua_State, openupval);
 }
+
+/* 5.5 keeps a 'lastfree' box before hash parts of 2^LIMFORLAST nodes or more (ltable.c) */
+typedef struct { Node *dummy; Node follows; } Limbox_probe;
 
 static void heap_objects(void)
 {
@@ -461,32 +480,58 @@ static void heap_objects(void)
 	N(t_flags); N(t_bitras); OFF(t_asize, Table, sizearray);
 	OFF(ts_hnext, GCheader_probe, next);
 	OFF(cl_env, CClosure, env);
-	OFF(upv_v, UpVal, v);
-	F(u_size0, sizeof(Udata)); N(u_uv); N(u_uv_sizeof); N(u_nuvalue);
+	F(u_size0, sizeof(Udata)); N(u_uv); N(u_uv_sizeof); N(u_nuvalue); N(u_uvtag);
 	OFF(u_len, Udata, uv.len); OFF(u_metatable, Udata, uv.metatable); OFF(u_env, Udata, uv.env);
-#elif V == 504
+#elif V <= 503
+	F(tv_ctb, BIT_ISCOLLECTABLE); F(gctag_table, LUA_TTABLE); F(gctag_udata, LUA_TUSERDATA);
+	N(t_flags); N(t_bitras); OFF(t_asize, Table, sizearray);
+	N(cl_env);
+#if V == 502
+	F(gctag_upval, LUA_TUPVAL);
+	OFF(ts_hnext, GCheader_probe, next);
+	F(u_size0, sizeof(Udata)); N(u_uv); N(u_uv_sizeof); N(u_nuvalue); N(u_uvtag);
+	OFF(u_len, Udata, uv.len); OFF(u_metatable, Udata, uv.metatable); OFF(u_env, Udata, uv.env);
+#else
+	N(gctag_upval);   /* 5.3's upvalues are counted by reference, not collected */
+#if HAVE_TS_HNEXT_TOP  /* 5.3.0 */
+	OFF(ts_hnext, TString, hnext);
+#else
+	OFF(ts_hnext, TString, u.hnext);
+#endif
+	F(u_size0, sizeludata(0)); OFF(u_uv, Udata, user_); N(u_uv_sizeof); N(u_nuvalue);
+	OFF(u_uvtag, Udata, ttuv_); OFF(u_len, Udata, len); OFF(u_metatable, Udata, metatable); N(u_env);
+#endif
+#else
 	F(tv_ctb, BIT_ISCOLLECTABLE); F(gctag_table, LUA_VTABLE); F(gctag_udata, LUA_VUSERDATA);
 	F(gctag_upval, LUA_VUPVAL);
+#if V == 504
 	OFF(t_flags, Table, flags); F(t_bitras, BITRAS); OFF(t_asize, Table, alimit);
+#else
+	N(t_flags); N(t_bitras); OFF(t_asize, Table, asize);
+#endif
 	OFF(ts_hnext, TString, u.hnext);
 	N(cl_env);
-	OFF(upv_v, UpVal, v);
-	F(u_size0, udatamemoffset(0)); OFF(u_uv, Udata, uv); F(u_uv_sizeof, sizeof(UValue));
+	F(u_size0, udatamemoffset(0)); OFF(u_uv, Udata, uv); F(u_uv_sizeof, sizeof(UValue)); N(u_uvtag);
 	OFF(u_nuvalue, Udata, nuvalue); OFF(u_len, Udata, len); OFF(u_metatable, Udata, metatable); N(u_env);
-#else
-	N(tv_ctb); N(gctag_table); N(gctag_udata); N(gctag_upval); N(t_flags); N(t_bitras); N(t_asize);
-	N(ts_hnext); N(cl_env); N(upv_v); N(u_size0); N(u_uv); N(u_uv_sizeof); N(u_nuvalue); N(u_len);
-	N(u_metatable); N(u_env);
 #endif
-#if V == 501 || V == 504
+	OFF(upv_v, UpVal, v);
+#if V == 503
+	OFF(upv_onext, UpVal, u.open.next);
+#else
+	N(upv_onext);
+#endif
 	OFF(t_array, Table, array); OFF(t_metatable, Table, metatable); F(t_sizeof, sizeof(Table));
+#if V >= 505
+	/* the array's values lie below t->array, their tags above a hint word */
+	F(t_arr_hint, sizeof(unsigned)); F(t_arr_val, sizeof(Value));
+	F(t_limbox, offsetof(Limbox_probe, follows)); F(t_limfor, PROBE_LIMFORLAST);
+	F(ts_lngreg, offsetof(TString, falloc)); F(ts_sizeof, sizeof(TString)); F(pf_fixed, PF_FIXED);
+#else
+	N(t_arr_hint); N(t_arr_val); F(t_limbox, 0); N(t_limfor); N(ts_lngreg); N(ts_sizeof); F(pf_fixed, 0);
+#endif
 	F(ccl_size0, sizeCclosure(0)); F(ccl_slot, sizeCclosure(1) - sizeCclosure(0));
 	F(lcl_size0, sizeLclosure(0)); F(lcl_slot, sizeLclosure(1) - sizeLclosure(0));
 	F(upv_sizeof, sizeof(UpVal)); OFF(upv_value, UpVal, u.value);
-#else
-	N(t_array); N(t_metatable); N(t_sizeof); N(ccl_size0); N(ccl_slot); N(lcl_size0); N(lcl_slot);
-	N(upv_sizeof); N(upv_value);
-#endif
 }
 
 static const unsigned char probe_onebit[8] = { 1, 2, 4, 8, 16, 32, 64, 128 };
@@ -629,6 +674,9 @@ probe_tree() {
 	have L_NCI '^[[:space:]]*(unsigned short|int) nci;' "$tree/lstate.h" >"$dir/have.h"
 	have TS_SHRLEN '^[[:space:]]*l[us]_byte shrlen;' "$tree/lobject.h" >>"$dir/have.h"
 	have TS_LNGPTR '^[[:space:]]*char \*contents;' "$tree/lobject.h" >>"$dir/have.h"
+	have TS_HNEXT_TOP '^  struct TString \*hnext;' "$tree/lobject.h" >>"$dir/have.h"
+	lim=$(sed -n 's/^#define[[:space:]]*LIMFORLAST[[:space:]]*\([0-9]*\).*/\1/p' "$tree/ltable.c")
+	echo "#define PROBE_LIMFORLAST ${lim:-0}" >>"$dir/have.h"
 	for v in 5.1 5.2 5.3 5.4 5.5; do
 		echo '#define DEB_HOST_MULTIARCH "x86_64-linux-gnu"' >"$dir/lua$v-deb-multiarch.h"
 	done

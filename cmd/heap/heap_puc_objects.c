@@ -7,6 +7,7 @@
 #include "heap_puc.h"
 
 #define LIST_MAX (1u << 28)        /* objects followed on one list */
+#define OPEN_MAX (1u << 20)        /* open upvalues of a thread: LUAI_MAXSTACK is 1,000,000 */
 
 const uint8_t *ph_at(const struct puc_heap *h, uint64_t a, size_t n)
 {
@@ -73,17 +74,27 @@ int ph_kind(const struct puc_heap *h, uint64_t a)
 	return -1;
 }
 
+/* 5.5's long strings keep their kind in shrlen: inline contents, fixed or own external ones. */
+static uint64_t long_string_size(const struct puc_heap *h, uint64_t s, uint64_t len)
+{
+	const struct puc_layout *l = h->l;
+	if (l->ts_lngreg == LUA_OFF_NONE)
+		return l->ts_contents + len + 1;
+	switch ((int8_t)ph_u8(h, s + l->ts_shrlen)) {
+	case -1: return l->ts_lngreg + len + 1;
+	case -2: return l->ts_lngreg;
+	default: return l->ts_sizeof;
+	}
+}
+
 static uint64_t string_size(const struct puc_heap *h, uint64_t s)
 {
 	const struct puc_layout *l = h->l;
-	uint64_t len;
 	if (l->ts_len != LUA_OFF_NONE)
-		len = ph_u64(h, s + l->ts_len);
-	else if (ph_u8(h, s + l->gch_tt) == l->gctag_shrstr)
-		len = ph_u8(h, s + l->ts_shrlen);
-	else
-		len = ph_u64(h, s + l->ts_lnglen);
-	return l->ts_contents + len + 1;
+		return l->ts_contents + ph_u64(h, s + l->ts_len) + 1;
+	if (ph_u8(h, s + l->gch_tt) == l->gctag_shrstr)
+		return l->ts_contents + ph_u8(h, s + l->ts_shrlen) + 1;
+	return long_string_size(h, s, ph_u64(h, s + l->ts_lnglen));
 }
 
 /* 5.4's alimit is the array's size unless a flag says it was lowered: then the size is the
@@ -106,11 +117,15 @@ uint64_t ph_array_size(const struct puc_heap *h, uint64_t t)
 static uint64_t table_size(const struct puc_heap *h, uint64_t t)
 {
 	const struct puc_layout *l = h->l;
-	uint64_t size = l->t_sizeof + ph_array_size(h, t) * l->tv_sizeof;
+	uint64_t n = ph_array_size(h, t), size = l->t_sizeof;
+	if (l->t_arr_hint == LUA_OFF_NONE)
+		size += n * l->tv_sizeof;
+	else if (n)
+		size += n * (l->t_arr_val + 1u) + l->t_arr_hint;
 	uint64_t node = ph_u64(h, t + l->t_node);
 	unsigned ls = ph_u8(h, t + l->t_lsizenode);
 	if (ls < 31 && ph_at(h, node, l->n_sizeof))
-		size += ((uint64_t)1 << ls) * l->n_sizeof;
+		size += ((uint64_t)1 << ls) * l->n_sizeof + (ls >= l->t_limfor ? l->t_limbox : 0u);
 	return size;
 }
 
@@ -129,33 +144,47 @@ static uint64_t udata_size(const struct puc_heap *h, uint64_t u)
 	return (nuv ? l->u_uv + (uint64_t)nuv * l->u_uv_sizeof : l->u_size0) + len;
 }
 
+/* CallInfo records a thread allocated: 5.1's array, the count kept beside the list after
+ * base_ci (5.2.1+), or that list's length (5.2.0). */
+static uint64_t thread_cis(const struct puc_heap *h, uint64_t L)
+{
+	const struct puc_layout *l = h->l;
+	if (l->l_size_ci != LUA_OFF_NONE)
+		return ph_u32(h, L + l->l_size_ci);
+	if (l->l_nci_size == 2)
+		return ph_u8(h, L + l->l_nci) | (uint32_t)ph_u8(h, L + l->l_nci + 1) << 8;
+	if (l->l_nci_size == 4)
+		return ph_u32(h, L + l->l_nci);
+	uint64_t n = 0;
+	for (uint64_t ci = ph_u64(h, L + l->l_base_ci + l->ci_next); ci && n < LIST_MAX; n++)
+		ci = ph_u64(h, ci + l->ci_next);
+	return n;
+}
+
 /* A thread's block (the main thread's is inside the global state's), its stack and its
  * CallInfo records. */
 static uint64_t thread_size(const struct puc_heap *h, uint64_t L)
 {
 	const struct puc_layout *l = h->l;
-	uint64_t size = L == h->L0 ? 0 : l->lx_sizeof, slots;
-	if (l->l_stacksize != LUA_OFF_NONE) {
-		slots = ph_u32(h, L + l->l_stacksize);
-		size += slots * l->tv_sizeof + (uint64_t)ph_u32(h, L + l->l_size_ci) * l->ci_sizeof;
-		return size;
-	}
+	uint64_t size = (L == h->L0 ? 0 : l->lx_sizeof) + thread_cis(h, L) * l->ci_sizeof;
+	if (l->l_stacksize != LUA_OFF_NONE)
+		return size + (uint64_t)ph_u32(h, L + l->l_stacksize) * l->tv_sizeof;
 	uint64_t stack = ph_u64(h, L + l->l_stack), last = ph_u64(h, L + l->l_stack_last);
-	slots = last > stack ? (last - stack) / l->stack_slot + l->extra_stack : 0;
-	uint64_t nci = l->l_nci == LUA_OFF_NONE ? 0 : (ph_u8(h, L + l->l_nci) | ph_u8(h, L + l->l_nci + 1) << 8);
-	return size + slots * l->stack_slot + nci * l->ci_sizeof;
+	return size + (last > stack ? (last - stack) / l->stack_slot + l->extra_stack : 0) * l->stack_slot;
 }
 
 static uint64_t proto_size(const struct puc_heap *h, uint64_t p)
 {
 	const struct puc_layout *l = h->l;
 	uint64_t s = l->p_sizeof;
-	s += (uint64_t)ph_u32(h, p + l->p_sizecode) * 4;
+	if (!(ph_u8(h, p + l->p_is_vararg) & l->pf_fixed)) {
+		s += (uint64_t)ph_u32(h, p + l->p_sizecode) * 4;
+		s += (uint64_t)ph_u32(h, p + l->p_sizelineinfo) * l->p_lineinfo_size;
+		if (l->p_sizeabslineinfo != LUA_OFF_NONE)
+			s += (uint64_t)ph_u32(h, p + l->p_sizeabslineinfo) * l->ali_sizeof;
+	}
 	s += (uint64_t)ph_u32(h, p + l->p_sizep) * 8;
 	s += (uint64_t)ph_u32(h, p + l->p_sizek) * l->tv_sizeof;
-	s += (uint64_t)ph_u32(h, p + l->p_sizelineinfo) * l->p_lineinfo_size;
-	if (l->p_sizeabslineinfo != LUA_OFF_NONE)
-		s += (uint64_t)ph_u32(h, p + l->p_sizeabslineinfo) * l->ali_sizeof;
 	s += (uint64_t)ph_u32(h, p + l->p_sizelocvars) * l->lv_sizeof;
 	s += (uint64_t)ph_u32(h, p + l->p_sizeupvalues) * l->uv_sizeof;
 	return s;
@@ -225,9 +254,42 @@ static void add_strings(struct puc_heap *h)
 		add_chain(h, ph_u64(h, hash + (uint64_t)i * 8), l->ts_hnext);
 }
 
-/* Open upvalues live on their thread's list (5.1: only there). */
+/* 5.3's upvalues have no header: each is known by the closures and threads that point at it. */
+static void add_bare_upvalue(struct puc_heap *h, uint64_t u)
+{
+	if (u && ph_at(h, u, h->l->upv_sizeof))
+		hg_add(h->g, u, HK_UPVALUE, h->l->upv_sizeof, NULL);
+	else if (u)
+		h->cut++;
+}
+
+static void add_bare_upvalues(struct puc_heap *h)
+{
+	const struct puc_layout *l = h->l;
+	size_t n = h->g->n;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = h->g->o[i].addr;
+		if (h->g->o[i].kind == HK_FUNCTION) {
+			unsigned nup = ph_u8(h, a + l->cl_nupvalues);
+			for (unsigned k = 0; k < nup; k++)
+				add_bare_upvalue(h, ph_u64(h, a + l->lcl_upvals + (uint64_t)k * 8));
+		} else if (h->g->o[i].kind == HK_THREAD) {
+			uint64_t u = ph_u64(h, a + l->l_openupval);
+			for (uint32_t k = 0; u && k < OPEN_MAX; k++) {   /* one per stack slot at most */
+				add_bare_upvalue(h, u);
+				u = ph_u64(h, u + l->upv_onext);
+			}
+		}
+	}
+}
+
+/* Open upvalues live on their thread's list (5.1, 5.2: only there). */
 static void add_open_upvalues(struct puc_heap *h)
 {
+	if (h->l->upv_onext != LUA_OFF_NONE) {
+		add_bare_upvalues(h);
+		return;
+	}
 	size_t n = h->g->n;
 	for (size_t i = 0; i < n; i++)
 		if (h->g->o[i].kind == HK_THREAD)
@@ -242,7 +304,9 @@ static int read_state(struct puc_heap *h, uint64_t G)
 		return -1;
 	h->L0 = l->g_mainthread != LUA_OFF_NONE ? ph_u64(h, G + l->g_mainthread) : G + l->lg_l;
 	h->vm_count = ph_u64(h, G + l->g_totalbytes);
-	if (l->g_gcdebt != LUA_OFF_NONE)
+	if (l->g_gcdebt != LUA_OFF_NONE && l->g_debt_sub)
+		h->vm_count -= ph_u64(h, G + l->g_gcdebt);
+	else if (l->g_gcdebt != LUA_OFF_NONE)
 		h->vm_count += ph_u64(h, G + l->g_gcdebt);
 	h->vm_own = l->lg_sizeof;
 	if (l->g_buff != LUA_OFF_NONE)

@@ -119,11 +119,56 @@ static void node_refs(struct puc_heap *h, uint32_t from, const uint8_t *node)
 		ref(h, from, puc_u64_at(node, l->n_key_val), fixed(h, "[keys]"));
 }
 
+/* 5.5's array part: value k below the array pointer, its tag byte above the hint word. */
+static int split_array(const struct puc_heap *h, uint64_t arr, uint64_t n, const uint8_t **vals,
+		       const uint8_t **tags)
+{
+	const struct puc_layout *l = h->l;
+	if (n > (1u << 30) || arr < n * l->t_arr_val)
+		return -1;
+	*vals = ph_at(h, arr - n * l->t_arr_val, n * l->t_arr_val);
+	*tags = ph_at(h, arr + l->t_arr_hint, n);
+	return *vals && *tags ? 0 : -1;
+}
+
+/* The collectable value in slot k of the array part of t (k < its size), or 0. */
+static uint64_t array_obj(const struct puc_heap *h, uint64_t t, uint64_t k)
+{
+	const struct puc_layout *l = h->l;
+	uint64_t arr = ph_u64(h, t + l->t_array), o = 0;
+	const uint8_t *vals, *tags;
+	if (l->t_arr_hint == LUA_OFF_NONE)
+		return tv_obj(h, arr + k * l->tv_sizeof, &o) ? o : 0;
+	if (split_array(h, arr, k + 1, &vals, &tags) || !ph_collectable(l, tags[k]))
+		return 0;
+	return puc_u64_at(vals, 0);   /* value k is the lowest of the k + 1 read */
+}
+
+static void array_refs(struct puc_heap *h, uint32_t i, uint64_t t, uint32_t label)
+{
+	const struct puc_layout *l = h->l;
+	uint64_t arr = ph_u64(h, t + l->t_array), n = ph_array_size(h, t);
+	const uint8_t *vals, *tags;
+	if (l->t_arr_hint == LUA_OFF_NONE) {
+		ref_tvs(h, i, arr, n, l->tv_sizeof, label);
+		return;
+	}
+	if (!n)
+		return;
+	if (split_array(h, arr, n, &vals, &tags)) {
+		h->cut++;
+		return;
+	}
+	for (uint64_t k = 0; k < n; k++)
+		if (ph_collectable(l, tags[k]))
+			ref(h, i, puc_u64_at(vals, (unsigned)((n - 1 - k) * l->t_arr_val)), label);
+}
+
 static void table_refs(struct puc_heap *h, uint32_t i, uint64_t t)
 {
 	const struct puc_layout *l = h->l;
 	ref(h, i, ph_u64(h, t + l->t_metatable), fixed(h, "[metatable]"));
-	ref_tvs(h, i, ph_u64(h, t + l->t_array), ph_array_size(h, t), l->tv_sizeof, fixed(h, "[n]"));
+	array_refs(h, i, t, fixed(h, "[n]"));
 	uint64_t node = ph_u64(h, t + l->t_node);
 	unsigned ls = ph_u8(h, t + l->t_lsizenode);
 	uint64_t n = ls < 31 ? (uint64_t)1 << ls : 0;
@@ -171,6 +216,8 @@ static void udata_refs(struct puc_heap *h, uint32_t i, uint64_t u)
 	ref(h, i, ph_u64(h, u + l->u_metatable), fixed(h, "[metatable]"));
 	if (l->u_env != LUA_OFF_NONE)
 		ref(h, i, ph_u64(h, u + l->u_env), fixed(h, "[env]"));
+	if (l->u_uvtag != LUA_OFF_NONE && ph_collectable(l, ph_u8(h, u + l->u_uvtag)))
+		ref(h, i, ph_u64(h, u + l->u_uv), fixed(h, "[user value]"));
 	if (l->u_nuvalue != LUA_OFF_NONE) {
 		unsigned nuv = ph_u8(h, u + l->u_nuvalue) | ph_u8(h, u + l->u_nuvalue + 1) << 8;
 		ref_tvs(h, i, u + l->u_uv, nuv, l->u_uv_sizeof, fixed(h, "[user value]"));
@@ -229,7 +276,7 @@ static uint64_t globals_table(struct puc_heap *h, uint64_t reg)
 	if (l->l_gt != LUA_OFF_NONE)
 		tv_obj(h, h->L0 + l->l_gt, &g);
 	else if (reg && ph_array_size(h, reg) >= 2)
-		tv_obj(h, ph_u64(h, reg + l->t_array) + l->tv_sizeof, &g);
+		g = array_obj(h, reg, 1);
 	return g;
 }
 

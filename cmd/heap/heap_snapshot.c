@@ -32,10 +32,10 @@ static struct runtime *find_vms(pid_t pid, int *rc)
 		return NULL;
 	}
 	if (strcmp(rt->ops->family, "PUC Lua")) {
-		warnx_lf("PID %d: heap snapshots of %s are not supported yet (PUC Lua 5.1 and 5.4 are)", (int)pid,
+		warnx_lf("PID %d: heap snapshots of %s are not supported yet (PUC Lua 5.1-5.5 are)", (int)pid,
 			 rt->name);
 	} else if (!((struct puc_runtime *)rt->vm)->lay->hp_ok) {
-		warnx_lf("PID %d: heap snapshots of %s are not supported yet (PUC Lua 5.1 and 5.4 are)", (int)pid,
+		warnx_lf("PID %d: heap snapshots of %s are not supported yet (PUC Lua 5.1-5.5 are)", (int)pid,
 			 rt->name);
 	} else if (rt->ops->scan(rt) <= 0) {
 		warnx_lf("PID %d: %s is mapped but no VM (lua_State) exists in its memory yet", (int)pid, rt->name);

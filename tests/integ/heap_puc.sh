@@ -1,4 +1,4 @@
-# lua-flame heap on Debian's stripped lua5.1 and lua5.4 (tests/lua/heap_shapes.lua): the
+# lua-flame heap on Debian's stripped lua5.1-lua5.4 and a stripped Lua 5.5.1 (tests/lua/heap_shapes.lua): the
 # snapshot's total against the VM's own count, four structures measured in-process under their
 # paths, exact leaf paths, the target left running, and the errors of unusable targets.
 . "$(dirname "$0")/../lib.sh"
@@ -55,6 +55,10 @@ shapes() {
 
 shapes lua54 /usr/bin/lua5.4 lua5.4
 shapes lua51 /usr/bin/lua5.1 lua5.1
+shapes lua52 /usr/bin/lua5.2 lua5.2
+shapes lua53 /usr/bin/lua5.3 lua5.3
+SID=$("$ROOT/scripts/build-lua-sources.sh" --dir)
+shapes lua55 "$SID/lua5.5-5.5.1/lua-stripped" lua-stripped
 
 # unusable targets: exit status 2 and a message that says what is wrong
 "$LF" heap -p 999999 -o "$OUT/none.folded" 2>"$OUT/none.err"

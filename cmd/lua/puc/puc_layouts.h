@@ -141,25 +141,38 @@ struct puc_layout {
 
 	/* The heap snapshot (cmd/heap); hp_ok is 1 for versions whose heap walk is known. Every
 	 * object is on one of the lists at g_allgc (5.1: rootgc, the main thread first), g_finobj,
-	 * g_tobefnz (5.1: tmudata, circular), g_fixedgc, chained by gch_next; 5.1's strings only in
-	 * the string table (strt: st_size heads at st_hash, chained by ts_hnext) and its open
-	 * upvalues only on their thread's l_openupval list. The VM's count is g_totalbytes (+
-	 * g_gcdebt from 5.2 on). */
+	 * g_tobefnz (5.1: tmudata, circular), g_fixedgc, chained by gch_next; 5.1's and 5.2's short
+	 * strings only in the string table (strt: st_size heads at st_hash, chained by ts_hnext),
+	 * open upvalues only on their thread's l_openupval list (5.3: chained by upv_onext, and
+	 * closed ones only in their closures: 5.3's upvalues are no collected objects). The VM's
+	 * count is g_totalbytes, plus g_gcdebt from 5.2 on (minus it when g_debt_sub: 5.5). */
 	uint16_t hp_ok, gch_next, g_strt, st_hash, st_size, g_totalbytes, g_mt, g_mt_n, extra_stack;
-	uint16_t g_gcdebt, g_allgc, g_finobj, g_tobefnz, g_fixedgc, g_buff, mb_buffsize;
-	/* Threads: a thread's block is lx_sizeof; its stack l_stacksize slots (5.1) or stack_last -
-	 * stack + extra_stack; 5.1's thread holds its globals at l_gt. */
-	uint16_t l_stacksize, l_gt, lx_sizeof, l_openupval;
+	uint16_t g_gcdebt, g_debt_sub, g_allgc, g_finobj, g_tobefnz, g_fixedgc, g_buff, mb_buffsize;
+	/* Threads: a thread's block is lx_sizeof; its stack l_stacksize slots (5.1-5.3) or
+	 * stack_last - stack + extra_stack; its CallInfo records 5.1's size_ci, l_nci (of
+	 * l_nci_size bytes) or, without either, the length of the list after base_ci; 5.1's thread
+	 * holds its globals at l_gt. */
+	uint16_t l_stacksize, l_gt, lx_sizeof, l_openupval, l_nci_size;
 	/* tv_ctb: the tag bit of collectable values (0: 5.1, where tags from string on are) */
 	uint16_t tv_ctb, gctag_table, gctag_udata, gctag_upval;
 	/* Tables: t_asize is sizearray, or 5.4's alimit (the real size is the next power of two
-	 * when flags has t_bitras and alimit is not one) */
+	 * when flags has t_bitras and alimit is not one). 5.5 splits the array part: value k
+	 * (t_arr_val bytes) at array - (k + 1) * t_arr_val, its tag byte at array + t_arr_hint + k;
+	 * hash parts of 2^t_limfor nodes or more have t_limbox bytes before them. */
 	uint16_t t_flags, t_bitras, t_asize, t_array, t_metatable, t_sizeof, ts_hnext;
+	uint16_t t_arr_hint, t_arr_val, t_limbox, t_limfor;
+	/* 5.5's long strings: ts_lngreg + length + 1 bytes with their contents inline, ts_lngreg
+	 * without (fixed external), ts_sizeof (external, freed by its own allocator) */
+	uint16_t ts_lngreg, ts_sizeof;
 	/* A closure of n upvalues takes size0 + n * slot bytes; 5.1's closures have an env table */
 	uint16_t ccl_size0, ccl_slot, lcl_size0, lcl_slot, cl_env;
-	uint16_t upv_sizeof, upv_v, upv_value;
-	/* Userdata: u_size0 + len bytes without user values, else u_uv + n * u_uv_sizeof + len */
-	uint16_t u_size0, u_uv, u_uv_sizeof, u_nuvalue, u_len, u_metatable, u_env;
+	uint16_t upv_sizeof, upv_v, upv_value, upv_onext;
+	/* Userdata: u_size0 + len bytes without user values, else u_uv + n * u_uv_sizeof + len;
+	 * 5.3's one user value is a Value at u_uv tagged at u_uvtag */
+	uint16_t u_size0, u_uv, u_uv_sizeof, u_nuvalue, u_len, u_metatable, u_env, u_uvtag;
+	/* 5.5: a Proto whose flag (at p_is_vararg) has pf_fixed keeps code and line info outside
+	 * the VM's count */
+	uint16_t pf_fixed;
 };
 
 /* The layout for Lua major.minor.patch, or NULL for an unknown minor. A patch newer than any

@@ -33,6 +33,9 @@ const uint8_t *ph_at(const struct puc_heap *h, uint64_t a, size_t n);
 uint64_t ph_u64(const struct puc_heap *h, uint64_t a);   /* 0 when outside the copy */
 uint32_t ph_u32(const struct puc_heap *h, uint64_t a);
 uint8_t ph_u8(const struct puc_heap *h, uint64_t a);
+/* The label prefix + the string at ts, made safe for a folded line and cut to a name's length;
+ * none when ts is 0 or not a string. */
+uint32_t ph_named(struct puc_heap *h, const char *prefix, uint64_t ts, const char *none);
 /* The kind of the object at a from its header tag, or -1. */
 int ph_kind(const struct puc_heap *h, uint64_t a);
 /* Slots of the table t's array part. */

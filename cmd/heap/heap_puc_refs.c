@@ -31,8 +31,7 @@ static uint32_t fixed(struct puc_heap *h, const char *s)
 	return hg_label(h->g, s, strlen(s));
 }
 
-/* prefix + the string at ts, made safe for a folded line and cut to NAME_MAX_BYTES. */
-static uint32_t named(struct puc_heap *h, const char *prefix, uint64_t ts, const char *none)
+uint32_t ph_named(struct puc_heap *h, const char *prefix, uint64_t ts, const char *none)
 {
 	char raw[NAME_MAX_BYTES + 1];
 	uint64_t full = 0;
@@ -95,7 +94,7 @@ static uint32_t key_label(struct puc_heap *h, const uint8_t *node)
 	uint32_t kt = puc_tag_at(node, l->n_key_tt, l->n_key_tt_size);
 	int basic = ph_basic(l, kt);
 	if (basic == 4)
-		return named(h, "", puc_u64_at(node, l->n_key_val), "[string key]");
+		return ph_named(h, "", puc_u64_at(node, l->n_key_val), "[string key]");
 	if (basic == 3)
 		return fixed(h, "[n]");
 	char b[40];
@@ -198,7 +197,7 @@ static void lua_closure_refs(struct puc_heap *h, uint32_t i, uint64_t f)
 	for (unsigned k = 0; k < n; k++) {
 		uint32_t u = hg_unreached(h->g, ph_u64(h, f + l->lcl_upvals + (uint64_t)k * 8));
 		if (u != HG_NONE)
-			hg_reach(h->g, u, i, named(h, "upvalue ", upvalue_name(h, p, k), "upvalue ?"));
+			hg_reach(h->g, u, i, ph_named(h, "upvalue ", upvalue_name(h, p, k), "upvalue ?"));
 	}
 }
 

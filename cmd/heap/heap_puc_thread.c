@@ -5,32 +5,12 @@
 #include <string.h>
 
 #include "heap_puc.h"
-#include "safe_name.h"
 #include "util.h"
 
 #define STACK_SLOTS_MAX (1u << 24)
 #define FRAMES_MAX (1u << 20)
-#define NAME_MAX_BYTES 96
 
 struct frame { uint64_t func, base, savedpc; };
-
-static uint32_t local_label(struct puc_heap *h, uint64_t ts)
-{
-	char raw[NAME_MAX_BYTES + 1];
-	uint64_t full = 0;
-	long n = puc_tstring(h->l, &h->m, ts, raw, sizeof(raw), &full);
-	if (n <= 0)
-		return hg_label(h->g, "local ?", 7);
-	struct sbuf b;
-	sb_init(&b);
-	sb_puts(&b, "local ");
-	sb_add_safe(&b, raw, (size_t)n, SAFE_FOLDED);
-	if (full > (uint64_t)n)
-		sb_puts(&b, "...");
-	uint32_t id = hg_label(h->g, b.s, b.len);
-	sb_free(&b);
-	return id;
-}
 
 /* The Proto of the Lua function in the stack slot at func, or 0. */
 static uint64_t frame_proto(const struct puc_heap *h, uint64_t func)
@@ -64,7 +44,7 @@ static void name_locals(struct puc_heap *h, const struct frame *f, uint64_t stac
 		if (start > pc)
 			break;
 		if (pc < end && !names[slot])
-			names[slot] = local_label(h, ph_u64(h, v + l->lv_varname));
+			names[slot] = ph_named(h, "local ", ph_u64(h, v + l->lv_varname), "local ?");
 		slot += pc < end;
 	}
 }

@@ -57,6 +57,7 @@ shapes lua54 /usr/bin/lua5.4 lua5.4
 shapes lua51 /usr/bin/lua5.1 lua5.1
 shapes lua52 /usr/bin/lua5.2 lua5.2
 shapes lua53 /usr/bin/lua5.3 lua5.3
+"$ROOT/scripts/build-lua-sources.sh" || fail lua55 "scripts/build-lua-sources.sh failed"
 SID=$("$ROOT/scripts/build-lua-sources.sh" --dir)
 shapes lua55 "$SID/lua5.5-5.5.1/lua-stripped" lua-stripped
 

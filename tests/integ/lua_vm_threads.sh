@@ -40,6 +40,13 @@ thread_share() {
 	[ "$t" -gt 0 ] && echo $((100 * m / t)) || echo 0
 }
 
+# no_lua_on_c_only NAME: no Lua frame on the thread c-only; the stacks that have one are shown
+no_lua_on_c_only() {
+	n=$(count "$OUT/$1.folded" '^[^;]*;c-only-[0-9]+;.*\(')
+	check "$1: the thread without Lua has no Lua frame ($n samples)" [ "$n" = 0 ] ||
+		grep -E '^[^;]*;c-only-[0-9]+;.*\(' "$OUT/$1.folded" | head -3 | cut -c1-600 | sed 's/^/  stack: /'
+}
+
 per_thread() { # NAME: checks the per-thread profile NAME
 	f=$OUT/$1.folded
 	for i in 1 2 3; do
@@ -48,7 +55,7 @@ per_thread() { # NAME: checks the per-thread profile NAME
 		check "$1: thread lua-$i runs its own VM's burn_$i ($own% of its samples)" [ "$own" -ge 85 ]
 		check "$1: thread lua-$i never shows another VM's function ($other samples)" [ "$other" = 0 ]
 	done
-	check "$1: the thread without Lua has no Lua frame" [ "$(count "$f" '^[^;]*;c-only-[0-9]+;.*\(')" = 0 ]
+	no_lua_on_c_only "$1"
 	check "$1: the thread without Lua has its own stack" \
 		[ "$(thread_share "$f" c-only 'clone3;start_thread;c_thread;c_spin')" -ge 95 ]
 	m=$(count "$f" '\[unwind:') n=$(total "$f")
@@ -74,7 +81,7 @@ per_request() {
 		[ $((gone * 50)) -le "$lt" ]
 	rooted=$(count "$f" '^[^;]*;lua-[12]-[0-9]+;clone3;start_thread;lua_thread;')
 	check "$1: the Lua threads rooted in >= 99% of their samples ($rooted of $lt)" [ $((rooted * 100)) -ge $((lt * 99)) ]
-	check "$1: the thread without Lua has no Lua frame" [ "$(count "$f" '^[^;]*;c-only-[0-9]+;.*\(')" = 0 ]
+	no_lua_on_c_only "$1"
 }
 
 for rt in luajit lua5.4; do

@@ -394,8 +394,170 @@ probe() {
 	case $tree in "$SRC"/*) src=${tree#"$SRC"/} ;; *) src=${tree##*/} ;; esac
 	echo "		.source = \"$src\","
 	cat "$dir/probe.out" "$dir/probe52.out"
+	heap_probe "$fork" "$gc"
 	echo "	},"
 }
+
+# ---- heap snapshot fields (cmd/heap/heap_luajit_*.c) ----
+# write_heap_probe FILE: a second probe, for what lua-flame heap reads: the collector's lists and
+# counter, every object's size as the free functions of lj_gc.c's table give it back, the
+# references the collector follows, and the VM's own blocks that gc.total counts.
+write_heap_probe() {
+	cat >"$1" <<'PROBE'
+/* Prints the fields a heap snapshot of one LuaJIT variant reads (generated probe). */
+#include <stdio.h>
+#include <stddef.h>
+#include "lj_obj.h"
+#include "lj_str.h"
+#include "lj_state.h"
+#include "lj_ir.h"
+#include "lj_jit.h"
+#include "lj_ctype.h"
+
+#define P(name, val) printf("\t\t.%s = %lld,\n", name, (long long)(val))
+#define OFS(name, type, field) P(name, offsetof(type, field))
+#define FSIZE(name, type, field) P(name, sizeof(((type *)0)->field))
+
+int main(void)
+{
+	P("hp_ok", 1);
+	OFS("gch_marked", GChead, marked);
+	OFS("g_gc_total", global_State, gc.total);
+	FSIZE("gcsize_size", global_State, gc.total);
+	OFS("g_gc_root", global_State, gc.root);
+	OFS("g_gc_mmudata", global_State, gc.mmudata);
+#ifdef PROBE_STR_INTERN
+	OFS("g_strtab", global_State, str.tab);
+	OFS("g_strmask", global_State, str.mask);
+	P("g_str_tagged", 1);  /* bit 0 of a chain's anchor marks secondary hashing */
+#else
+	OFS("g_strtab", global_State, strhash);
+	OFS("g_strmask", global_State, strmask);
+	P("g_str_tagged", 0);
+#endif
+	OFS("g_tmpbuf_b", global_State, tmpbuf.b);
+	OFS("g_tmpbuf_e", global_State, tmpbuf.e);
+	FSIZE("sbuf_ptr_size", global_State, tmpbuf.b);
+	OFS("g_gcroot", global_State, gcroot);
+	P("gcroot_max", GCROOT_MAX);
+	P("gcroot_basemt", GCROOT_BASEMT);
+	P("gcroot_basemt_num", GCROOT_BASEMT_NUM);
+	OFS("g_ctype_state", global_State, ctype_state);
+#ifdef PROBE_LIGHTUDSEG
+	OFS("g_lightudseg", global_State, gc.lightudseg);
+	OFS("g_lightudnum", global_State, gc.lightudnum);
+#else
+	P("g_lightudseg", -1);
+	P("g_lightudnum", -1);
+#endif
+	OFS("L_env", lua_State, env);
+	OFS("L_openupval", lua_State, openupval);
+	P("tab_size", sizeof(GCtab));
+	OFS("tab_colo", GCtab, colo);
+	OFS("tab_array", GCtab, array);
+	OFS("tab_metatable", GCtab, metatable);
+	OFS("tab_asize", GCtab, asize);
+#ifdef lj_str_size
+	P("str_round4", 1);  /* lj_str_size: the characters and NUL rounded up to 4 bytes */
+#else
+	P("str_round4", 0);  /* sizestring: the characters and NUL */
+#endif
+	P("ud_size", sizeof(GCudata));
+	OFS("ud_udtype", GCudata, udtype);
+	OFS("ud_env", GCudata, env);
+	OFS("ud_len", GCudata, len);
+	OFS("ud_metatable", GCudata, metatable);
+	P("fn_c_size0", sizeCfunc(0));
+	P("fn_l_size0", sizeLfunc(0));
+	P("uv_size", sizeof(GCupval));
+	OFS("uv_closed", GCupval, closed);
+	OFS("uv_tv", GCupval, tv);
+	OFS("uv_v", GCupval, v);
+	P("T_size", (sizeof(GCtrace) + 7) & ~7);
+	OFS("T_nins", GCtrace, nins);
+	OFS("T_nk", GCtrace, nk);
+	OFS("T_nsnap", GCtrace, nsnap);
+	FSIZE("nsnap_size", GCtrace, nsnap);
+	OFS("T_nsnapmap", GCtrace, nsnapmap);
+	OFS("T_ir", GCtrace, ir);
+	OFS("T_nextroot", GCtrace, nextroot);
+	OFS("T_nextside", GCtrace, nextside);
+	P("irins_size", sizeof(IRIns));
+	P("snap_size", sizeof(SnapShot));
+	P("snapentry_size", sizeof(SnapEntry));
+	OFS("ir_o", IRIns, o);
+	OFS("ir_t", IRIns, t);
+	P("ir_kgc", IR_KGC);
+	P("ir_knull", IR_KNULL);
+	P("irt_type_mask", IRT_TYPE);
+	P("irt_is64", IRT_IS64);
+	P("ref_true", REF_TRUE);
+	OFS("J_irbuf", jit_State, irbuf);
+	OFS("J_irtoplim", jit_State, irtoplim);
+	OFS("J_irbotlim", jit_State, irbotlim);
+	OFS("J_sizesnap", jit_State, sizesnap);
+	OFS("J_sizesnapmap", jit_State, sizesnapmap);
+	P("cd_size", sizeof(GCcdata));
+	OFS("cd_ctypeid", GCcdata, ctypeid);
+	{
+		GCcdata cd = { 0 };
+		int bit = -1;
+		for (int i = 0; i < 8 && bit < 0; i++) {
+			cd.marked = (uint8_t)(1u << i);
+			if (cdataisv(&cd))
+				bit = i;
+		}
+		P("cd_varmark", bit < 0 ? 0 : 1 << bit);
+	}
+	P("cdv_size", sizeof(GCcdataVar));
+	OFS("cdv_extra", GCcdataVar, extra);
+	OFS("cdv_len", GCcdataVar, len);
+#if LJ_HASFFI
+	P("cts_size", sizeof(CTState));
+	OFS("cts_tab", CTState, tab);
+	OFS("cts_sizetab", CTState, sizetab);
+	OFS("cts_cbid", CTState, cb.cbid);
+	OFS("cts_sizeid", CTState, cb.sizeid);
+	P("ctype_size", sizeof(CType));
+	OFS("ctype_info", CType, info);
+	OFS("ctype_sizefield", CType, size);
+	P("ct_shift_num", CTSHIFT_NUM);
+	P("ct_hassize", CT_HASSIZE);
+	P("ct_attrib", CT_ATTRIB);
+	P("ct_cidmask", CTMASK_CID);
+	P("ctsize_ptr", CTSIZE_PTR);
+#else
+	P("cts_size", -1);
+#endif
+	P("gct_upval", (unsigned char)~LJ_TUPVAL);
+	P("gct_cdata", (unsigned char)~LJ_TCDATA);
+	P("gct_tab", (unsigned char)~LJ_TTAB);
+	P("gct_udata", (unsigned char)~LJ_TUDATA);
+	P("it_udata", (int32_t)LJ_TUDATA);
+	P("it_isnum", (int32_t)LJ_TISNUM);
+	return 0;
+}
+PROBE
+}
+
+# heap_probe_defs LJ_OBJ_H: the flags that tell the heap probe which fields a tree has.
+heap_probe_defs() {
+	grep -q 'StrInternState str;' "$1" && printf ' -DPROBE_STR_INTERN'
+	grep -q 'lightudseg;' "$1" && printf ' -DPROBE_LIGHTUDSEG'
+	return 0
+}
+
+# heap_probe FORK GC64: the heap fields of a variant whose tree probe prepared.
+heap_probe() {
+	dir=$WORK/$1-$2
+	defs="$(probe_defs "$1" "$2") $(heap_probe_defs "$dir/src/lj_obj.h")"
+	write_heap_probe "$dir/heap_probe.c"
+	# shellcheck disable=SC2086
+	$HOSTCC -O0 -w $defs -I"$dir/src" -o "$dir/heap_probe" "$dir/heap_probe.c" || die "heap probe for $1 failed"
+	"$dir/heap_probe" >"$dir/heap_probe.out" || die "running the heap probe for $1 failed"
+	cat "$dir/heap_probe.out"
+}
+# ---- end of the heap snapshot fields ----
 
 # The numeric lines of a probe's output or of the arm64 table's. The name lists and bcmode are
 # checked apart: the table holds one set for both architectures.

@@ -117,6 +117,28 @@ struct luajit_layout {
 	/* The built-ins of a build with LUAJIT_ENABLE_LUA52COMPAT, which inserts some */
 	const char *ff_names52;
 	int32_t ff_names52_count;
+
+	/* ---- What a heap snapshot reads (cmd/heap/heap_luajit_*.c), from the second probe of
+	 * gen-luajit-layouts.sh. hp_ok is 0 in an entry made without it. ---- */
+	int32_t hp_ok, gch_marked;
+	/* global_State: the collector's counter and lists, the string table, the VM's buffers */
+	int32_t g_gc_total, gcsize_size, g_gc_root, g_gc_mmudata, g_strtab, g_strmask, g_str_tagged;
+	int32_t g_tmpbuf_b, g_tmpbuf_e, sbuf_ptr_size, g_gcroot, gcroot_max, gcroot_basemt, gcroot_basemt_num;
+	int32_t g_ctype_state, g_lightudseg, g_lightudnum;
+	int32_t L_env, L_openupval;
+	/* objects: sizes as the collector frees them, and the fields it follows */
+	int32_t tab_size, tab_colo, tab_array, tab_metatable, tab_asize, str_round4;
+	int32_t ud_size, ud_udtype, ud_env, ud_len, ud_metatable, fn_c_size0, fn_l_size0;
+	int32_t uv_size, uv_closed, uv_tv, uv_v;
+	/* GCtrace and its IR (constants the trace keeps alive), the JIT's buffers */
+	int32_t T_size, T_nins, T_nk, T_nsnap, nsnap_size, T_nsnapmap, T_ir, T_nextroot, T_nextside;
+	int32_t irins_size, snap_size, snapentry_size, ir_o, ir_t, ir_kgc, ir_knull, irt_type_mask, irt_is64;
+	int32_t ref_true, J_irbuf, J_irtoplim, J_irbotlim, J_sizesnap, J_sizesnapmap;
+	/* cdata, sized from the C type table (cts_size -1: a build without the FFI) */
+	int32_t cd_size, cd_ctypeid, cd_varmark, cdv_size, cdv_extra, cdv_len;
+	int32_t cts_size, cts_tab, cts_sizetab, cts_cbid, cts_sizeid, ctype_size, ctype_info, ctype_sizefield;
+	int32_t ct_shift_num, ct_hassize, ct_attrib, ct_cidmask, ctsize_ptr;
+	int32_t gct_upval, gct_cdata, gct_tab, gct_udata, it_udata, it_isnum;
 };
 
 /* The layout of a variant, or NULL for an unknown one. */

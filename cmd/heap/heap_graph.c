@@ -166,6 +166,7 @@ const char *hg_label_text(const struct hgraph *g, uint32_t id, size_t *len)
 const char *hg_kind_name(enum hg_kind k)
 {
 	static const char *const names[HK_COUNT] = { "[string]", "[table]", "[function]", "[C function]",
-						     "[userdata]", "[thread]", "[proto]", "[upvalue]" };
+						     "[userdata]", "[thread]", "[proto]", "[upvalue]",
+						     "[cdata]", "[trace]" };
 	return (unsigned)k < HK_COUNT ? names[k] : "[object]";
 }

@@ -11,7 +11,7 @@
 
 /* Kinds, each the leaf frame of its objects ("[table]"). */
 enum hg_kind { HK_STRING, HK_TABLE, HK_FUNCTION, HK_CFUNCTION, HK_USERDATA, HK_THREAD, HK_PROTO, HK_UPVALUE,
-	       HK_COUNT };
+	       HK_CDATA, HK_TRACE, HK_COUNT };
 
 struct hg_obj {
 	uint64_t addr, size;

@@ -1,19 +1,42 @@
 /* One process's heap snapshot: its Lua runtime and VMs found as the recorder finds them, its
- * memory copied during one short pause, then each VM walked from the copy and folded, with
- * the VM's own count beside the snapshot's total. */
+ * memory copied during one short pause, then each VM walked from the copy by its family's walk
+ * (PUC Lua here, LuaJIT in heap_luajit_walk.c) and folded, with the VM's own count beside the
+ * snapshot's total. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "heap_copy.h"
 #include "heap_fold.h"
+#include "heap_luajit.h"
 #include "heap_puc.h"
 #include "heap_snapshot.h"
+#include "luajit_runtime.h"
 #include "proc.h"
 #include "puc_runtime.h"
 #include "runtime.h"
 #include "safe_name.h"
 #include "util.h"
+
+static int is_luajit(const struct runtime *rt)
+{
+	return !strcmp(rt->ops->family, "LuaJIT");
+}
+
+/* Whether this build knows the heap of rt's layout. A LuaJIT file that does not say GC64 or
+ * not gets its layout from the scan; then both variants of its fork must know it. */
+static int heap_supported(const struct runtime *rt)
+{
+	if (is_luajit(rt)) {
+		const struct luajit_runtime *vm = rt->vm;
+		if (vm->lay)
+			return vm->lay->hp_ok;
+		const struct luajit_layout *a = luajit_layout_get(luajit_variant_of(vm->facts.fork, 1));
+		const struct luajit_layout *b = luajit_layout_get(luajit_variant_of(vm->facts.fork, 0));
+		return a && b && a->hp_ok && b->hp_ok;
+	}
+	return !strcmp(rt->ops->family, "PUC Lua") && ((struct puc_runtime *)rt->vm)->lay->hp_ok;
+}
 
 /* The VMs of pid's runtime, or NULL (told why: exit status in *rc). */
 static struct runtime *find_vms(pid_t pid, int *rc)
@@ -31,12 +54,9 @@ static struct runtime *find_vms(pid_t pid, int *rc)
 				 "the PID (with --children, the workers of a server)", (int)pid);
 		return NULL;
 	}
-	if (strcmp(rt->ops->family, "PUC Lua")) {
-		warnx_lf("PID %d: heap snapshots of %s are not supported yet (PUC Lua 5.1-5.5 are)", (int)pid,
-			 rt->name);
-	} else if (!((struct puc_runtime *)rt->vm)->lay->hp_ok) {
-		warnx_lf("PID %d: heap snapshots of %s are not supported yet (PUC Lua 5.1-5.5 are)", (int)pid,
-			 rt->name);
+	if (!heap_supported(rt)) {
+		warnx_lf("PID %d: heap snapshots of %s%s%s are not supported yet (PUC Lua 5.1-5.5 and LuaJIT 2.1 "
+			 "are)", (int)pid, rt->name, rt->variant[0] ? " " : "", rt->variant);
 	} else if (rt->ops->scan(rt) <= 0) {
 		warnx_lf("PID %d: %s is mapped but no VM (lua_State) exists in its memory yet", (int)pid, rt->name);
 	} else {
@@ -99,17 +119,22 @@ int heap_snapshot(pid_t pid, const struct heap_opts *o, struct profile *p)
 	struct runtime *rt = find_vms(pid, &rc);
 	if (!rt)
 		return rc;
-	struct puc_runtime *vm = rt->vm;
+	const struct luajit_runtime *lj = is_luajit(rt) ? rt->vm : NULL;
+	const struct puc_runtime *vm = lj ? NULL : rt->vm;
+	int ngs = lj ? lj->ngs : vm->ngs;
 	struct heap_copy c;
 	rc = heap_copy_take(pid, o->max_pause, &c);
 	if (!rc) {
 		info_lf("PID %d: held %d thread%s for %.1f ms to copy %.1f MB of memory", (int)pid, c.threads,
 			c.threads == 1 ? "" : "s", c.pause * 1e3, (double)c.bytes / 1e6);
 		double t0 = now_sec();
-		for (int k = 0; k < vm->ngs; k++) {
+		for (int k = 0; k < ngs; k++) {
 			char root[300];
-			vm_root(pid, o, k, vm->ngs, root, sizeof(root));
-			rc |= walk_vm(pid, rt, &c, vm->gs[k], root, k, p) ? 1 : 0;
+			vm_root(pid, o, k, ngs, root, sizeof(root));
+			if (lj)
+				rc |= lj_heap_walk(pid, rt->name, lj->lay, &c, lj->gs[k], root, k, p) ? 1 : 0;
+			else
+				rc |= walk_vm(pid, rt, &c, vm->gs[k], root, k, p) ? 1 : 0;
 		}
 		info_lf("PID %d: heap walked in %.2f s", (int)pid, now_sec() - t0);
 	}

@@ -1,0 +1,106 @@
+# lua-flame heap on LuaJIT 2.1: OpenResty's GC64 (Debian's luajit), upstream GC64 (Debian's
+# luajit package, unpacked) and both forks built without GC64 (scripts/gen-luajit-layouts.sh
+# --build-vms). tests/lua/heap_shapes.lua's four structures under their paths against their
+# in-process measurements, cdata (tests/lua/heap_cdata.lua), the total against gc.total, the
+# target left running.
+. "$(dirname "$0")/../lib.sh"
+
+# within A B PERMILLE: |A - B| <= B * PERMILLE / 1000
+within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d * 1000 <= b * p) }'; }
+measured() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+
+# snap NAME WORKLOAD CMD...: starts the workload, waits for its measurements, takes the snapshot.
+snap() {
+	n=$1 w=$2
+	shift 2
+	rm -f "$OUT/$n.sizes"
+	cd "$ROOT" && bg_start "$@" "$w" "$OUT/$n.sizes"
+	for _ in $(seq 100); do [ -f "$OUT/$n.sizes" ] && break; sleep 0.2; done
+	"$LF" heap -p "$LAST_PID" -o "$OUT/$n.folded" -o "$OUT/$n.pb.gz" 2>"$OUT/$n.err"
+	echo $? >"$OUT/$n.rc"
+}
+
+# totals NAME: exit status, the target still running, the pause said, total within 1% of gc.total
+totals() {
+	n=$1 F=$OUT/$1.folded
+	check "$n: heap exits 0" [ "$(cat "$OUT/$n.rc")" = 0 ]
+	state=$(awk '{ print $3 }' "/proc/$LAST_PID/stat" 2>/dev/null)
+	check "$n: the target runs on after the snapshot (state $state)" [ "$state" = S ] || [ "$state" = R ]
+	vm=$(sed -n 's/.*the VM counts \([0-9]*\) bytes (gc.total.*/\1/p' "$OUT/$n.err")
+	check "$n: gc.total is printed" [ -n "$vm" ]
+	t=$(total "$F")
+	check "$n: snapshot total $t within 1% of gc.total $vm" within "$t" "${vm:-0}" 10
+	check "$n: the pause is printed" grep -q 'held 1 thread for [0-9.]* ms' "$OUT/$n.err"
+}
+
+# shapes NAME CMD...
+shapes() {
+	n=$1
+	shift
+	snap "$n" tests/lua/heap_shapes.lua "$@"
+	totals "$n"
+	F=$OUT/$n.folded S=$OUT/$n.sizes r=luajit
+	for s in "strings;\\[n\\];\\[string\\]" "getter;upvalue list;\\[table\\]" "co;local big;\\[string\\]" \
+		"\\[registry\\];only_here;\\[table\\]" "\\[main thread\\];local make;\\[function\\]"; do
+		expect_stack "$n: $s" "$F" "^$r;$s\$"
+	done
+	# short strings grow the VM's string table too, which stays under [vm]
+	got=$(( $(count "$F" "^$r;strings;") + $(count "$F" "^$r;\\[vm\\];\\[string table\\]") ))
+	want=$(measured strings "$S")
+	check "$n: 100,000 strings: $got bytes under strings and the string table, measured $want" within "$got" "$want" 20
+	for p in "upvalue getter;" "coroutine co;" "registry \\[registry\\];only_here;"; do
+		k=${p%% *} path=${p#* }
+		got=$(count "$F" "^$r;$path") want=$(measured "$k" "$S")
+		check "$n: $k: $got bytes under $path, measured $want" within "$got" "$want" 20
+	done
+	if command -v go >/dev/null; then
+		go tool pprof -sample_index=inuse_space -top "$OUT/$n.pb.gz" >"$OUT/$n.pprof" 2>&1
+		check "$n: go tool pprof reads the heap profile's inuse_space" grep -q '^Type: inuse_space' "$OUT/$n.pprof"
+	fi
+	pkill -P "$LAST_PID"; kill "$LAST_PID"
+}
+
+# cdata NAME CMD...
+cdata() {
+	n=$1-cdata
+	shift
+	snap "$n" tests/lua/heap_cdata.lua "$@"
+	totals "$n"
+	F=$OUT/$n.folded S=$OUT/$n.sizes
+	expect_stack "$n: vla;[cdata]" "$F" "^luajit;vla;\\[cdata\\]\$"
+	expect_stack "$n: blocks;[n];[cdata]" "$F" "^luajit;blocks;\\[n\\];\\[cdata\\]\$"
+	for k in vla blocks; do
+		got=$(count "$F" "^luajit;$k;") want=$(measured "$k" "$S")
+		check "$n: $k: $got bytes under $k, measured $want" within "$got" "$want" 20
+	done
+	pkill -P "$LAST_PID"; kill "$LAST_PID"
+}
+
+shapes openresty_gc64 /usr/bin/luajit
+cdata openresty_gc64 /usr/bin/luajit
+
+# upstream LuaJIT is not installed (it would replace OpenResty's): unpack its packages.
+PKGS=$ROOT/.cache/pkgs UP=$ROOT/.cache/pkgs/upstream
+if [ ! -x "$UP/usr/bin/luajit" ]; then
+	mkdir -p "$PKGS" && (cd "$PKGS" && apt-get download -qq luajit libluajit-5.1-2 >/dev/null 2>&1 \
+		&& for d in luajit_*.deb libluajit-5.1-2_*.deb; do dpkg-deb -x "$d" upstream; done)
+fi
+UPLIB=$(ls "$UP"/usr/lib/x86_64-linux-gnu/libluajit-5.1.so.2.* 2>/dev/null | head -1)
+if [ -n "$UPLIB" ]; then
+	shapes upstream_gc64 env LD_LIBRARY_PATH="$(dirname "$UPLIB")" "$UP/usr/bin/luajit"
+else
+	fail upstream_gc64 "the upstream luajit package could not be unpacked into $UP"
+fi
+
+# Debian ships GC64 builds only: the non-GC64 ones are built from the same sources.
+for v in upstream openresty; do
+	bin=$ROOT/.cache/luajit-layouts/$v-0/src/luajit
+	[ -x "$bin" ] || sh "$ROOT/scripts/gen-luajit-layouts.sh" --build-vms >"$OUT/build-vms.log" 2>&1
+	if [ -x "$bin" ]; then
+		shapes "${v}_nogc64" "$bin"
+		cdata "${v}_nogc64" "$bin"
+	else
+		fail "${v}_nogc64" "$bin could not be built, see $OUT/build-vms.log"
+	fi
+done
+finish

@@ -1,6 +1,6 @@
 # lua-flame heap on LuaJIT 2.1: OpenResty's GC64 (Debian's luajit), upstream GC64 (Debian's
-# luajit package, unpacked) and both forks built without GC64 (scripts/gen-luajit-layouts.sh
-# --build-vms). tests/lua/heap_shapes.lua's four structures under their paths against their
+# luajit package, unpacked), both forks built without GC64 (scripts/gen-luajit-layouts.sh
+# --build-vms) and Tarantool's non-GC64 fork (Debian's tarantool running the workload as its script). tests/lua/heap_shapes.lua's four structures under their paths against their
 # in-process measurements, cdata (tests/lua/heap_cdata.lua), the total against gc.total, the
 # target left running.
 . "$(dirname "$0")/../lib.sh"
@@ -30,16 +30,16 @@ totals() {
 	check "$n: gc.total is printed" [ -n "$vm" ]
 	t=$(total "$F")
 	check "$n: snapshot total $t within 1% of gc.total $vm" within "$t" "${vm:-0}" 10
-	check "$n: the pause is printed" grep -q 'held 1 thread for [0-9.]* ms' "$OUT/$n.err"
+	check "$n: the pause is printed" grep -q 'held [0-9]* threads* for [0-9.]* ms' "$OUT/$n.err"
 }
 
-# shapes NAME CMD...
+# shapes NAME ROOT CMD...: ROOT is the process name, the first frame
 shapes() {
-	n=$1
-	shift
+	n=$1 r=$2
+	shift 2
 	snap "$n" tests/lua/heap_shapes.lua "$@"
 	totals "$n"
-	F=$OUT/$n.folded S=$OUT/$n.sizes r=luajit
+	F=$OUT/$n.folded S=$OUT/$n.sizes
 	for s in "strings;\\[n\\];\\[string\\]" "getter;upvalue list;\\[table\\]" "co;local big;\\[string\\]" \
 		"\\[registry\\];only_here;\\[table\\]" "\\[main thread\\];local make;\\[function\\]"; do
 		expect_stack "$n: $s" "$F" "^$r;$s\$"
@@ -76,7 +76,7 @@ cdata() {
 	pkill -P "$LAST_PID"; kill "$LAST_PID"
 }
 
-shapes openresty_gc64 /usr/bin/luajit
+shapes openresty_gc64 luajit /usr/bin/luajit
 cdata openresty_gc64 /usr/bin/luajit
 
 # upstream LuaJIT is not installed (it would replace OpenResty's): unpack its packages.
@@ -87,7 +87,7 @@ if [ ! -x "$UP/usr/bin/luajit" ]; then
 fi
 UPLIB=$(ls "$UP"/usr/lib/x86_64-linux-gnu/libluajit-5.1.so.2.* 2>/dev/null | head -1)
 if [ -n "$UPLIB" ]; then
-	shapes upstream_gc64 env LD_LIBRARY_PATH="$(dirname "$UPLIB")" "$UP/usr/bin/luajit"
+	shapes upstream_gc64 luajit env LD_LIBRARY_PATH="$(dirname "$UPLIB")" "$UP/usr/bin/luajit"
 else
 	fail upstream_gc64 "the upstream luajit package could not be unpacked into $UP"
 fi
@@ -97,10 +97,15 @@ for v in upstream openresty; do
 	bin=$ROOT/.cache/luajit-layouts/$v-0/src/luajit
 	[ -x "$bin" ] || sh "$ROOT/scripts/gen-luajit-layouts.sh" --build-vms >"$OUT/build-vms.log" 2>&1
 	if [ -x "$bin" ]; then
-		shapes "${v}_nogc64" "$bin"
+		shapes "${v}_nogc64" luajit "$bin"
 		cdata "${v}_nogc64" "$bin"
 	else
 		fail "${v}_nogc64" "$bin could not be built, see $OUT/build-vms.log"
 	fi
 done
+if command -v tarantool >/dev/null; then
+	shapes tarantool_nogc64 tarantool tarantool
+else
+	fail tarantool_nogc64 "tarantool is not installed (scripts/install-packages.sh installs it)"
+fi
 finish

@@ -39,10 +39,11 @@ static const char heap_usage[] =
 	"Frames: the process, then one per step of the path: a table's string key as it is,\n"
 	"[n] for every numeric key and the array part, 'local NAME' for a variable of a\n"
 	"thread's stack, 'upvalue NAME' for a closure's upvalue, [registry], [main thread],\n"
-	"[metatable], [keys], [constants], [protos], [debug], [stack]; the leaf is the\n"
-	"object's type ([table], [string], [function], [C function], [userdata], [thread],\n"
-	"[proto], [upvalue]). [unreached] holds objects the VM counts that no path reaches\n"
-	"(garbage not yet collected); [vm] the VM's own structures.\n";
+	"[metatable], [keys], [constants], [protos], [debug], [traces], [stack]; the leaf\n"
+	"is the object's type ([table], [string], [function], [C function], [userdata],\n"
+	"[thread], [proto], [upvalue], [cdata], [trace]). [unreached] holds objects the VM\n"
+	"counts that no path reaches (garbage not yet collected); [vm] the VM's own\n"
+	"structures.\n";
 
 struct heap_cli {
 	struct heap_opts o;

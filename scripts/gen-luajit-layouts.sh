@@ -557,6 +557,14 @@ heap_probe() {
 	"$dir/heap_probe" >"$dir/heap_probe.out" || die "running the heap probe for $1 failed"
 	cat "$dir/heap_probe.out"
 }
+# heap_probe_arm64 FORK: the heap fields of a fork's GC64 variant on aarch64, under qemu.
+heap_probe_arm64() {
+	src=$WORK/$1-1
+	# shellcheck disable=SC2046
+	$A64CC -static -O0 -w $(probe_defs "$1" 1) $(heap_probe_defs "$src/src/lj_obj.h") -I"$src/src" \
+		-o "$WORK/arm64/heap_probe-$1" "$src/heap_probe.c" || die "compiling the $1 heap probe for aarch64 failed"
+	qemu-aarch64-static "$WORK/arm64/heap_probe-$1" || die "running the $1 aarch64 heap probe failed"
+}
 # ---- end of the heap snapshot fields ----
 
 # The numeric lines of a probe's output or of the arm64 table's. The name lists and bcmode are
@@ -590,6 +598,7 @@ DUMP
 		{
 			sed -n 's/^[[:space:]]*\(P\|OFS\)("\([A-Za-z0-9_]*\)".*/\2/p' "$WORK/upstream-1/probe.c"
 			printf '%s\n' bc_names_count mm_names_count ff_names_count
+			sed -n 's/^[[:space:]]*\(P\|OFS\|FSIZE\)("\([A-Za-z0-9_]*\)".*/\2/p' "$WORK/upstream-1/heap_probe.c"
 		} | awk '!seen[$0]++ { printf "\tP(\"%s\", l->%s);\n", $0, $0 }'
 		printf '\treturn 0;\n}\n'
 	} >"$1"
@@ -620,6 +629,7 @@ check_arm64() {
 		qemu-aarch64-static "$dir/probe-$fork" >"$dir/probe-$fork.out" \
 			|| die "running the $fork aarch64 probe under qemu-aarch64-static failed"
 		grep -q '^		\.gc64 = 1,$' "$dir/probe-$fork.out" || die "$fork: the aarch64 probe is not GC64"
+		heap_probe_arm64 "$fork" >>"$dir/probe-$fork.out"
 		qemu-aarch64-static "$dir/table" "$fork" >"$dir/table-$fork.out" \
 			|| die "the arm64 table has no $fork GC64 layout"
 		grep -v -E "$NUMBER" "$src/probe.out" >"$dir/x86-$fork.rest"
@@ -627,6 +637,7 @@ check_arm64() {
 		cmp -s "$dir/x86-$fork.rest" "$dir/arm64-$fork.rest" \
 			|| die "$fork: name lists or bcmode differ on arm64 (diff $dir/x86-$fork.rest $dir/arm64-$fork.rest); the table holds one set for both"
 		numbers "$src/probe.out" >"$dir/x86-$fork.num"
+		numbers "$src/heap_probe.out" >>"$dir/x86-$fork.num"
 		numbers "$dir/probe-$fork.out" >"$dir/arm64-$fork.num"
 		# The same probe prints the same fields in the same order on both architectures.
 		moved=$(paste -d' ' "$dir/x86-$fork.num" "$dir/arm64-$fork.num" | awk '

@@ -24,6 +24,12 @@ void luajit_layout_arch(struct luajit_layout *l)
 	l->J_sizetrace -= simd;
 	l->gg_dispatch -= simd;
 	l->gg_size -= simd;
+	/* the heap snapshot's fields of jit_State lie past those constants too */
+	l->J_irbuf -= simd;
+	l->J_irtoplim -= simd;
+	l->J_irbotlim -= simd;
+	l->J_sizesnap -= simd;
+	l->J_sizesnapmap -= simd;
 	int32_t top = l->fork == LUAJIT_FORK_TARANTOOL ? OLD_CFRAME_OFS_PREV : 0;
 	l->cframe_ofs_prev = top;
 	l->cframe_ofs_pc = top + 8;

@@ -413,6 +413,9 @@ write_heap_probe() {
 #include "lj_ir.h"
 #include "lj_jit.h"
 #include "lj_ctype.h"
+#if defined(LJ_HASBUFFER) && LJ_HASBUFFER
+#include "lj_buf.h"
+#endif
 
 #define P(name, val) printf("\t\t.%s = %lld,\n", name, (long long)(val))
 #define OFS(name, type, field) P(name, offsetof(type, field))
@@ -535,6 +538,26 @@ int main(void)
 	P("gct_udata", (unsigned char)~LJ_TUDATA);
 	P("it_udata", (int32_t)LJ_TUDATA);
 	P("it_isnum", (int32_t)LJ_TISNUM);
+	/* string.buffer objects: userdata whose payload owns a buffer unless it borrows one */
+#if defined(LJ_HASBUFFER) && LJ_HASBUFFER
+	P("udtype_buffer", UDTYPE_BUFFER);
+	OFS("sbx_b", SBufExt, b);
+	OFS("sbx_e", SBufExt, e);
+	OFS("sbx_flags", SBufExt, L);
+	P("sbx_notowned", SBUF_FLAG_COW | SBUF_FLAG_BORROW);
+	OFS("sbx_cowref", SBufExt, cowref);
+	OFS("sbx_dict_str", SBufExt, dict_str);
+	OFS("sbx_dict_mt", SBufExt, dict_mt);
+#else
+	P("udtype_buffer", -1);
+	P("sbx_b", -1);
+	P("sbx_e", -1);
+	P("sbx_flags", -1);
+	P("sbx_notowned", -1);
+	P("sbx_cowref", -1);
+	P("sbx_dict_str", -1);
+	P("sbx_dict_mt", -1);
+#endif
 	return 0;
 }
 PROBE

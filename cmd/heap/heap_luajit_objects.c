@@ -1,7 +1,8 @@
 /* Every object a LuaJIT VM counts in gc.total, from the collector's lists (gc.root, which holds
  * userdata after the main thread, closed upvalues, traces and cdata; gc.mmudata; the string
  * table's chains; each thread's open upvalues), each with the size its free function gives
- * back (lj_gc.c's gc_freefunc), and the VM's own blocks. Every list is cut at an address
+ * back (lj_gc.c's gc_freefunc; a string.buffer with the bytes it owns), and the VM's own
+ * blocks. Every list is cut at an address
  * outside the copy or one seen before. */
 #include <string.h>
 
@@ -192,6 +193,19 @@ static uint64_t cdata_size(const struct lj_heap *h, uint64_t cd)
 	return (uint64_t)l->cd_size + ctype_size(h, lh_u16(h, cd + l->cd_ctypeid));
 }
 
+/* A string.buffer's bytes are its userdata's unless it borrows them or shares a string's
+ * (lj_bufx_free frees them with it). */
+static uint64_t udata_size(const struct lj_heap *h, uint64_t u)
+{
+	const struct luajit_layout *l = h->l;
+	uint64_t size = l->ud_size + (uint64_t)lh_u32(h, u + l->ud_len), x = u + l->ud_size;
+	if (l->udtype_buffer < 0 || lh_u8(h, u + l->ud_udtype) != l->udtype_buffer ||
+	    (lh_mref(h, x + l->sbx_flags) & (uint64_t)l->sbx_notowned))
+		return size;
+	uint64_t b = lh_u64(h, x + l->sbx_b), e = lh_u64(h, x + l->sbx_e);
+	return size + (e > b ? e - b : 0);
+}
+
 static uint64_t object_size(const struct lj_heap *h, uint64_t a, int kind)
 {
 	const struct luajit_layout *l = h->l;
@@ -201,7 +215,7 @@ static uint64_t object_size(const struct lj_heap *h, uint64_t a, int kind)
 	case HK_TABLE: return table_size(h, a);
 	case HK_FUNCTION: return l->fn_l_size0 + n * l->gcref_size;
 	case HK_CFUNCTION: return l->fn_c_size0 + n * l->tvalue_size;
-	case HK_USERDATA: return l->ud_size + (uint64_t)lh_u32(h, a + l->ud_len);
+	case HK_USERDATA: return udata_size(h, a);
 	case HK_THREAD: return thread_size(h, a);
 	case HK_PROTO: return lh_u32(h, a + l->pt_sizept);
 	case HK_CDATA: return cdata_size(h, a);

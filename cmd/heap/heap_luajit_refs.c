@@ -204,6 +204,22 @@ static void trace_refs(struct lj_heap *h, uint32_t i, uint64_t T)
 	lh_ref(h, i, lh_gcref(h, T + l->T_startpt), 0);
 }
 
+/* A string.buffer keeps the string it shares and its serializer's dictionaries. */
+static void udata_refs(struct lj_heap *h, uint32_t i, uint64_t u)
+{
+	const struct luajit_layout *l = h->l;
+	uint64_t x = u + l->ud_size;
+	lh_ref(h, i, lh_gcref(h, u + l->ud_metatable), lh_fixed(h, "[metatable]"));
+	lh_ref(h, i, lh_gcref(h, u + l->ud_env), lh_fixed(h, "[env]"));
+	if (l->udtype_buffer < 0 || lh_u8(h, u + l->ud_udtype) != l->udtype_buffer)
+		return;
+	uint32_t bl = lh_fixed(h, "[buffer]");
+	if (lh_mref(h, x + l->sbx_flags) & (uint64_t)l->sbx_notowned)
+		lh_ref(h, i, lh_gcref(h, x + l->sbx_cowref), bl);
+	lh_ref(h, i, lh_gcref(h, x + l->sbx_dict_str), bl);
+	lh_ref(h, i, lh_gcref(h, x + l->sbx_dict_mt), bl);
+}
+
 static void refs_of(struct lj_heap *h, uint32_t i)
 {
 	const struct luajit_layout *l = h->l;
@@ -212,10 +228,7 @@ static void refs_of(struct lj_heap *h, uint32_t i)
 	case HK_TABLE: table_refs(h, i, a); break;
 	case HK_FUNCTION: lua_func_refs(h, i, a); break;
 	case HK_CFUNCTION: c_func_refs(h, i, a); break;
-	case HK_USERDATA:
-		lh_ref(h, i, lh_gcref(h, a + l->ud_metatable), lh_fixed(h, "[metatable]"));
-		lh_ref(h, i, lh_gcref(h, a + l->ud_env), lh_fixed(h, "[env]"));
-		break;
+	case HK_USERDATA: udata_refs(h, i, a); break;
 	case HK_THREAD: lj_heap_thread_refs(h, i, a); break;
 	case HK_PROTO: proto_refs(h, i, a); break;
 	case HK_TRACE: trace_refs(h, i, a); break;

@@ -139,6 +139,8 @@ struct luajit_layout {
 	int32_t cts_size, cts_tab, cts_sizetab, cts_cbid, cts_sizeid, ctype_size, ctype_info, ctype_sizefield;
 	int32_t ct_shift_num, ct_hassize, ct_attrib, ct_cidmask, ctsize_ptr;
 	int32_t gct_upval, gct_cdata, gct_tab, gct_udata, it_udata, it_isnum;
+	/* string.buffer's SBufExt, the payload of a userdata of udtype_buffer (-1: none) */
+	int32_t udtype_buffer, sbx_b, sbx_e, sbx_flags, sbx_notowned, sbx_cowref, sbx_dict_str, sbx_dict_mt;
 };
 
 /* The layout of a variant, or NULL for an unknown one. */

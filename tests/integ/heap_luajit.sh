@@ -1,7 +1,7 @@
 # lua-flame heap on LuaJIT 2.1: OpenResty's GC64 (Debian's luajit), upstream GC64 (Debian's
 # luajit package, unpacked), both forks built without GC64 (scripts/gen-luajit-layouts.sh
 # --build-vms) and Tarantool's non-GC64 fork (Debian's tarantool running the workload as its script). tests/lua/heap_shapes.lua's four structures under their paths against their
-# in-process measurements, cdata (tests/lua/heap_cdata.lua), the total against gc.total, the
+# in-process measurements, cdata and string buffers (tests/lua/heap_luajit_kinds.lua), the total against gc.total, the
 # target left running.
 . "$(dirname "$0")/../lib.sh"
 
@@ -60,16 +60,17 @@ shapes() {
 	pkill -P "$LAST_PID"; kill "$LAST_PID"
 }
 
-# cdata NAME CMD...
-cdata() {
-	n=$1-cdata
+# kinds NAME CMD...
+kinds() {
+	n=$1-kinds
 	shift
-	snap "$n" tests/lua/heap_cdata.lua "$@"
+	snap "$n" tests/lua/heap_luajit_kinds.lua "$@"
 	totals "$n"
 	F=$OUT/$n.folded S=$OUT/$n.sizes
 	expect_stack "$n: vla;[cdata]" "$F" "^luajit;vla;\\[cdata\\]\$"
 	expect_stack "$n: blocks;[n];[cdata]" "$F" "^luajit;blocks;\\[n\\];\\[cdata\\]\$"
-	for k in vla blocks; do
+	expect_stack "$n: bufs;[n];[userdata]" "$F" "^luajit;bufs;\\[n\\];\\[userdata\\]\$"
+	for k in vla blocks bufs; do
 		got=$(count "$F" "^luajit;$k;") want=$(measured "$k" "$S")
 		check "$n: $k: $got bytes under $k, measured $want" within "$got" "$want" 20
 	done
@@ -77,7 +78,7 @@ cdata() {
 }
 
 shapes openresty_gc64 luajit /usr/bin/luajit
-cdata openresty_gc64 /usr/bin/luajit
+kinds openresty_gc64 /usr/bin/luajit
 
 # upstream LuaJIT is not installed (it would replace OpenResty's): unpack its packages.
 PKGS=$ROOT/.cache/pkgs UP=$ROOT/.cache/pkgs/upstream
@@ -88,6 +89,7 @@ fi
 UPLIB=$(ls "$UP"/usr/lib/x86_64-linux-gnu/libluajit-5.1.so.2.* 2>/dev/null | head -1)
 if [ -n "$UPLIB" ]; then
 	shapes upstream_gc64 luajit env LD_LIBRARY_PATH="$(dirname "$UPLIB")" "$UP/usr/bin/luajit"
+	kinds upstream_gc64 env LD_LIBRARY_PATH="$(dirname "$UPLIB")" "$UP/usr/bin/luajit"
 else
 	fail upstream_gc64 "the upstream luajit package could not be unpacked into $UP"
 fi
@@ -98,7 +100,7 @@ for v in upstream openresty; do
 	[ -x "$bin" ] || sh "$ROOT/scripts/gen-luajit-layouts.sh" --build-vms >"$OUT/build-vms.log" 2>&1
 	if [ -x "$bin" ]; then
 		shapes "${v}_nogc64" luajit "$bin"
-		cdata "${v}_nogc64" "$bin"
+		kinds "${v}_nogc64" "$bin"
 	else
 		fail "${v}_nogc64" "$bin could not be built, see $OUT/build-vms.log"
 	fi

@@ -1,8 +1,9 @@
--- LuaJIT only: two kinds of cdata whose live size it measures with collectgarbage("count"), full
--- collections before and after each, as heap_shapes.lua does: a variable-length array (sized by
--- its own header) and 1,000 fixed-size structs (sized from the C type table). Writes "NAME
--- BYTES" lines to arg[1], then waits.
+-- LuaJIT only: objects PUC Lua has not, whose live size it measures with collectgarbage("count"),
+-- full collections before and after each, as heap_shapes.lua does: a variable-length cdata array
+-- (sized by its own header), 1,000 fixed-size cdata structs (sized from the C type table) and
+-- string buffers (userdata owning their bytes). Writes "NAME BYTES" lines to arg[1], then waits.
 local ffi = require("ffi")
+local buffer = require("string.buffer")
 local function kb()
   local c = collectgarbage("count")
   for _ = 1, 30 do
@@ -24,7 +25,12 @@ local a = kb(); sizes[#sizes + 1] = "vla " .. (a - b); b = a
 -- 1,000 structs of 1,000 bytes in a global list
 blocks = {}
 for i = 1, 1000 do blocks[i] = ffi.new("block") end
-a = kb(); sizes[#sizes + 1] = "blocks " .. (a - b)
+a = kb(); sizes[#sizes + 1] = "blocks " .. (a - b); b = a
+
+-- 10 string buffers of 100 KB to 1 MB in a global list
+bufs = {}
+for i = 1, 10 do bufs[i] = buffer.new(); bufs[i]:put(string.rep("x", 100000 * i)) end
+a = kb(); sizes[#sizes + 1] = "bufs " .. (a - b)
 
 local out = io.open(arg[1] .. ".tmp", "w")
 out:write(table.concat(sizes, "\n"), "\n")

@@ -10,6 +10,7 @@
 
 #define LIST_MAX (1u << 28)        /* objects followed on one list */
 #define CTYPE_CHAIN_MAX 64         /* attributes followed to a C type's raw type */
+#define BAD_RUN_MAX 4              /* headers without a type followed on one list */
 
 const uint8_t *lh_at(const struct lj_heap *h, uint64_t a, size_t n)
 {
@@ -239,18 +240,20 @@ static int add(struct lj_heap *h, uint64_t a)
 }
 
 /* The objects chained from first by their nextgc; the main thread, added first, is passed
- * over (gc.root starts with it). */
+ * over (gc.root starts with it). An object the target was making when it was stopped is
+ * linked before its type is set: its link is followed, past a few such headers at most. */
 static void add_chain(struct lj_heap *h, uint64_t first)
 {
 	uint64_t a = first;
-	for (uint32_t n = 0; a && n < LIST_MAX; n++) {
+	for (uint32_t n = 0, bad = 0; a && n < LIST_MAX && bad <= BAD_RUN_MAX; n++) {
 		if (!lh_at(h, a, 16)) {
 			h->cut++;
 			return;
 		}
 		int rc = add(h, a);
-		if (rc < 0 || (rc == 0 && a != h->L0))
-			return;   /* a bad header, or a cycle (mmudata is circular) */
+		if (rc == 0 && a != h->L0)
+			return;   /* a cycle (mmudata is circular) */
+		bad = rc < 0 ? bad + 1 : 0;
 		a = lh_gcref(h, a);
 	}
 }

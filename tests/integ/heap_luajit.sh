@@ -1,8 +1,10 @@
 # lua-flame heap on LuaJIT 2.1: OpenResty's GC64 (Debian's luajit), upstream GC64 (Debian's
 # luajit package, unpacked), both forks built without GC64 (scripts/gen-luajit-layouts.sh
-# --build-vms) and Tarantool's non-GC64 fork (Debian's tarantool running the workload as its script). tests/lua/heap_shapes.lua's four structures under their paths against their
-# in-process measurements, cdata and string buffers (tests/lua/heap_luajit_kinds.lua), the total against gc.total, the
-# target left running.
+# --build-vms), Tarantool's non-GC64 fork (Debian's tarantool running the workload as its
+# script), OpenResty's 2025 tree and the 2.1.0-beta3 release (Debian's texluajit).
+# tests/lua/heap_shapes.lua's four structures under their paths against their in-process
+# measurements, cdata and string buffers (tests/lua/heap_luajit_kinds.lua), the total against
+# gc.total, the target left running.
 . "$(dirname "$0")/../lib.sh"
 
 # within A B PERMILLE: |A - B| <= B * PERMILLE / 1000
@@ -109,5 +111,21 @@ if command -v tarantool >/dev/null; then
 	shapes tarantool_nogc64 tarantool tarantool
 else
 	fail tarantool_nogc64 "tarantool is not installed (scripts/install-packages.sh installs it)"
+fi
+# OpenResty's 2025 tree (Debian unstable's luajit, a global_State one word longer) and the
+# 2.1.0-beta3 release of 2017 with Lua 5.2 compatibility (Debian's LuaJITTeX), which runs a
+# script given as its argument as a Lua interpreter would
+"$ROOT/scripts/build-lua-sources.sh" || fail openresty25_gc64 "scripts/build-lua-sources.sh failed"
+SIDLJ=$(ls -d "$("$ROOT/scripts/build-lua-sources.sh" --dir)"/luajit-*/src/luajit 2>/dev/null | head -1)
+if [ -x "$SIDLJ" ]; then
+	shapes openresty25_gc64 luajit "$SIDLJ"
+	kinds openresty25_gc64 "$SIDLJ"
+else
+	fail openresty25_gc64 "no luajit built under $("$ROOT/scripts/build-lua-sources.sh" --dir)"
+fi
+if command -v texluajit >/dev/null; then
+	shapes beta3_nogc64 texluajit texluajit
+else
+	fail beta3_nogc64 "texluajit is not installed (scripts/install-packages.sh --test installs texlive-binaries)"
 fi
 finish

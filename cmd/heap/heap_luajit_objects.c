@@ -132,17 +132,27 @@ static uint64_t string_size(const struct lj_heap *h, uint64_t s)
 }
 
 /* lj_tab_free: a colocated array is part of the table's own block; a hash part of one
- * node is the VM's nilnode. */
-static uint64_t table_size(const struct lj_heap *h, uint64_t t)
+ * node is the VM's nilnode. A part whose size or pointer a wild write changed is not in the
+ * copy, so only parts wholly in it count (the others: a list cut short). */
+static uint64_t table_size(struct lj_heap *h, uint64_t t)
 {
 	const struct luajit_layout *l = h->l;
 	int colo = (int8_t)lh_u8(h, t + l->tab_colo);
 	uint64_t asize = lh_u32(h, t + l->tab_asize), hmask = lh_u32(h, t + l->tab_hmask);
 	uint64_t size = l->tab_size + (colo ? (uint64_t)(colo & 0x7f) * l->tvalue_size : 0);
-	if (asize && colo <= 0)
-		size += asize * l->tvalue_size;
-	if (hmask)
-		size += (hmask + 1) * l->node_size;
+	uint64_t arr = asize * l->tvalue_size, nodes = (hmask + 1) * l->node_size;
+	if (asize && colo <= 0) {
+		if (lh_at(h, lh_mref(h, t + l->tab_array), arr))
+			size += arr;
+		else
+			h->cut++;
+	}
+	if (hmask) {
+		if (lh_at(h, lh_mref(h, t + l->tab_node), nodes))
+			size += nodes;
+		else
+			h->cut++;
+	}
 	return size;
 }
 
@@ -207,7 +217,7 @@ static uint64_t udata_size(const struct lj_heap *h, uint64_t u)
 	return size + (e > b ? e - b : 0);
 }
 
-static uint64_t object_size(const struct lj_heap *h, uint64_t a, int kind)
+static uint64_t object_size(struct lj_heap *h, uint64_t a, int kind)
 {
 	const struct luajit_layout *l = h->l;
 	uint64_t n = lh_u8(h, a + l->fn_nupvalues);
@@ -225,7 +235,18 @@ static uint64_t object_size(const struct lj_heap *h, uint64_t a, int kind)
 	}
 }
 
-/* Adds the object at a; 1 when it is new, 0 when known, -1 when unreadable. */
+/* Whether a size read from the object's fields can be its own: a string's and a prototype's
+ * bytes follow their header in one block; nothing is larger than the copy. */
+static int size_plausible(const struct lj_heap *h, uint64_t a, int kind, uint64_t size)
+{
+	if (size > h->c->bytes)
+		return 0;
+	return (kind != HK_STRING && kind != HK_PROTO) || lh_at(h, a, size);
+}
+
+/* Adds the object at a; 1 when it is new, 0 when known, -1 when unreadable. An object whose
+ * size cannot be its own is kept, counted as bad, with no bytes: its reference still leads
+ * the walk on. */
 static int add(struct lj_heap *h, uint64_t a)
 {
 	int kind = lh_kind(h, a), added = 0;
@@ -235,7 +256,12 @@ static int add(struct lj_heap *h, uint64_t a)
 	}
 	if (hg_find(h->g, a) != HG_NONE)
 		return 0;
-	hg_add(h->g, a, (enum hg_kind)kind, object_size(h, a, kind), &added);
+	uint64_t size = object_size(h, a, kind);
+	if (!size_plausible(h, a, kind, size)) {
+		h->bad++;
+		size = 0;
+	}
+	hg_add(h->g, a, (enum hg_kind)kind, size, &added);
 	return added;
 }
 
@@ -251,8 +277,11 @@ static void add_chain(struct lj_heap *h, uint64_t first)
 			return;
 		}
 		int rc = add(h, a);
-		if (rc == 0 && a != h->L0)
-			return;   /* a cycle (mmudata is circular) */
+		if (rc == 0 && a != h->L0) {
+			/* a cycle: mmudata is circular, any other loop is a list broken by a wild write */
+			h->cut += a != first;
+			return;
+		}
 		bad = rc < 0 ? bad + 1 : 0;
 		a = lh_gcref(h, a);
 	}

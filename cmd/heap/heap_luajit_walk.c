@@ -4,23 +4,11 @@
 
 #include "heap_fold.h"
 #include "heap_luajit.h"
+#include "heap_report.h"
 #include "util.h"
 
 static const char *const own_names[LH_OWN_N] = { "[global state]", "[string table]", "[buffers]",
 						 "[JIT state]", "[C types]" };
-
-static void say(pid_t pid, const char *vm_name, int k, const struct lj_heap *h, uint64_t total, size_t objects)
-{
-	int64_t diff = (int64_t)total - (int64_t)h->vm_count;
-	info_lf("PID %d: %s VM %d: snapshot %" PRIu64 " bytes in %zu objects; the VM counts %" PRIu64
-		" bytes (gc.total, collectgarbage(\"count\") * 1024): difference %+" PRId64 " bytes (%+.2f%%)",
-		(int)pid, vm_name, k + 1, total, objects, h->vm_count, diff,
-		h->vm_count ? 100.0 * (double)diff / (double)h->vm_count : 0.0);
-	if (h->bad || h->cut || h->g->dropped)
-		warnx_lf("PID %d: VM %d: %" PRIu64 " objects with an unreadable header, %" PRIu64 " lists or arrays "
-			 "outside the copied memory, %" PRIu64 " objects past the limit were not placed",
-			 (int)pid, k + 1, h->bad, h->cut, h->g->dropped);
-}
 
 int lj_heap_walk(pid_t pid, const char *vm_name, const struct luajit_layout *l, const struct heap_copy *c,
 		 uint64_t G, const char *root, int k, struct profile *p)
@@ -39,7 +27,9 @@ int lj_heap_walk(pid_t pid, const char *vm_name, const struct luajit_layout *l, 
 			heap_fold_vm(p, root, own_names[j], h.own[j]);
 			total += h.own[j];
 		}
-		say(pid, vm_name, k, &h, total, g.n);
+		struct heap_tally t = { "gc.total, collectgarbage(\"count\") * 1024", total, h.vm_count, g.n,
+					 h.bad, h.cut, g.dropped };
+		heap_say(pid, vm_name, k, &t);
 	}
 	hg_free(&g);
 	return rc;

@@ -112,20 +112,37 @@ uint64_t ph_array_size(const struct puc_heap *h, uint64_t t)
 	return n;
 }
 
+/* The array part's block: 5.5 keeps the values below the pointer and their tags above it. */
+static int array_in_copy(const struct puc_heap *h, uint64_t t, uint64_t n, uint64_t bytes)
+{
+	const struct puc_layout *l = h->l;
+	uint64_t a = ph_u64(h, t + l->t_array);
+	if (l->t_arr_hint != LUA_OFF_NONE)
+		a -= n * l->t_arr_val;
+	return ph_at(h, a, bytes) != NULL;
+}
+
 /* The hash part of a table without one is the VM's static dummy node, in read-only data:
- * outside the writable memory copied. */
-static uint64_t table_size(const struct puc_heap *h, uint64_t t)
+ * outside the writable memory copied. A part whose size or pointer a wild write changed is
+ * not in the copy either, so only parts wholly in it count (the others: a list cut short). */
+static uint64_t table_size(struct puc_heap *h, uint64_t t)
 {
 	const struct puc_layout *l = h->l;
 	uint64_t n = ph_array_size(h, t), size = l->t_sizeof;
-	if (l->t_arr_hint == LUA_OFF_NONE)
-		size += n * l->tv_sizeof;
-	else if (n)
-		size += n * (l->t_arr_val + 1u) + l->t_arr_hint;
+	uint64_t arr = l->t_arr_hint == LUA_OFF_NONE ? n * l->tv_sizeof : n ? n * (l->t_arr_val + 1u) + l->t_arr_hint : 0;
+	if (arr && array_in_copy(h, t, n, arr))
+		size += arr;
+	else if (arr)
+		h->cut++;
 	uint64_t node = ph_u64(h, t + l->t_node);
 	unsigned ls = ph_u8(h, t + l->t_lsizenode);
-	if (ls < 31 && ph_at(h, node, l->n_sizeof))
-		size += ((uint64_t)1 << ls) * l->n_sizeof + (ls >= l->t_limfor ? l->t_limbox : 0u);
+	if (ls < 31 && ph_at(h, node, l->n_sizeof)) {
+		uint64_t nodes = ((uint64_t)1 << ls) * l->n_sizeof;
+		if (ph_at(h, node, nodes))
+			size += nodes + (ls >= l->t_limfor ? l->t_limbox : 0u);
+		else
+			h->cut++;
+	}
 	return size;
 }
 
@@ -190,7 +207,7 @@ static uint64_t proto_size(const struct puc_heap *h, uint64_t p)
 	return s;
 }
 
-static uint64_t object_size(const struct puc_heap *h, uint64_t a, int kind)
+static uint64_t object_size(struct puc_heap *h, uint64_t a, int kind)
 {
 	switch (kind) {
 	case HK_STRING: return string_size(h, a);
@@ -204,7 +221,18 @@ static uint64_t object_size(const struct puc_heap *h, uint64_t a, int kind)
 	}
 }
 
-/* Adds the object at a; 1 when it is new, 0 when known, -1 when unreadable. */
+/* Whether a size read from the object's fields can be its own: a string's bytes and a
+ * userdata's payload follow their header in one block; nothing is larger than the copy. */
+static int size_plausible(const struct puc_heap *h, uint64_t a, int kind, uint64_t size)
+{
+	if (size > h->c->bytes)
+		return 0;
+	return (kind != HK_STRING && kind != HK_USERDATA) || ph_at(h, a, size);
+}
+
+/* Adds the object at a; 1 when it is new, 0 when known, -1 when unreadable. An object whose
+ * size cannot be its own is kept, counted as bad, with no bytes: its reference still leads
+ * the walk on. */
 static int add(struct puc_heap *h, uint64_t a)
 {
 	int kind = ph_kind(h, a), added = 0;
@@ -214,7 +242,12 @@ static int add(struct puc_heap *h, uint64_t a)
 	}
 	if (hg_find(h->g, a) != HG_NONE)
 		return 0;
-	hg_add(h->g, a, (enum hg_kind)kind, object_size(h, a, kind), &added);
+	uint64_t size = object_size(h, a, kind);
+	if (!size_plausible(h, a, kind, size)) {
+		h->bad++;
+		size = 0;
+	}
+	hg_add(h->g, a, (enum hg_kind)kind, size, &added);
 	return added;
 }
 
@@ -228,8 +261,12 @@ static void add_chain(struct puc_heap *h, uint64_t first, unsigned link)
 			return;
 		}
 		int rc = add(h, a);
-		if (rc < 0 || (rc == 0 && a != h->L0))
-			return;   /* a bad header, or a cycle (5.1's tmudata is circular) */
+		if (rc < 0 || (rc == 0 && a != h->L0)) {
+			/* a bad header, or a cycle: 5.1's tmudata is circular, any other loop is a list
+			 * broken by a wild write, whose objects past the loop are not found */
+			h->cut += rc == 0 && a != first;
+			return;
+		}
 		a = ph_u64(h, a + link);
 	}
 }

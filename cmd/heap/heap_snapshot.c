@@ -10,6 +10,7 @@
 #include "heap_fold.h"
 #include "heap_luajit.h"
 #include "heap_puc.h"
+#include "heap_report.h"
 #include "heap_snapshot.h"
 #include "luajit_runtime.h"
 #include "proc.h"
@@ -77,19 +78,6 @@ static void vm_root(pid_t pid, const struct heap_opts *o, int k, int n, char *ou
 		snprintf(out + len, size - (size_t)len, ";[VM %d]", k + 1);
 }
 
-static void say_vm(pid_t pid, const struct runtime *rt, int k, const struct puc_heap *h, uint64_t total,
-		   size_t objects)
-{
-	int64_t diff = (int64_t)total - (int64_t)h->vm_count;
-	info_lf("PID %d: %s VM %d: snapshot %" PRIu64 " bytes in %zu objects; the VM counts %" PRIu64
-		" bytes (collectgarbage(\"count\") * 1024): difference %+" PRId64 " bytes (%+.2f%%)", (int)pid,
-		rt->name, k + 1, total, objects, h->vm_count, diff, h->vm_count ? 100.0 * (double)diff / (double)h->vm_count : 0.0);
-	if (h->bad || h->cut || h->g->dropped)
-		warnx_lf("PID %d: VM %d: %" PRIu64 " objects with an unreadable header, %" PRIu64 " lists or arrays "
-			 "outside the copied memory, %" PRIu64 " objects past the limit were not placed",
-			 (int)pid, k + 1, h->bad, h->cut, h->g->dropped);
-}
-
 /* Walks the VM at G and folds it into p; 0, or -1 when G cannot be read from the copy. */
 static int walk_vm(pid_t pid, const struct runtime *rt, const struct heap_copy *c, uint64_t G, const char *root,
 		   int k, struct profile *p)
@@ -107,7 +95,9 @@ static int walk_vm(pid_t pid, const struct runtime *rt, const struct heap_copy *
 		uint64_t total = heap_fold(&g, root, p) + h.vm_own;
 		heap_fold_vm(p, root, "[global state]", h.l->lg_sizeof);
 		heap_fold_vm(p, root, "[string table]", h.vm_own - h.l->lg_sizeof);
-		say_vm(pid, rt, k, &h, total, g.n);
+		struct heap_tally t = { "collectgarbage(\"count\") * 1024", total, h.vm_count, g.n, h.bad, h.cut,
+					 g.dropped };
+		heap_say(pid, rt->name, k, &t);
 	}
 	hg_free(&g);
 	return rc;

@@ -16,6 +16,7 @@ struct flame_opts {
 	int inverted;           /* icicle: root at the top */
 	int reverse;            /* merge stacks leaf first */
 	int heaviest_first;     /* siblings by weight instead of by name */
+	int heap;               /* a heap snapshot's frames: coloured by heap_kind_of */
 	double minwidth;        /* frames narrower than this are left out */
 	int minwidth_is_percent;/* minwidth is a percentage of all samples, not pixels */
 	const struct flame_diff *diff; /* NULL, or the BEFORE side of a differential graph

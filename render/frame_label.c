@@ -97,3 +97,34 @@ enum frame_kind kind_of(const char *s, size_t len)
 	frame_label_parse(s, len, &fl);
 	return fl.kind;
 }
+
+const char *const lf_heap_types[LF_HEAP_NTYPES] = { "[string]", "[table]", "[function]", "[C function]",
+						    "[userdata]", "[thread]", "[proto]", "[upvalue]",
+						    "[cdata]", "[trace]" };
+
+const char *const lf_heap_blocks[LF_HEAP_NBLOCKS] = { "[global state]", "[string table]", "[buffers]",
+						      "[JIT state]", "[C types]" };
+
+static int is_exactly(const char *s, size_t len, const char *word)
+{
+	return strlen(word) == len && !memcmp(s, word, len);
+}
+
+enum frame_kind heap_kind_of(const char *s, size_t len, int depth)
+{
+	if (depth == 0)
+		return KIND_HEAP_FIELD;
+	if (has_prefix(s, len, LF_HEAP_LOCAL) || has_prefix(s, len, LF_HEAP_UPVALUE))
+		return KIND_HEAP_VAR;
+	if (len < 2 || s[0] != '[' || s[len - 1] != ']')
+		return KIND_HEAP_FIELD;
+	if (is_exactly(s, len, LF_HEAP_VM) || is_exactly(s, len, LF_HEAP_UNREACHED))
+		return KIND_HEAP_VM;
+	for (int i = 0; i < LF_HEAP_NBLOCKS; i++)
+		if (is_exactly(s, len, lf_heap_blocks[i]))
+			return KIND_HEAP_VM;
+	for (int i = 0; i < LF_HEAP_NTYPES; i++)
+		if (is_exactly(s, len, lf_heap_types[i]))
+			return KIND_HEAP_TYPE;
+	return KIND_HEAP_STEP;
+}

@@ -7,7 +7,8 @@ const char *kind_label(enum frame_kind k)
 {
 	static const char *const labels[KIND_COUNT] = {
 		"Lua", "Lua (JIT trace)", "C/native", "kernel", "VM state (GC, JIT)", "unknown/marker",
-		"off-CPU (waiting)",
+		"off-CPU (waiting)", "field", "local/upvalue", "step ([n], [registry], ...)", "type",
+		"VM's own, unreached",
 	};
 	return (unsigned)k < KIND_COUNT ? labels[k] : "?";
 }
@@ -21,6 +22,11 @@ static const struct { double h0, h1, s0, s1, l0, l1; } palette[KIND_COUNT] = {
 	[KIND_VM]     = { 44, 54, 85, 95, 52, 60 },
 	[KIND_MARKER] = { 0, 0, 0, 0, 66, 76 },
 	[KIND_OFFCPU] = { 250, 270, 30, 45, 56, 66 },
+	[KIND_HEAP_FIELD] = { 18, 40, 70, 85, 58, 68 },
+	[KIND_HEAP_VAR]   = { 95, 135, 45, 65, 50, 62 },
+	[KIND_HEAP_STEP]  = { 208, 232, 55, 70, 62, 72 },
+	[KIND_HEAP_TYPE]  = { 44, 54, 85, 95, 52, 60 },
+	[KIND_HEAP_VM]    = { 0, 0, 0, 0, 66, 76 },
 };
 
 static double channel(double p, double q, double t)

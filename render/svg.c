@@ -112,6 +112,13 @@ static double frame_y(const struct svg *s, uint32_t depth)
 
 #define PUT(out, lit) outbuf_write(out, lit, sizeof(lit) - 1)
 
+/* A frame's kind by the grammar of the profile drawn: a heap snapshot's, or a CPU profile's. */
+static enum frame_kind frame_kind(const struct svg *s, const struct lframe *lf)
+{
+	const struct fnode *x = lf->node;
+	return s->o->heap ? heap_kind_of(x->name, x->len, (int)lf->depth - 1) : kind_of(x->name, x->len);
+}
+
 static void put_frame(const struct svg *s, size_t i)
 {
 	const struct lframe *lf = &s->l->frames[i];
@@ -123,7 +130,7 @@ static void put_frame(const struct svg *s, size_t i)
 	if (d)
 		diff_color(d, x, color);
 	else
-		kind_color(i == 0 ? KIND_MARKER : kind_of(x->name, x->len), x->hash, color);
+		kind_color(i == 0 ? KIND_MARKER : frame_kind(s, lf), x->hash, color);
 	PUT(out, "<g data-o=\"");
 	outbuf_u64(out, lf->offset);
 	outbuf_putc(out, '"');
@@ -177,10 +184,10 @@ static void put_legend(const struct svg *s)
 		return;
 	}
 	for (size_t i = 1; i < s->l->n; i++)
-		present[kind_of(s->l->frames[i].node->name, s->l->frames[i].node->len)] = 1;
+		present[frame_kind(s, &s->l->frames[i])] = 1;
 	outbuf_puts(s->out, "<g id=\"legend\">");
-	for (int k = 0; k < KIND_COUNT; k++) {
-		if ((k == KIND_MARKER || k == KIND_OFFCPU) && !present[k])
+	for (int k = s->o->heap ? KIND_CPU_COUNT : 0; k < (s->o->heap ? KIND_COUNT : KIND_CPU_COUNT); k++) {
+		if ((k == KIND_MARKER || k == KIND_OFFCPU || k == KIND_HEAP_VM) && !present[k])
 			continue;
 		char color[8];
 		const char *label = kind_label((enum frame_kind)k);

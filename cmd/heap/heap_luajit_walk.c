@@ -5,10 +5,11 @@
 #include "heap_fold.h"
 #include "heap_luajit.h"
 #include "heap_report.h"
+#include "frame_label.h"
 #include "util.h"
 
-static const char *const own_names[LH_OWN_N] = { "[global state]", "[string table]", "[buffers]",
-						 "[JIT state]", "[C types]" };
+/* lh_own's blocks, in the grammar's order */
+_Static_assert((int)LH_OWN_N == (int)LF_HEAP_NBLOCKS && (int)LH_STRTAB == (int)LF_HEAP_STRING_TABLE, "lh_own follows lf_heap_blocks");
 
 int lj_heap_walk(pid_t pid, const char *vm_name, const struct luajit_layout *l, const struct heap_copy *c,
 		 uint64_t G, const char *root, int k, struct profile *p)
@@ -24,7 +25,7 @@ int lj_heap_walk(pid_t pid, const char *vm_name, const struct luajit_layout *l, 
 		lj_heap_refs(&h);
 		uint64_t total = heap_fold(&g, root, p);
 		for (int j = 0; j < LH_OWN_N; j++) {
-			heap_fold_vm(p, root, own_names[j], h.own[j]);
+			heap_fold_vm(p, root, lf_heap_blocks[j], h.own[j]);
 			total += h.own[j];
 		}
 		struct heap_tally t = { "gc.total, collectgarbage(\"count\") * 1024", total, h.vm_count, g.n,

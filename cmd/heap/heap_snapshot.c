@@ -11,6 +11,7 @@
 #include "heap_luajit.h"
 #include "heap_puc.h"
 #include "heap_report.h"
+#include "frame_label.h"
 #include "heap_snapshot.h"
 #include "luajit_runtime.h"
 #include "proc.h"
@@ -93,8 +94,8 @@ static int walk_vm(pid_t pid, const struct runtime *rt, const struct heap_copy *
 	if (!rc) {
 		puc_heap_refs(&h);
 		uint64_t total = heap_fold(&g, root, p) + h.vm_own;
-		heap_fold_vm(p, root, "[global state]", h.l->lg_sizeof);
-		heap_fold_vm(p, root, "[string table]", h.vm_own - h.l->lg_sizeof);
+		heap_fold_vm(p, root, lf_heap_blocks[LF_HEAP_GLOBAL_STATE], h.l->lg_sizeof);
+		heap_fold_vm(p, root, lf_heap_blocks[LF_HEAP_STRING_TABLE], h.vm_own - h.l->lg_sizeof);
 		struct heap_tally t = { "collectgarbage(\"count\") * 1024", total, h.vm_count, g.n, h.bad, h.cut,
 					 g.dropped };
 		heap_say(pid, rt->name, k, &t);

@@ -89,6 +89,7 @@ static int write_svg(FILE *out, const struct profile *p)
 		snprintf(sub, sizeof(sub), "%s (PID %s), heap snapshot, %.1f MB of Lua memory", p->command[0] ?
 			 p->command : "?", p->pids, (double)p->total / 1e6);
 		o.countname = "bytes";
+		o.heap = 1;
 	} else
 		snprintf(sub, sizeof(sub), "%s (PID %s), %.1f s at %d Hz, %s, %llu samples, %llu lost",
 			 p->command[0] ? p->command : "?", p->pids, p->duration, p->hz,

@@ -209,6 +209,22 @@ static int hue_of(const char *hex)
 	return (int)(h < 0 ? h + 360 : h);
 }
 
+/* A heap snapshot's frames by their place in its grammar; a key may look like anything. */
+static void heap_kinds(void)
+{
+	static const struct { const char *s; int depth; enum frame_kind k; } cases[] = {
+		{ "nginx-42", 0, KIND_HEAP_FIELD }, { "[vm]", 0, KIND_HEAP_FIELD },
+		{ "cache", 1, KIND_HEAP_FIELD }, { "handle (app.lua:42)", 3, KIND_HEAP_FIELD },
+		{ "local big", 2, KIND_HEAP_VAR }, { "upvalue list", 2, KIND_HEAP_VAR },
+		{ "[n]", 2, KIND_HEAP_STEP }, { "[registry]", 1, KIND_HEAP_STEP }, { "[metatable]", 4, KIND_HEAP_STEP },
+		{ "[table]", 3, KIND_HEAP_TYPE }, { "[C function]", 3, KIND_HEAP_TYPE }, { "[trace]", 2, KIND_HEAP_TYPE },
+		{ "[vm]", 1, KIND_HEAP_VM }, { "[unreached]", 1, KIND_HEAP_VM }, { "[string table]", 2, KIND_HEAP_VM },
+		{ "[tablex]", 2, KIND_HEAP_STEP }, { "[", 2, KIND_HEAP_FIELD }, { "", 2, KIND_HEAP_FIELD },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_INT(heap_kind_of(cases[i].s, strlen(cases[i].s), cases[i].depth), cases[i].k);
+}
+
 static void colors(void)
 {
 	char a[8], b[8];
@@ -218,7 +234,8 @@ static void colors(void)
 	kind_color(KIND_LUA, h, b);
 	CHECK_STR(a, b);
 	/* each kind stays in its own hue band, whatever the name */
-	static const int lo[KIND_COUNT] = { 90, 168, 0, 204, 40, -1, 246 }, hi[KIND_COUNT] = { 140, 196, 36, 236, 58, -1, 274 };
+	static const int lo[KIND_COUNT] = { 90, 168, 0, 204, 40, -1, 246, 14, 90, 204, 40, -1 },
+			 hi[KIND_COUNT] = { 140, 196, 36, 236, 58, -1, 274, 44, 140, 236, 58, -1 };
 	int off = 0, shades = 0;
 	for (int k = 0; k < KIND_COUNT; k++) {
 		char first[8] = "";
@@ -248,5 +265,6 @@ int main(void)
 	RUN(xml_escaping);
 	RUN(kinds);
 	RUN(colors);
+	RUN(heap_kinds);
 	CHECK_EXIT();
 }

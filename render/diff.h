@@ -53,6 +53,11 @@ int diff_write_top(const struct flame_diff *d, size_t n, FILE *out);
 int pprof_read(struct flame *f, FILE *in, char *err, size_t errlen);
 /* The same for profile.proto bytes already decompressed. */
 int pprof_parse(struct flame *f, const uint8_t *data, size_t len, char *err, size_t errlen);
+/* Both, with the unit of the values read put in UNIT ("count" for a recording's samples,
+ * "bytes" for a heap snapshot's inuse_space; "" when the file names none). */
+int pprof_read_unit(struct flame *f, FILE *in, char *unit, size_t unitlen, char *err, size_t errlen);
+int pprof_parse_unit(struct flame *f, const uint8_t *data, size_t len, char *unit, size_t unitlen, char *err,
+		     size_t errlen);
 
 /* `lua-flame diff [options] BEFORE AFTER`: exit status 0, 1 or 2. */
 int diff_main(int argc, char **argv);

@@ -32,7 +32,8 @@ static const char usage_text[] =
 	"      --subtitle TEXT   second line (default: both inputs and their samples)\n"
 	"      --width PIXELS    image width (default 1200)\n"
 	"      --minwidth N[%]   leave out frames narrower than N pixels, or N percent\n"
-	"      --countname NAME  what the counts are (default samples)\n"
+	"      --countname NAME  what the counts are (default samples; bytes when both are\n"
+	"                        heap snapshots' .pb.gz)\n"
 	"      --inverted        icicle graph: root at the top\n"
 	"      --reverse         merge stacks from the leaf up (both profiles)\n"
 	"      --heaviest        order siblings by weight instead of by name\n"
@@ -53,6 +54,8 @@ struct cli {
 	int raw, has_top;
 	const char *format;
 	char subtitle[512];
+	char unit[2][32];     /* of each pprof input's values; "" for folded */
+	int countname_given;
 };
 
 enum { OPT_FORMAT = 256, OPT_TOP, OPT_RAW, OPT_TITLE, OPT_SUBTITLE, OPT_WIDTH, OPT_MINWIDTH,
@@ -139,7 +142,7 @@ static int option(struct cli *c, int opt, char **argv)
 	case OPT_RAW: c->raw = 1; return 0;
 	case OPT_TITLE: c->o.title = optarg; return 0;
 	case OPT_SUBTITLE: c->o.subtitle = optarg; return 0;
-	case OPT_COUNTNAME: c->o.countname = optarg; return 0;
+	case OPT_COUNTNAME: c->o.countname = optarg; c->countname_given = 1; return 0;
 	case OPT_INVERTED: c->o.inverted = 1; return 0;
 	case OPT_REVERSE: c->o.reverse = 1; return 0;
 	case OPT_HEAVIEST: c->o.heaviest_first = 1; return 0;
@@ -183,8 +186,9 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
-/* Folded text, or gzipped pprof when the input starts with gzip's magic byte. */
-static int read_profile(struct flame *f, const char *path)
+/* Folded text, or gzipped pprof when the input starts with gzip's magic byte; UNIT gets the
+ * unit a pprof file names for its values. */
+static int read_profile(struct flame *f, const char *path, char unit[32])
 {
 	int from_stdin = !strcmp(path, "-");
 	const char *name = from_stdin ? "standard input" : path;
@@ -200,7 +204,7 @@ static int read_profile(struct flame *f, const char *path)
 	if (first != EOF)
 		ungetc(first, in);
 	if (first == 0x1f) {
-		rc = pprof_read(f, in, err, sizeof(err));
+		rc = pprof_read_unit(f, in, unit, 32, err, sizeof(err));
 	} else {
 		rc = flame_read_folded(f, in, &ignored);
 		snprintf(err, sizeof(err), "%s", strerror(errno));
@@ -254,13 +258,21 @@ static int write_output(const struct flame_diff *d, const struct cli *c, size_t 
 	return 0;
 }
 
+/* Two heap snapshots' pprof files count bytes, and say so: the counts are named after them
+ * unless --countname says otherwise. A recording's samples ("count") keep the default. */
+static void countname_from_units(struct cli *c)
+{
+	if (!c->countname_given && c->unit[0][0] && !strcmp(c->unit[0], c->unit[1]) && strcmp(c->unit[0], "count"))
+		c->o.countname = c->unit[0];
+}
+
 static void default_subtitle(struct cli *c, const struct flame *before, const struct flame *after)
 {
 	if (c->o.subtitle)
 		return;
 	snprintf(c->subtitle, sizeof(c->subtitle), "BEFORE %.200s: %" PRIu64 " %s; AFTER %.200s: %" PRIu64
-		 " %s; colours: change in %s", c->in[0], flame_total(before), c->o.countname, c->in[1],
-		 flame_total(after), c->o.countname, c->raw ? c->o.countname : "share of all samples");
+		 " %s; colours: change in %s%s", c->in[0], flame_total(before), c->o.countname, c->in[1],
+		 flame_total(after), c->o.countname, c->raw ? "" : "share of all ", c->o.countname);
 	c->o.subtitle = c->subtitle;
 }
 
@@ -285,9 +297,10 @@ static int run(struct cli *c, struct flame **t)
 	struct flame_diff d;
 	int rc = 0;
 	for (int i = 0; i < 2 && rc == 0; i++)
-		rc = read_profile(t[i], c->in[i]);
+		rc = read_profile(t[i], c->in[i], c->unit[i]);
 	if (rc)
 		return rc;
+	countname_from_units(c);
 	if (reverse_both(c, t) < 0 || diff_build(&d, t[0], t[1], c->raw) < 0) {
 		fprintf(stderr, WHO ": out of memory\n");
 		return 1;

@@ -22,8 +22,9 @@ struct prof {
 	struct func *fn;
 	struct loc *loc;
 	size_t nstr, nsamples, nfn, nloc, cap[4];
-	uint64_t types[16];       /* sample_type[i].type, string indexes */
+	uint64_t types[16], units[16];  /* sample_type[i].type and .unit, string indexes */
 	size_t ntypes;
+	uint64_t default_type;    /* default_sample_type, a string index (0: none) */
 	struct { char *s; size_t len, cap; } buf;
 	size_t frames;            /* in buf: the tree keeps FLAME_MAX_DEPTH, so do we */
 };
@@ -120,7 +121,7 @@ static int take_location(struct prof *pr, struct span m)
 static int take_sample_type(struct prof *pr, struct span m)
 {
 	const uint8_t *p = m.p, *end = m.p + m.len;
-	uint64_t type = 0;
+	uint64_t type = 0, unit = 0;
 	while (p < end) {
 		uint64_t num, v = 0;
 		int wt;
@@ -129,9 +130,13 @@ static int take_sample_type(struct prof *pr, struct span m)
 			return -1;
 		if (num == 1 && wt == 0)
 			type = v;
+		else if (num == 2 && wt == 0)
+			unit = v;
 	}
-	if (pr->ntypes < sizeof(pr->types) / sizeof(*pr->types))
+	if (pr->ntypes < sizeof(pr->types) / sizeof(*pr->types)) {
+		pr->units[pr->ntypes] = unit;
 		pr->types[pr->ntypes++] = type;
+	}
 	return 0;
 }
 
@@ -145,6 +150,8 @@ static int scan(struct prof *pr, const uint8_t *p, const uint8_t *end)
 		struct span s;
 		if (field(&p, end, &num, &wt, &v, &s) < 0)
 			return -1;
+		if (num == 14 && wt == 0)
+			pr->default_type = v;
 		if (wt != 2)
 			continue;
 		switch (num) {
@@ -311,13 +318,23 @@ static size_t ints(const uint8_t *p, const uint8_t *end, uint64_t want, uint64_t
 	return n;
 }
 
+static int span_eq(struct span a, struct span b)
+{
+	return a.len == b.len && (!a.len || !memcmp(a.p, b.p, a.len));
+}
+
+/* The values a flame graph draws: a recording's samples; else those the file names as its
+ * default (a heap profile's inuse_space, bytes, rather than the inuse_objects before it);
+ * else the first. */
 static size_t value_index(const struct prof *pr)
 {
-	for (size_t i = 0; i < pr->ntypes; i++) {
-		struct span t = string_at(pr, pr->types[i]);
-		if (t.len == 7 && !memcmp(t.p, "samples", 7))
+	static const struct span samples = { (const uint8_t *)"samples", 7 };
+	for (size_t i = 0; i < pr->ntypes; i++)
+		if (span_eq(string_at(pr, pr->types[i]), samples))
 			return i;
-	}
+	for (size_t i = 0; pr->default_type && i < pr->ntypes; i++)
+		if (span_eq(string_at(pr, pr->types[i]), string_at(pr, pr->default_type)))
+			return i;
 	return 0;
 }
 
@@ -392,7 +409,25 @@ static void prof_free(struct prof *pr)
 	free(pr->buf.s);
 }
 
-int pprof_parse(struct flame *f, const uint8_t *data, size_t len, char *err, size_t errlen)
+/* The unit of the values read, as the file names it; "" when it names none, or one that is
+ * not a plain word (it goes into the SVG's text). */
+static void put_unit(const struct prof *pr, size_t vi, char *unit, size_t unitlen)
+{
+	struct span u = vi < pr->ntypes ? string_at(pr, pr->units[vi]) : (struct span){ 0 };
+	if (!unit || !unitlen)
+		return;
+	unit[0] = 0;
+	if (u.len >= unitlen)
+		return;
+	for (size_t i = 0; i < u.len; i++)
+		if (!(u.p[i] >= 'a' && u.p[i] <= 'z') && !(u.p[i] >= 'A' && u.p[i] <= 'Z') && u.p[i] != '_')
+			return;
+	memcpy(unit, u.p, u.len);
+	unit[u.len] = 0;
+}
+
+int pprof_parse_unit(struct flame *f, const uint8_t *data, size_t len, char *unit, size_t unitlen, char *err,
+		     size_t errlen)
 {
 	struct prof pr = { 0 };
 	int rc = scan(&pr, data, data + len);
@@ -402,6 +437,7 @@ int pprof_parse(struct flame *f, const uint8_t *data, size_t len, char *err, siz
 		if (pr.nloc)
 			qsort(pr.loc, pr.nloc, sizeof(*pr.loc), by_loc_id);
 		size_t vi = value_index(&pr);
+		put_unit(&pr, vi, unit, unitlen);
 		for (size_t i = 0; i < pr.nsamples && rc == 0; i++)
 			rc = take_sample(&pr, f, pr.samples[i], vi);
 	}
@@ -411,13 +447,23 @@ int pprof_parse(struct flame *f, const uint8_t *data, size_t len, char *err, siz
 	return rc < 0 ? -1 : 0;
 }
 
-int pprof_read(struct flame *f, FILE *in, char *err, size_t errlen)
+int pprof_parse(struct flame *f, const uint8_t *data, size_t len, char *err, size_t errlen)
+{
+	return pprof_parse_unit(f, data, len, NULL, 0, err, errlen);
+}
+
+int pprof_read_unit(struct flame *f, FILE *in, char *unit, size_t unitlen, char *err, size_t errlen)
 {
 	size_t len;
 	uint8_t *data = inflate_all(in, &len, err, errlen);
 	if (!data)
 		return -1;
-	int rc = pprof_parse(f, data, len, err, errlen);
+	int rc = pprof_parse_unit(f, data, len, unit, unitlen, err, errlen);
 	free(data);
 	return rc;
+}
+
+int pprof_read(struct flame *f, FILE *in, char *err, size_t errlen)
+{
+	return pprof_read_unit(f, in, NULL, 0, err, errlen);
 }

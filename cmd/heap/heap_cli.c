@@ -1,12 +1,14 @@
 /* `lua-flame heap -p PID[,PID...] [--children] [-o FILE]...`: its options and outputs. The
  * outputs are a recording's formats with bytes for counts: heap.svg and heap.folded unless -o
- * says otherwise; pprof with inuse_objects and inuse_space sample types. */
+ * says otherwise; pprof with inuse_objects and inuse_space sample types. With --every, a
+ * numbered series of them (heap_series.c names the files). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "children.h"
+#include "heap_series.h"
 #include "heap_snapshot.h"
 #include "output.h"
 #include "proc.h"
@@ -14,9 +16,11 @@
 
 #define HEAP_MAX_PIDS 256
 #define HEAP_MAX_OUTS 16
+#define HEAP_MAX_PATH 4096
 
 static const char heap_usage[] =
 	"Usage: lua-flame heap -p PID[,PID...] [--children] [-o FILE]... [options]\n"
+	"       lua-flame heap --every SECONDS [-d SECONDS] -p PID... [-o FILE]... [options]\n"
 	"\n"
 	"Takes a snapshot of every Lua VM in the processes and writes a flame graph whose\n"
 	"widths are bytes: each object the VM counts stands under the path by which it is\n"
@@ -33,6 +37,13 @@ static const char heap_usage[] =
 	"                          .folded, .pb.gz, .speedscope.json); '-' writes folded\n"
 	"                          stacks to stdout (default: heap.svg and heap.folded)\n"
 	"      --format FMT        format of the next -o, whatever its extension\n"
+	"      --every SECONDS     a series: a snapshot at once, then one every SECONDS, each\n"
+	"                          in every output with its number before the extension\n"
+	"                          (heap.svg: heap-001.svg, heap-002.svg...; x.pb.gz:\n"
+	"                          x-001.pb.gz); until -d has passed, or Ctrl-C or SIGTERM,\n"
+	"                          which end it once the snapshot in progress is written\n"
+	"  -d, --duration SECONDS  with --every: how long the series lasts (--every 10 -d 60\n"
+	"                          takes 7 snapshots)\n"
 	"      --output-mode MODE  permissions of the files written, octal (default 0600)\n"
 	"  -q, --quiet             only errors\n"
 	"\n"
@@ -43,7 +54,13 @@ static const char heap_usage[] =
 	"is the object's type ([table], [string], [function], [C function], [userdata],\n"
 	"[thread], [proto], [upvalue], [cdata], [trace]). [unreached] holds objects the VM\n"
 	"counts that no path reaches (garbage not yet collected); [vm] the VM's own\n"
-	"structures.\n";
+	"structures.\n"
+	"\n"
+	"A series ends early when a snapshot of it fails (a process exited): the files of\n"
+	"the snapshots before it stay, and the exit status is 0 if there was one. Compare\n"
+	"two of them with lua-flame diff (--raw for bytes rather than shares):\n"
+	"  lua-flame heap -p 4242 --every 60 -d 600 -o heap.pb.gz\n"
+	"  lua-flame diff --raw --top 10 heap-001.pb.gz heap-011.pb.gz\n";
 
 struct heap_cli {
 	struct heap_opts o;
@@ -52,9 +69,10 @@ struct heap_cli {
 	struct output outs[HEAP_MAX_OUTS];
 	int nouts;
 	unsigned mode;
+	double every, duration;   /* seconds; 0: one snapshot, no end */
 };
 
-enum { OPT_CHILDREN = 256, OPT_PIDS, OPT_MAX_PAUSE, OPT_FORMAT, OPT_OUT_MODE };
+enum { OPT_CHILDREN = 256, OPT_PIDS, OPT_MAX_PAUSE, OPT_FORMAT, OPT_OUT_MODE, OPT_EVERY };
 
 static int usage_error(const char *msg, const char *arg)
 {
@@ -105,8 +123,30 @@ static int parse_value(struct heap_cli *c, int opt, const char *arg, const char 
 	case OPT_OUT_MODE:
 		c->mode = (unsigned)strtoul(arg, &end, 8);
 		return *end || c->mode > 0777 ? usage_error("--output-mode takes octal permissions, not", arg) : 0;
+	case OPT_EVERY:
+		c->every = strtod(arg, &end);
+		return end == arg || *end || !(c->every >= 0.1 && c->every <= 86400) ?
+			usage_error("--every takes seconds, from 0.1 to 86400, not", arg) : 0;
+	case 'd':
+		c->duration = strtod(arg, &end);
+		return end == arg || *end || !(c->duration > 0 && c->duration <= 31 * 86400.0) ?
+			usage_error("-d takes seconds, more than 0 and at most 31 days, not", arg) : 0;
 	default: return usage_error("unknown option", NULL);
 	}
+}
+
+/* -d alone would be a single snapshot taken late, or a series at a rate made up: neither is
+ * what was asked, so say what to write. */
+static int check_series(const struct heap_cli *c)
+{
+	if (c->duration && !c->every)
+		return usage_error("-d is the length of a series: give --every SECONDS with it (one snapshot "
+				   "takes no -d)", NULL);
+	for (int i = 0; c->every && i < c->nouts; i++)
+		if (!strcmp(c->outs[i].path, "-"))
+			return usage_error("--every writes numbered files: '-' (standard output) cannot be one;",
+					   "give -o a file name");
+	return 0;
 }
 
 static int parse(struct heap_cli *c, int argc, char **argv)
@@ -116,12 +156,13 @@ static int parse(struct heap_cli *c, int argc, char **argv)
 		{ "children", no_argument, 0, OPT_CHILDREN }, { "pids", no_argument, 0, OPT_PIDS },
 		{ "max-pause", required_argument, 0, OPT_MAX_PAUSE }, { "format", required_argument, 0, OPT_FORMAT },
 		{ "output-mode", required_argument, 0, OPT_OUT_MODE }, { "quiet", no_argument, 0, 'q' },
+		{ "every", required_argument, 0, OPT_EVERY }, { "duration", required_argument, 0, 'd' },
 		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
 	const char *format = NULL;
 	int opt, rc;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:p:o:qh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:p:o:d:qh", opts, NULL)) != -1) {
 		if (opt == 'h') {
 			fputs(heap_usage, stdout);
 			exit(0);
@@ -143,7 +184,7 @@ static int parse(struct heap_cli *c, int argc, char **argv)
 		c->outs[c->nouts++] = (struct output){ "heap.svg", OUT_SVG };
 		c->outs[c->nouts++] = (struct output){ "heap.folded", OUT_FOLDED };
 	}
-	return 0;
+	return check_series(c);
 }
 
 static void add_children(struct heap_cli *c)
@@ -165,34 +206,131 @@ static void describe(const struct heap_cli *c, struct profile *p)
 	p->heap = 1;
 }
 
+/* One snapshot of every process into p; the processes it could take, and the worst status in
+ * *worst. */
+static int snapshot_all(const struct heap_cli *c, struct profile *p, int *worst)
+{
+	int done = 0;
+	*worst = 0;
+	profile_init(p);
+	describe(c, p);
+	for (int i = 0; i < c->npids; i++) {
+		int rc = heap_snapshot(c->pids[i], &c->o, p);
+		done += rc == 0;
+		*worst = rc > *worst ? rc : *worst;
+	}
+	return done;
+}
+
+static int single(const struct heap_cli *c)
+{
+	struct profile p;
+	int worst, done = snapshot_all(c, &p, &worst);
+	if (!done) {
+		profile_free(&p);
+		return worst ? worst : 1;
+	}
+	for (int i = 0; i < c->nouts; i++)
+		if (output_write(&c->outs[i], &p, c->mode))
+			worst = 1;
+	profile_free(&p);
+	return worst;
+}
+
+/* Snapshot K's names of every output, in names[i] for c->outs[i]. */
+static int number_outputs(const struct heap_cli *c, unsigned k, char (*names)[HEAP_MAX_PATH], struct output *outs)
+{
+	for (int i = 0; i < c->nouts; i++) {
+		if (heap_series_name(c->outs[i].path, k, names[i], HEAP_MAX_PATH)) {
+			warnx_lf("%s: the name is too long to take a snapshot's number", c->outs[i].path);
+			return -1;
+		}
+		outs[i] = (struct output){ names[i], c->outs[i].fmt };
+	}
+	return 0;
+}
+
+/* Snapshot K of a series, written: 0; 1 when an output could not be written; minus the
+ * worst status when a process could not be taken, which writes nothing (a snapshot without
+ * one of the processes would read as its memory gone). */
+static int series_one(const struct heap_cli *c, unsigned k)
+{
+	static char names[HEAP_MAX_OUTS][HEAP_MAX_PATH];
+	struct output outs[HEAP_MAX_OUTS];
+	struct profile p;
+	int worst, rc = 0;
+	if (number_outputs(c, k, names, outs))
+		return 1;
+	if (snapshot_all(c, &p, &worst) < c->npids) {
+		profile_free(&p);
+		return -(worst ? worst : 1);
+	}
+	for (int i = 0; i < c->nouts; i++)
+		if (output_write(&outs[i], &p, c->mode))
+			rc = 1;
+	profile_free(&p);
+	if (!rc)
+		info_lf("snapshot %u: %s%s", k, names[0], c->nouts > 1 ? " and the other outputs" : "");
+	return rc;
+}
+
+static unsigned planned(const struct heap_cli *c)
+{
+	return c->duration ? (unsigned)(c->duration / c->every + 1e-9) + 1 : 0;
+}
+
+static void say_end(unsigned k, int rc, unsigned written)
+{
+	if (rc < 0 && written)
+		warnx_lf("snapshot %u failed (above): the series ends with the %u snapshot%s before it", k, written,
+			 written == 1 ? "" : "s");
+	else if (rc > 0)
+		warnx_lf("snapshot %u could not be written whole (above): the series ends there", k);
+	else if (heap_series_stopped())
+		info_lf("stopped by signal %d after %u snapshot%s", heap_series_stopped(), written,
+			written == 1 ? "" : "s");
+	else if (!rc)
+		info_lf("series done: %u snapshots", written);
+}
+
+/* The snapshots at start, start + every, ... until -d has passed or a signal. Exit status 0
+ * once a snapshot is written, but 1 when one could not be. */
+static int series(const struct heap_cli *c)
+{
+	unsigned n = planned(c), k, written = 0;
+	double start = now_sec();
+	int rc = 0;
+	heap_series_signals();
+	for (k = 1; !n || k <= n; k++) {
+		if (heap_series_wait(start + (k - 1) * c->every))
+			break;
+		if ((rc = series_one(c, k)))
+			break;
+		written++;
+		if (heap_series_stopped())
+			break;
+	}
+	say_end(k, rc, written);
+	return rc > 0 ? 1 : written ? 0 : -rc;
+}
+
 int heap_main(int argc, char **argv)
 {
 	static struct heap_cli c;
 	c.o.max_pause = 1.0;
 	c.mode = 0600;
-	int rc = parse(&c, argc, argv), worst = 0, done = 0;
+	int rc = parse(&c, argc, argv);
 	if (rc)
 		return rc;
-	for (int i = 0; i < c.nouts; i++)
-		if (output_check_writable(c.outs[i].path))
+	for (int i = 0; i < c.nouts; i++) {
+		char first[HEAP_MAX_PATH];
+		const char *path = c.outs[i].path;
+		if (c.every && heap_series_name(path, 1, first, sizeof(first)) == 0)
+			path = first;
+		if (output_check_writable(path))
 			return 2;
+	}
 	if (c.children)
 		add_children(&c);
-	struct profile p;
-	profile_init(&p);
-	describe(&c, &p);
-	for (int i = 0; i < c.npids; i++) {
-		rc = heap_snapshot(c.pids[i], &c.o, &p);
-		done += rc == 0;
-		worst = rc > worst ? rc : worst;
-	}
-	if (!done) {
-		profile_free(&p);
-		return worst ? worst : 1;
-	}
-	for (int i = 0; i < c.nouts; i++)
-		if (output_write(&c.outs[i], &p, c.mode))
-			worst = 1;
-	profile_free(&p);
-	return worst;
+	return c.every ? series(&c) : single(&c);
 }

@@ -1,8 +1,8 @@
 #!/bin/sh
 # `make dist`: dist.sh NAME [BINARY [ARCH]] writes the release tarball dist/NAME.tar.gz with
-# BINARY (default lua-flame) stripped, the man page, the README, lua-flame's licence, the
-# licences of the libraries linked into the binary (from the very source trees it was built
-# from) and a SHA256SUMS of everything inside. ARCH: x86_64 (default) or aarch64; DEPS: the
+# BINARY (default lua-flame) stripped, the README and the doc/ pages it links to (the man page
+# among them), lua-flame's licence, the licences of the libraries linked into the binary (from
+# the very source trees it was built from) and a SHA256SUMS of everything inside. ARCH: x86_64 (default) or aarch64; DEPS: the
 # static libraries' build directory of that architecture (.cache/deps or .cache/deps-arm64).
 set -eu
 NAME=$1
@@ -37,7 +37,9 @@ stage=dist/$NAME
 rm -rf "$stage" "dist/$NAME.tar.gz" && mkdir -p "$stage/licenses"
 cp "$BIN" "$stage/lua-flame"
 $STRIP --strip-all "$stage/lua-flame"
-cp doc/lua-flame.1 README.md LICENSE "$stage/"
+cp README.md LICENSE "$stage/"
+# the README's links into doc/ hold in the tarball as in the tree
+mkdir -p "$stage/doc" && cp doc/lua-flame.1 doc/*.md "$stage/doc/"
 
 # libsupc++ comes from gcc's libstdc++ dev package: libstdc++-N-dev for the host compiler,
 # libstdc++-N-dev-arm64-cross for the cross one, whose licence is in gcc-N-cross-base.

@@ -16,9 +16,12 @@ for arch in x86_64 aarch64; do
 	[ "$arch" = aarch64 ] && build=$ROOT/lua-flame-aarch64 machine='ARM aarch64'
 	tar -xzf "dist/$name.tar.gz" -C "$OUT"
 	d=$OUT/$name
-	for f in lua-flame lua-flame.1 README.md LICENSE SHA256SUMS licenses/README licenses/libbpf.BSD-2-Clause \
+	for f in lua-flame doc/lua-flame.1 README.md LICENSE SHA256SUMS licenses/README licenses/libbpf.BSD-2-Clause \
 		licenses/libelf.GPL-2.0 licenses/zlib.Zlib licenses/musl.MIT; do
 		check "$arch: tarball holds $f" [ -s "$d/$f" ]
+	done
+	for l in $(grep -o '](doc/[^)]*)' "$ROOT/README.md" | sed 's/^](//; s/)$//' | sort -u); do
+		check "$arch: the README's link $l holds in the tarball" [ -s "$d/$l" ]
 	done
 	check "$arch: SHA256SUMS verifies every file" sh -c "cd '$d' && sha256sum --quiet -c SHA256SUMS"
 	check "$arch: SHA256SUMS covers the binary" grep -q ' lua-flame$' "$d/SHA256SUMS"

@@ -97,7 +97,7 @@ run_host() {
 	# shellcheck disable=SC2086
 	if ! gcc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror $CMD_INC $cflags \
 		"$ROOT/tests/progs/luajit_frames_host.c" "$ROOT/cmd/lua/luajit/luajit_frames.c" \
-		"$ROOT/cmd/lua/luajit/luajit_names.c" "$ROOT/cmd/lua/luajit/luajit_layouts.c" "$ROOT/cmd/lua/luajit/luajit_arch.c" "$ROOT/cmd/lua/label_cache.c" "$ROOT/cmd/lua/proto_labels.c" \
+		"$ROOT/cmd/lua/luajit/luajit_names.c" "$ROOT/cmd/lua/luajit/luajit_layouts.c" "$ROOT/cmd/lua/luajit/luajit_layouts_table.c" "$ROOT/cmd/lua/luajit/luajit_arch.c" "$ROOT/cmd/lua/label_cache.c" "$ROOT/cmd/lua/proto_labels.c" \
 		"$ROOT/cmd/lua/luajit/luajit_globals.c" "$ROOT/cmd/lua/global_names.c" \
 		"$ROOT/cmd/lua/name_budget.c" "$ROOT/cmd/safe_name.c" "$ROOT/cmd/util.c" -o "$host" "$@" \
 		>"$OUT/build-$v.log" 2>&1; then

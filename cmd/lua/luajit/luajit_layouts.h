@@ -143,6 +143,11 @@ struct luajit_layout {
 	int32_t udtype_buffer, sbx_b, sbx_e, sbx_flags, sbx_notowned, sbx_cowref, sbx_dict_str, sbx_dict_mt;
 };
 
+/* The generated table (luajit_layouts_table.c), one entry per variant, as probed on x86-64;
+ * lookups go through luajit_layout_get, which adjusts it for the architecture built for. */
+extern const struct luajit_layout luajit_layout_table[];
+extern const size_t luajit_layout_count;
+
 /* The layout of a variant, or NULL for an unknown one. */
 const struct luajit_layout *luajit_layout_get(enum luajit_variant v);
 /* Entry i of the table, or NULL past its end. */

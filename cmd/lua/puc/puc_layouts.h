@@ -175,6 +175,10 @@ struct puc_layout {
 	uint16_t pf_fixed;
 };
 
+/* The generated table (puc_layouts_table.c), one entry per run of releases of equal layout. */
+extern const struct puc_layout lua_layout_table[];
+extern const size_t lua_layout_count;
+
 /* The layout for Lua major.minor.patch, or NULL for an unknown minor. A patch newer than any
  * verified one gets the newest table of its minor, and patch < 0 (unknown) too: callers must
  * validate against the target's memory (see the LG relation above). */

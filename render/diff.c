@@ -90,3 +90,9 @@ const struct diff_entry *diff_lookup(const struct flame_diff *d, const struct fn
 	const struct diff_entry *e = entry(d, x);
 	return e->node ? e : &none;
 }
+
+enum frame_kind diff_kind(const struct flame_diff *d, const char *name, size_t len)
+{
+	/* a depth past the root: a heap's root is a process name, which reads as a field anyway */
+	return d->heap ? heap_kind_of(name, len, 1) : kind_of(name, len);
+}

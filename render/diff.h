@@ -6,6 +6,7 @@
 #define LF_DIFF_H
 #include <stdint.h>
 #include <stdio.h>
+#include "frame_label.h"
 #include "tree.h"
 
 /* What BEFORE says about one frame of the AFTER tree. */
@@ -21,11 +22,14 @@ struct flame_diff {
 	struct diff_entry *slots;    /* keyed by AFTER node, open addressing */
 	size_t nslots;
 	int raw;                     /* compare counts, not shares of each side's total */
+	int heap;                    /* heap snapshots: frames are steps of paths (heap_kind_of) */
 	double max_change;           /* largest |change| of any frame: full colour */
 	uint64_t gone_frames;        /* topmost BEFORE frames without an AFTER counterpart */
 	uint64_t gone_samples;       /* and their BEFORE samples */
 };
 
+/* A frame's kind by the grammar of the profiles compared. */
+enum frame_kind diff_kind(const struct flame_diff *d, const char *name, size_t len);
 /* Matches every AFTER frame to BEFORE. Returns 0, or -1 when memory ran out. */
 int diff_build(struct flame_diff *d, const struct flame *before, const struct flame *after, int raw);
 void diff_free(struct flame_diff *d);

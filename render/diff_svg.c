@@ -36,7 +36,7 @@ void diff_put_attrs(const struct flame_diff *d, const struct fnode *x, FILE *out
 {
 	const struct diff_entry *e = diff_lookup(d, x);
 	fprintf(out, " data-b=\"%" PRIu64 "\" data-k=\"%s\"", e->total,
-		x->parent ? kind_label(kind_of(x->name, x->len)) : "all");
+		x->parent ? kind_label(diff_kind(d, x->name, x->len)) : "all");
 	if (!e->found)
 		fputs(" class=\"new\"", out);
 }
@@ -67,7 +67,7 @@ void diff_put_title(const struct flame_diff *d, const struct fnode *x, FILE *out
 	if (e->gone)
 		fprintf(out, "; %" PRIu64 " before in child frames gone since", e->gone);
 	if (x->parent)
-		fprintf(out, "; %s", kind_label(kind_of(x->name, x->len)));
+		fprintf(out, "; %s", kind_label(diff_kind(d, x->name, x->len)));
 }
 
 void diff_put_frames_attrs(const struct flame_diff *d, FILE *out)

@@ -13,6 +13,8 @@
 static const char *const kind_short[KIND_COUNT] = {
 	[KIND_LUA] = "Lua", [KIND_JIT] = "Lua JIT", [KIND_NATIVE] = "C", [KIND_KERNEL] = "kernel",
 	[KIND_VM] = "VM", [KIND_MARKER] = "marker", [KIND_OFFCPU] = "off-CPU",
+	[KIND_HEAP_FIELD] = "field", [KIND_HEAP_VAR] = "var", [KIND_HEAP_STEP] = "step", [KIND_HEAP_TYPE] = "type",
+	[KIND_HEAP_VM] = "VM",
 };
 
 struct fn {
@@ -92,7 +94,7 @@ static void put_table(const struct flame_diff *d, const struct fns *t, size_t n,
 		put_side(d, f->self, out);
 		fputs("  ", out);
 		put_side(d, f->total, out);
-		fprintf(out, "  %-7s  ", kind_short[kind_of(f->name->name, f->name->len)]);
+		fprintf(out, "  %-7s  ", kind_short[diff_kind(d, f->name->name, f->name->len)]);
 		fwrite(f->name->name, 1, f->name->len, out);
 		fputs(!f->total[0] ? " (new)\n" : !f->total[1] ? " (gone)\n" : "\n", out);
 	}

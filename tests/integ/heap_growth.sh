@@ -75,8 +75,8 @@ series() {
 	check "$n: two heap pprof files: the diff counts bytes" grep -q 'colours: change in bytes' "$d/diff.svg"
 	"$LF" diff --countname bytes -o "$d/fdiff.svg" "$A" "$B"
 	check "$n: folded files with --countname bytes: bytes" grep -q "$(total "$B") bytes; colours: change in share of all bytes" "$d/fdiff.svg"
-	"$LF" diff --raw --top 5 "$A" "$B" >"$d/fraw"
-	check "$n: diff --raw of the folded files: the same table" cmp -s "$d/raw" "$d/fraw"
+	"$LF" diff --raw --countname bytes --top 5 "$A" "$B" >"$d/fraw"
+	check "$n: diff --raw of the folded files counted in bytes: the same table" cmp -s "$d/raw" "$d/fraw"
 	pkill -P "$LAST_PID"; kill "$LAST_PID"
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "heap_label.h"
 #include "heap_luajit.h"
 #include "safe_name.h"
 #include "util.h"
@@ -32,17 +33,7 @@ uint32_t lh_named(struct lj_heap *h, const char *prefix, uint64_t s, const char 
 	const uint8_t *p = lh_at(h, s + l->str_size, n);
 	if (!p)
 		return lh_fixed(h, none);
-	struct sbuf b;
-	sb_init(&b);
-	sb_puts(&b, prefix);
-	if (n == 0)
-		sb_puts(&b, "\"\"");
-	sb_add_safe(&b, (const char *)p, n, SAFE_FOLDED);
-	if (len > n)
-		sb_puts(&b, "...");
-	uint32_t id = hg_label(h->g, b.s, b.len);
-	sb_free(&b);
-	return id;
+	return heap_named(h->g, prefix, (const char *)p, n, len);
 }
 
 void lh_ref(struct lj_heap *h, uint32_t from, uint64_t a, uint32_t label)

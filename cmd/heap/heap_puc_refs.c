@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap_label.h"
 #include "heap_puc.h"
 #include "safe_name.h"
 #include "util.h"
@@ -38,17 +39,7 @@ uint32_t ph_named(struct puc_heap *h, const char *prefix, uint64_t ts, const cha
 	long n = ts ? puc_tstring(h->l, &h->m, ts, raw, sizeof(raw), &full) : -1;
 	if (n < 0)
 		return fixed(h, none);
-	struct sbuf b;
-	sb_init(&b);
-	sb_puts(&b, prefix);
-	if (n == 0)
-		sb_puts(&b, "\"\"");
-	sb_add_safe(&b, raw, (size_t)n, SAFE_FOLDED);
-	if (full > (uint64_t)n)
-		sb_puts(&b, "...");
-	uint32_t id = hg_label(h->g, b.s, b.len);
-	sb_free(&b);
-	return id;
+	return heap_named(h->g, prefix, raw, (size_t)n, full);
 }
 
 static void ref(struct puc_heap *h, uint32_t from, uint64_t a, uint32_t label)

@@ -161,21 +161,33 @@ static uint64_t udata_size(const struct puc_heap *h, uint64_t u)
 	return (nuv ? l->u_uv + (uint64_t)nuv * l->u_uv_sizeof : l->u_size0) + len;
 }
 
+/* The length of the list of CallInfo records after thread L's base_ci. */
+static uint64_t ci_list_length(const struct puc_heap *h, uint64_t L)
+{
+	const struct puc_layout *l = h->l;
+	uint64_t n = 0;
+	for (uint64_t ci = ph_u64(h, L + l->l_base_ci + l->ci_next); ci && n < LIST_MAX; n++)
+		ci = ph_u64(h, ci + l->ci_next);
+	return n;
+}
+
 /* CallInfo records a thread allocated: 5.1's array, the count kept beside the list after
- * base_ci (5.2.1+), or that list's length (5.2.0). */
+ * base_ci (5.2.1+), or that list's length (5.2.0). A 16-bit count wraps in a coroutine as deep
+ * as a million-slot stack allows, so the list is walked too, and its length taken when the
+ * count is that length's low bits. */
 static uint64_t thread_cis(const struct puc_heap *h, uint64_t L)
 {
 	const struct puc_layout *l = h->l;
 	if (l->l_size_ci != LUA_OFF_NONE)
 		return ph_u32(h, L + l->l_size_ci);
-	if (l->l_nci_size == 2)
-		return ph_u8(h, L + l->l_nci) | (uint32_t)ph_u8(h, L + l->l_nci + 1) << 8;
+	if (l->l_nci_size == 2) {
+		uint64_t nci = ph_u8(h, L + l->l_nci) | (uint32_t)ph_u8(h, L + l->l_nci + 1) << 8;
+		uint64_t len = ci_list_length(h, L);
+		return (len & 0xffff) == nci ? len : nci; /* else a list cut short: the count stands */
+	}
 	if (l->l_nci_size == 4)
 		return ph_u32(h, L + l->l_nci);
-	uint64_t n = 0;
-	for (uint64_t ci = ph_u64(h, L + l->l_base_ci + l->ci_next); ci && n < LIST_MAX; n++)
-		ci = ph_u64(h, ci + l->ci_next);
-	return n;
+	return ci_list_length(h, L);
 }
 
 /* A thread's block (the main thread's is inside the global state's), its stack and its

@@ -23,6 +23,7 @@ void heap_say(pid_t pid, const char *vm_name, int k, const struct heap_tally *t)
 			 (int)pid, k + 1, t->bad, t->cut, t->dropped);
 	if (diff < 0 && (uint64_t)-diff * 1000 > t->vm_count * MISSING_PERMILLE)
 		warnx_lf("PID %d: VM %d: %" PRIu64 " bytes the VM counts (%.1f%%) were not found: the graph is "
-			 "incomplete. Its memory may be corrupt (a wild write in a C module) or was not copied "
-			 "whole; take another snapshot to tell", (int)pid, k + 1, (uint64_t)-diff, -pct);
+			 "incomplete. The VM was stopped inside an operation that holds memory no object reaches "
+			 "yet (a thread's stack or a table being moved), or its memory is corrupt (a wild write in "
+			 "a C module); take another snapshot to tell", (int)pid, k + 1, (uint64_t)-diff, -pct);
 }

@@ -140,6 +140,23 @@ else
 	fail container "tests/container/mkroot.sh lua54 failed"
 fi
 
+# a coroutine more than 65,536 Lua calls deep: 5.2-5.4 count its CallInfo records in 16 bits
+cat >"$OUT/deep.lua" <<'LUA'
+local function f(n) if n == 0 then coroutine.yield() return 0 end return f(n - 1) + 1 end
+co = coroutine.create(function() return f(150000) end)
+coroutine.resume(co)
+local out = io.open(arg[1], "w") out:write("ready\n") out:close()
+os.execute("exec sleep 1000")
+LUA
+bg_start /usr/bin/lua5.4 "$OUT/deep.lua" "$OUT/deep.ready"
+if wait_file "$OUT/deep.ready"; then
+	"$LF" heap -p "$LAST_PID" -o "$OUT/deep.folded" 2>"$OUT/deep.err"
+	set -- $(vm_counts "$OUT/deep.err")
+	check "deep coroutine: snapshot $1 bytes equal to the VM's count $2" [ "${1:-0}" = "${2:-1}" ]
+	expect_stack "deep coroutine: its thread under its global" "$OUT/deep.folded" '^lua5.4;co;\[thread\]$'
+fi
+pkill -P "$LAST_PID"; kill "$LAST_PID"
+
 # a pause longer than --max-pause: the target is released, the run fails and says what to do
 cd "$ROOT" && bg_start /usr/bin/lua5.4 tests/lua/heap_shapes.lua "$OUT/pause.sizes"
 if wait_file "$OUT/pause.sizes"; then

@@ -91,6 +91,16 @@ uint32_t hg_add(struct hgraph *g, uint64_t addr, enum hg_kind kind, uint64_t siz
 	return i;
 }
 
+void hg_drop_index(struct hgraph *g)
+{
+	free(g->slot);
+	g->slot = NULL;
+	g->mask = 0;
+	free(g->lab.slot);
+	g->lab.slot = NULL;
+	g->lab.mask = 0;
+}
+
 uint32_t hg_unreached(const struct hgraph *g, uint64_t addr)
 {
 	uint32_t i = hg_find(g, addr);

@@ -42,6 +42,9 @@ uint32_t hg_find(const struct hgraph *g, uint64_t addr);
 /* The index of the object at addr when it exists and is not reached yet, else HG_NONE: the
  * caller then builds the step's label only for objects it will place. */
 uint32_t hg_unreached(const struct hgraph *g, uint64_t addr);
+/* Frees the indexes on addresses and labels once the walk is over: hg_add, hg_find,
+ * hg_unreached and hg_label must not be called after it. */
+void hg_drop_index(struct hgraph *g);
 /* Places object i under parent by step label and queues it. */
 void hg_reach(struct hgraph *g, uint32_t i, uint32_t parent, uint32_t label);
 /* The next queued object, or HG_NONE. */

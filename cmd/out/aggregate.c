@@ -22,8 +22,9 @@ void profile_init(struct profile *p)
 
 void profile_free(struct profile *p)
 {
-	for (size_t i = 0; i < p->cap; i++)
-		free(p->e[i].stack);
+	for (size_t i = 0; i < p->text.n; i++)
+		free(p->text.block[i]);
+	free(p->text.block);
 	free(p->e);
 	memset(p, 0, sizeof(*p));
 }
@@ -45,8 +46,30 @@ static void grow(struct profile *p)
 	p->cap = cap;
 }
 
+#define TEXT_BLOCK (1u << 20)
+
+/* A copy of stack, NUL-terminated, kept until the profile is freed. */
+static char *keep_text(struct prof_text *t, const char *stack, size_t len)
+{
+	if (len + 1 > t->left) {
+		size_t size = len + 1 > TEXT_BLOCK ? len + 1 : TEXT_BLOCK;
+		if (t->n == t->cap) {
+			t->cap = t->cap ? t->cap * 2 : 64;
+			t->block = xrealloc(t->block, t->cap * sizeof(*t->block));
+		}
+		t->block[t->n++] = t->at = xmalloc(size);
+		t->left = size;
+	}
+	char *s = t->at;
+	memcpy(s, stack, len);
+	s[len] = 0;
+	t->at += len + 1;
+	t->left -= len + 1;
+	return s;
+}
+
 /* The slot holding stack, or the empty slot where it would go. */
-static size_t find(const struct profile *p, const char *stack, size_t len, uint64_t h)
+static size_t find(const struct profile *p, const char *stack, size_t len, uint32_t h)
 {
 	size_t j = h & (p->cap - 1);
 	while (p->e[j].stack && !(p->e[j].hash == h && p->e[j].len == len && !memcmp(p->e[j].stack, stack, len)))
@@ -70,14 +93,14 @@ static void add_limited(struct profile *p, const char *stack, size_t len, uint64
 	sb_init(&b);
 	sb_add(&b, stack, strcspn(stack, ";") < len ? strcspn(stack, ";") : len);
 	sb_puts(&b, LIMIT_MARK);
-	uint64_t h = hash_bytes(b.s, b.len, 0);
+	uint32_t h = (uint32_t)hash_bytes(b.s, b.len, 0);
 	size_t j = find(p, b.s, b.len, h);
 	if (!p->e[j].stack) {   /* one per root at most: allowed past the limit */
 		if ((p->n + 1) * 4 > p->cap * 3) {
 			grow(p);
 			j = find(p, b.s, b.len, h);
 		}
-		p->e[j] = (struct prof_entry){ xstrndup(b.s, b.len), b.len, 0, h, 0 };
+		p->e[j] = (struct prof_entry){ keep_text(&p->text, b.s, b.len), (uint32_t)b.len, h, 0, 0 };
 		p->n++;
 		p->bytes += entry_bytes(b.len);
 	}
@@ -90,16 +113,18 @@ static void add_limited(struct profile *p, const char *stack, size_t len, uint64
 
 void profile_add_objects(struct profile *p, const char *stack, size_t len, uint64_t count, uint64_t objects)
 {
+	if (len > PROFILE_STACK_MAX)
+		len = PROFILE_STACK_MAX;   /* an entry keeps its length in 32 bits */
 	if ((p->n + 1) * 4 > p->cap * 3)
 		grow(p);
-	uint64_t h = hash_bytes(stack, len, 0);
+	uint32_t h = (uint32_t)hash_bytes(stack, len, 0);
 	size_t j = find(p, stack, len, h);
 	if (!p->e[j].stack && p->bytes + entry_bytes(len) > limit) {
 		add_limited(p, stack, len, count, objects);
 		return;
 	}
 	if (!p->e[j].stack) {
-		p->e[j] = (struct prof_entry){ xstrndup(stack, len), len, 0, h, 0 };
+		p->e[j] = (struct prof_entry){ keep_text(&p->text, stack, len), (uint32_t)len, h, 0, 0 };
 		p->n++;
 		p->bytes += entry_bytes(len);
 	}

@@ -63,28 +63,28 @@ uint32_t hg_find(const struct hgraph *g, uint64_t addr)
 	}
 }
 
+/* One probe both finds the object and, when it is new, the empty slot for it: the table is
+ * grown first, so that slot stays the one to fill. */
 uint32_t hg_add(struct hgraph *g, uint64_t addr, enum hg_kind kind, uint64_t size, int *added)
 {
 	if (added)
 		*added = 0;
-	uint32_t i = hg_find(g, addr);
-	if (i != HG_NONE)
-		return i;
+	if ((g->n + 1) * 2 > g->mask)
+		grow_slots(g);
+	size_t h = mix(addr) & g->mask;
+	for (uint32_t s; (s = g->slot[h]); h = (h + 1) & g->mask)
+		if (g->o[s - 1].addr == addr)
+			return s - 1;
 	if (g->n >= HG_MAX_OBJECTS) {
 		g->dropped++;
 		return HG_NONE;
 	}
-	if ((g->n + 1) * 2 > g->mask)
-		grow_slots(g);
 	if (g->n == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 4096;
 		g->o = xrealloc(g->o, g->cap * sizeof(*g->o));
 	}
-	i = (uint32_t)g->n++;
+	uint32_t i = (uint32_t)g->n++;
 	g->o[i] = (struct hg_obj){ addr, size, HG_NONE, 0, (uint8_t)kind, 0 };
-	size_t h = mix(addr) & g->mask;
-	while (g->slot[h])
-		h = (h + 1) & g->mask;
 	g->slot[h] = i + 1;
 	if (added)
 		*added = 1;

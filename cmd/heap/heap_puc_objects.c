@@ -212,9 +212,9 @@ static int add(struct puc_heap *h, uint64_t a)
 		h->bad++;
 		return -1;
 	}
-	if (hg_find(h->g, a) != HG_NONE)
-		return 0;
-	hg_add(h->g, a, (enum hg_kind)kind, object_size(h, a, kind), &added);
+	uint32_t i = hg_add(h->g, a, (enum hg_kind)kind, 0, &added);
+	if (added)   /* sized once: a known object keeps its first size */
+		h->g->o[i].size = object_size(h, a, kind);
 	return added;
 }
 

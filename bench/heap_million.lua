@@ -4,7 +4,7 @@
 -- then sleeps for ever so every snapshot of it sees the same heap.
 -- Used by scripts/bench-heap.sh; runs on Lua 5.1-5.5 and LuaJIT.
 local n = tonumber(arg[1] or 1000000)
-local entries = math.floor(n / 5)   -- each cache entry makes about five objects
+local entries = math.floor(n / 4.8)   -- objects per cache entry, its share of lists and closures
 local cache, lists, handlers, blobs = {}, {}, {}, {}
 
 local function record(i)

@@ -235,7 +235,7 @@ static int add(struct lj_heap *h, uint64_t a)
 	}
 	uint32_t i = hg_add(h->g, a, (enum hg_kind)kind, 0, &added);
 	if (added)   /* sized once: a known object keeps its first size */
-		h->g->o[i].size = object_size(h, a, kind);
+		hg_set_size(&h->g->o[i], object_size(h, a, kind));
 	return added;
 }
 

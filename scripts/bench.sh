@@ -1,8 +1,8 @@
 #!/bin/sh
 # `make bench`: runs every benchmark under scripts/ in turn (native unwinding, Lua stack walking,
-# lua-flame's own process over time, renderer) and prints each one's table. The knobs of each
-# script pass through the environment (see the head of each script); QUICK=1 shortens every run
-# for a first look.
+# lua-flame's own process over time, renderer, heap snapshots) and prints each one's table. The
+# knobs of each script pass through the environment (see the head of each script); QUICK=1
+# shortens every run for a first look.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [ "$(id -u)" = 0 ] || { echo "bench: needs root (BPF run-time statistics)" >&2; exit 2; }
@@ -13,7 +13,7 @@ else
 	RENDER_ARGS=""
 fi
 rc=0
-for b in unwind lua steady render; do
+for b in unwind lua steady render heap; do
 	echo "== scripts/bench-$b.sh"
 	# shellcheck disable=SC2086
 	"$ROOT/scripts/bench-$b.sh" $( [ "$b" = render ] && echo $RENDER_ARGS ) || { echo "bench: bench-$b.sh failed" >&2; rc=1; }

@@ -57,8 +57,8 @@ uint64_t heap_fold(const struct hgraph *g, const char *root, struct profile *p)
 		else
 			sb_printf(&b, "%s;[unreached]", root);
 		sb_printf(&b, ";%s", hg_kind_name((enum hg_kind)o->kind));
-		profile_add_objects(p, b.s, b.len, o->size, 1);
-		total += o->size;
+		profile_add_objects(p, b.s, b.len, hg_size(o), 1);
+		total += hg_size(o);
 	}
 	sb_free(&b);
 	free(f.depth);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_label.h"
 #include "heap_graph.h"
 #include "util.h"
 
@@ -26,8 +27,9 @@ void hg_init(struct hgraph *g)
 
 void hg_free(struct hgraph *g)
 {
-	for (size_t i = 0; i < g->lab.n; i++)
-		free(g->lab.s[i]);
+	for (size_t i = 0; i < g->lab.nblock; i++)
+		free(g->lab.block[i]);
+	free(g->lab.block);
 	free(g->lab.s);
 	free(g->lab.len);
 	free(g->lab.slot);
@@ -63,32 +65,43 @@ uint32_t hg_find(const struct hgraph *g, uint64_t addr)
 	}
 }
 
+/* One probe both finds the object and, when it is new, the empty slot for it: the table is
+ * grown first, so that slot stays the one to fill. */
 uint32_t hg_add(struct hgraph *g, uint64_t addr, enum hg_kind kind, uint64_t size, int *added)
 {
 	if (added)
 		*added = 0;
-	uint32_t i = hg_find(g, addr);
-	if (i != HG_NONE)
-		return i;
+	if ((g->n + 1) * 2 > g->mask)
+		grow_slots(g);
+	size_t h = mix(addr) & g->mask;
+	for (uint32_t s; (s = g->slot[h]); h = (h + 1) & g->mask)
+		if (g->o[s - 1].addr == addr)
+			return s - 1;
 	if (g->n >= HG_MAX_OBJECTS) {
 		g->dropped++;
 		return HG_NONE;
 	}
-	if ((g->n + 1) * 2 > g->mask)
-		grow_slots(g);
 	if (g->n == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 4096;
 		g->o = xrealloc(g->o, g->cap * sizeof(*g->o));
 	}
-	i = (uint32_t)g->n++;
-	g->o[i] = (struct hg_obj){ addr, size, HG_NONE, 0, (uint8_t)kind, 0 };
-	size_t h = mix(addr) & g->mask;
-	while (g->slot[h])
-		h = (h + 1) & g->mask;
+	uint32_t i = (uint32_t)g->n++;
+	g->o[i] = (struct hg_obj){ .addr = addr, .parent = HG_NONE, .kind = (uint8_t)kind };
+	hg_set_size(&g->o[i], size);
 	g->slot[h] = i + 1;
 	if (added)
 		*added = 1;
 	return i;
+}
+
+void hg_drop_index(struct hgraph *g)
+{
+	free(g->slot);
+	g->slot = NULL;
+	g->mask = 0;
+	free(g->lab.slot);
+	g->lab.slot = NULL;
+	g->lab.mask = 0;
 }
 
 uint32_t hg_unreached(const struct hgraph *g, uint64_t addr)
@@ -129,6 +142,27 @@ static void grow_labels(struct hg_labels *l)
 	l->mask = mask;
 }
 
+#define LABEL_BLOCK (64u << 10)
+
+static char *keep_label(struct hg_labels *l, const char *s, size_t n)
+{
+	if (n + 1 > l->left) {
+		size_t size = n + 1 > LABEL_BLOCK ? n + 1 : LABEL_BLOCK;
+		if (l->nblock == l->blockcap) {
+			l->blockcap = l->blockcap ? l->blockcap * 2 : 16;
+			l->block = xrealloc(l->block, l->blockcap * sizeof(*l->block));
+		}
+		l->block[l->nblock++] = l->at = xmalloc(size);
+		l->left = size;
+	}
+	char *t = l->at;
+	memcpy(t, s, n);
+	t[n] = 0;
+	l->at += n + 1;
+	l->left -= n + 1;
+	return t;
+}
+
 uint32_t hg_label(struct hgraph *g, const char *s, size_t n)
 {
 	struct hg_labels *l = &g->lab;
@@ -147,7 +181,7 @@ uint32_t hg_label(struct hgraph *g, const char *s, size_t n)
 		l->s = xrealloc(l->s, l->cap * sizeof(*l->s));
 		l->len = xrealloc(l->len, l->cap * sizeof(*l->len));
 	}
-	l->s[l->n] = xstrndup(s, n);
+	l->s[l->n] = keep_label(l, s, n);
 	l->len[l->n] = (uint32_t)n;
 	l->slot[h] = (uint32_t)l->n + 1;
 	return (uint32_t)l->n++;
@@ -165,8 +199,6 @@ const char *hg_label_text(const struct hgraph *g, uint32_t id, size_t *len)
 
 const char *hg_kind_name(enum hg_kind k)
 {
-	static const char *const names[HK_COUNT] = { "[string]", "[table]", "[function]", "[C function]",
-						     "[userdata]", "[thread]", "[proto]", "[upvalue]",
-						     "[cdata]", "[trace]" };
-	return (unsigned)k < HK_COUNT ? names[k] : "[object]";
+	_Static_assert((int)HK_COUNT == LF_HEAP_NTYPES, "the grammar's leaf types are the heap's kinds");
+	return (unsigned)k < HK_COUNT ? lf_heap_types[k] : "[object]";
 }

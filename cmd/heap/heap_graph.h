@@ -13,14 +13,43 @@
 enum hg_kind { HK_STRING, HK_TABLE, HK_FUNCTION, HK_CFUNCTION, HK_USERDATA, HK_THREAD, HK_PROTO, HK_UPVALUE,
 	       HK_CDATA, HK_TRACE, HK_COUNT };
 
+/* 24 bytes: a snapshot holds one per object. The size has 48 bits (hg_size), more than any
+ * copy can hold. */
 struct hg_obj {
-	uint64_t addr, size;
+	uint64_t addr;
 	uint32_t parent;   /* HG_NONE: a root, or not reached */
 	uint32_t label;    /* the step from the parent (0: none, the parent's path is the object's) */
+	uint32_t size_lo;
 	uint8_t kind, reached;
+	uint16_t size_hi;
 };
 
-struct hg_labels { char **s; uint32_t *len; size_t n, cap; uint32_t *slot; size_t mask; };
+#define HG_SIZE_MAX ((1ULL << 48) - 1)
+
+static inline uint64_t hg_size(const struct hg_obj *o)
+{
+	return (uint64_t)o->size_hi << 32 | o->size_lo;
+}
+
+/* Sizes past HG_SIZE_MAX (read from a damaged header) are kept as that. */
+static inline void hg_set_size(struct hg_obj *o, uint64_t size)
+{
+	size = size > HG_SIZE_MAX ? HG_SIZE_MAX : size;
+	o->size_lo = (uint32_t)size;
+	o->size_hi = (uint16_t)(size >> 32);
+}
+
+/* Interned labels; their text in blocks, as there are about as many as distinct table keys. */
+struct hg_labels {
+	char **s;
+	uint32_t *len;
+	size_t n, cap;
+	uint32_t *slot;
+	size_t mask;
+	char **block;
+	size_t nblock, blockcap, left;
+	char *at;
+};
 
 struct hgraph {
 	struct hg_obj *o;
@@ -42,6 +71,9 @@ uint32_t hg_find(const struct hgraph *g, uint64_t addr);
 /* The index of the object at addr when it exists and is not reached yet, else HG_NONE: the
  * caller then builds the step's label only for objects it will place. */
 uint32_t hg_unreached(const struct hgraph *g, uint64_t addr);
+/* Frees the indexes on addresses and labels once the walk is over: hg_add, hg_find,
+ * hg_unreached and hg_label must not be called after it. */
+void hg_drop_index(struct hgraph *g);
 /* Places object i under parent by step label and queues it. */
 void hg_reach(struct hgraph *g, uint32_t i, uint32_t parent, uint32_t label);
 /* The next queued object, or HG_NONE. */

@@ -30,10 +30,12 @@ struct lj_heap {
 int lj_heap_objects(struct lj_heap *h, uint64_t G);
 /* Walks the references from the roots, placing each object under its shortest path. */
 void lj_heap_refs(struct lj_heap *h);
-/* Walks the VM at G in c and folds it into p under root, saying what it found; 0, or -1 when
- * G is not in the copy. */
-int lj_heap_walk(pid_t pid, const char *vm_name, const struct luajit_layout *l, const struct heap_copy *c,
-		 uint64_t G, const char *root, int k, struct profile *p);
+/* Walks the VM at G in c into g (initialised here; the caller frees it); 0, or -1 when G is
+ * not in the copy (told). The copy is not needed after it. */
+int lj_heap_walk(pid_t pid, const struct luajit_layout *l, const struct heap_copy *c, uint64_t G, int k,
+		 struct lj_heap *h, struct hgraph *g);
+/* Folds the walked VM into p under root and says what it found. */
+void lj_heap_fold(pid_t pid, const char *vm_name, int k, struct lj_heap *h, const char *root, struct profile *p);
 
 /* ---- shared by the heap_luajit_*.c files ---- */
 struct lh_tv { uint64_t gc; uint32_t it; };

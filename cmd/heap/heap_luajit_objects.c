@@ -254,14 +254,15 @@ static int add(struct lj_heap *h, uint64_t a)
 		h->bad++;
 		return -1;
 	}
-	if (hg_find(h->g, a) != HG_NONE)
-		return 0;
-	uint64_t size = object_size(h, a, kind);
-	if (!size_plausible(h, a, kind, size)) {
-		h->bad++;
-		size = 0;
+	uint32_t i = hg_add(h->g, a, (enum hg_kind)kind, 0, &added);
+	if (added) {   /* sized once: a known object keeps its first size */
+		uint64_t size = object_size(h, a, kind);
+		if (!size_plausible(h, a, kind, size)) {
+			h->bad++;
+			size = 0;
+		}
+		hg_set_size(&h->g->o[i], size);
 	}
-	hg_add(h->g, a, (enum hg_kind)kind, size, &added);
 	return added;
 }
 

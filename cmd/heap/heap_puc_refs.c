@@ -105,8 +105,9 @@ static void node_refs(struct puc_heap *h, uint32_t from, const uint8_t *node)
 			hg_reach(h->g, i, from, key_label(h, node));
 	}
 	uint32_t kt = puc_tag_at(node, l->n_key_tt, l->n_key_tt_size);
-	if (ph_collectable(l, kt))
-		ref(h, from, puc_u64_at(node, l->n_key_val), fixed(h, "[keys]"));
+	uint32_t k = ph_collectable(l, kt) ? hg_unreached(h->g, puc_u64_at(node, l->n_key_val)) : HG_NONE;
+	if (k != HG_NONE)   /* the label looked up only for a key placed here: most were before */
+		hg_reach(h->g, k, from, fixed(h, "[keys]"));
 }
 
 /* 5.5's array part: value k below the array pointer, its tag byte above the hint word. */
@@ -157,7 +158,9 @@ static void array_refs(struct puc_heap *h, uint32_t i, uint64_t t, uint32_t labe
 static void table_refs(struct puc_heap *h, uint32_t i, uint64_t t)
 {
 	const struct puc_layout *l = h->l;
-	ref(h, i, ph_u64(h, t + l->t_metatable), fixed(h, "[metatable]"));
+	uint64_t mt = ph_u64(h, t + l->t_metatable);
+	if (mt)
+		ref(h, i, mt, fixed(h, "[metatable]"));
 	array_refs(h, i, t, fixed(h, "[n]"));
 	uint64_t node = ph_u64(h, t + l->t_node);
 	unsigned ls = ph_u8(h, t + l->t_lsizenode);

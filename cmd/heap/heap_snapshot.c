@@ -79,28 +79,70 @@ static void vm_root(pid_t pid, const struct heap_opts *o, int k, int n, char *ou
 		snprintf(out + len, size - (size_t)len, ";[VM %d]", k + 1);
 }
 
-/* Walks the VM at G and folds it into p; 0, or -1 when G cannot be read from the copy. */
-static int walk_vm(pid_t pid, const struct runtime *rt, const struct heap_copy *c, uint64_t G, const char *root,
-		   int k, struct profile *p)
-{
+/* One VM walked from the copy, kept until it is folded. */
+struct walked {
 	struct hgraph g;
-	hg_init(&g);
-	struct puc_heap h = { .l = ((struct puc_runtime *)rt->vm)->lay, .c = c,
-			      .m = { heap_copy_read, (void *)c }, .g = &g };
-	int rc = puc_heap_objects(&h, G);
+	struct puc_heap puc;
+	struct lj_heap lj;
+	int rc;
+};
+
+/* Walks the PUC Lua VM at G into w; 0, or -1 when G cannot be read from the copy. */
+static int walk_puc(pid_t pid, const struct runtime *rt, const struct heap_copy *c, uint64_t G, int k,
+		    struct walked *w)
+{
+	hg_init(&w->g);
+	w->puc = (struct puc_heap){ .l = ((struct puc_runtime *)rt->vm)->lay, .c = c,
+				    .m = { heap_copy_read, (void *)c }, .g = &w->g };
+	int rc = puc_heap_objects(&w->puc, G);
 	if (rc)
 		warnx_lf("PID %d: VM %d: its global state at 0x%" PRIx64 " is not in the copied memory", (int)pid,
 			 k + 1, G);
-	if (!rc) {
-		puc_heap_refs(&h);
-		uint64_t total = heap_fold(&g, root, p) + h.vm_own;
-		heap_fold_vm(p, root, lf_heap_blocks[LF_HEAP_GLOBAL_STATE], h.l->lg_sizeof);
-		heap_fold_vm(p, root, lf_heap_blocks[LF_HEAP_STRING_TABLE], h.vm_own - h.l->lg_sizeof);
-		struct heap_tally t = { "collectgarbage(\"count\") * 1024", total, h.vm_count, g.n, h.bad, h.cut,
-					 g.dropped };
-		heap_say(pid, rt->name, k, &t);
+	else
+		puc_heap_refs(&w->puc);
+	w->puc.c = NULL;
+	w->puc.m = (struct puc_mem){ 0 };
+	hg_drop_index(&w->g);
+	return rc;
+}
+
+static void fold_puc(pid_t pid, const struct runtime *rt, int k, struct walked *w, const char *root,
+		     struct profile *p)
+{
+	struct puc_heap *h = &w->puc;
+	uint64_t total = heap_fold(&w->g, root, p) + h->vm_own;
+	heap_fold_vm(p, root, lf_heap_blocks[LF_HEAP_GLOBAL_STATE], h->l->lg_sizeof);
+	heap_fold_vm(p, root, lf_heap_blocks[LF_HEAP_STRING_TABLE], h->vm_own - h->l->lg_sizeof);
+	struct heap_tally t = { "collectgarbage(\"count\") * 1024", total, h->vm_count, w->g.n, h->bad, h->cut,
+				 w->g.dropped };
+	heap_say(pid, rt->name, k, &t);
+}
+
+/* Every VM is walked before any is folded: the copy is freed first, as folding needs as
+ * much memory again for the stacks' text. */
+static int walk_all(pid_t pid, const struct heap_opts *o, const struct runtime *rt, struct heap_copy *c,
+		    struct profile *p)
+{
+	const struct luajit_runtime *lj = is_luajit(rt) ? rt->vm : NULL;
+	const struct puc_runtime *vm = lj ? NULL : rt->vm;
+	int ngs = lj ? lj->ngs : vm->ngs, rc = 0;
+	struct walked *w = xcalloc(ngs > 0 ? (size_t)ngs : 1, sizeof(*w));
+	for (int k = 0; k < ngs; k++)
+		w[k].rc = lj ? lj_heap_walk(pid, lj->lay, c, lj->gs[k], k, &w[k].lj, &w[k].g) :
+			       walk_puc(pid, rt, c, vm->gs[k], k, &w[k]);
+	heap_copy_free(c);
+	for (int k = 0; k < ngs; k++) {
+		char root[300];
+		vm_root(pid, o, k, ngs, root, sizeof(root));
+		if (w[k].rc)
+			rc = 1;
+		else if (lj)
+			lj_heap_fold(pid, rt->name, k, &w[k].lj, root, p);
+		else
+			fold_puc(pid, rt, k, &w[k], root, p);
+		hg_free(&w[k].g);
 	}
-	hg_free(&g);
+	free(w);
 	return rc;
 }
 
@@ -110,23 +152,13 @@ int heap_snapshot(pid_t pid, const struct heap_opts *o, struct profile *p)
 	struct runtime *rt = find_vms(pid, &rc);
 	if (!rt)
 		return rc;
-	const struct luajit_runtime *lj = is_luajit(rt) ? rt->vm : NULL;
-	const struct puc_runtime *vm = lj ? NULL : rt->vm;
-	int ngs = lj ? lj->ngs : vm->ngs;
 	struct heap_copy c;
 	rc = heap_copy_take(pid, o->max_pause, &c);
 	if (!rc) {
 		info_lf("PID %d: held %d thread%s for %.1f ms to copy %.1f MB of memory", (int)pid, c.threads,
 			c.threads == 1 ? "" : "s", c.pause * 1e3, (double)c.bytes / 1e6);
 		double t0 = now_sec();
-		for (int k = 0; k < ngs; k++) {
-			char root[300];
-			vm_root(pid, o, k, ngs, root, sizeof(root));
-			if (lj)
-				rc |= lj_heap_walk(pid, rt->name, lj->lay, &c, lj->gs[k], root, k, p) ? 1 : 0;
-			else
-				rc |= walk_vm(pid, rt, &c, vm->gs[k], root, k, p) ? 1 : 0;
-		}
+		rc = walk_all(pid, o, rt, &c, p);
 		info_lf("PID %d: heap walked in %.2f s", (int)pid, now_sec() - t0);
 	}
 	heap_copy_free(&c);

@@ -22,8 +22,9 @@ void profile_init(struct profile *p)
 
 void profile_free(struct profile *p)
 {
-	for (size_t i = 0; i < p->cap; i++)
-		free(p->e[i].stack);
+	for (size_t i = 0; i < p->text.n; i++)
+		free(p->text.block[i]);
+	free(p->text.block);
 	free(p->e);
 	memset(p, 0, sizeof(*p));
 }
@@ -45,8 +46,30 @@ static void grow(struct profile *p)
 	p->cap = cap;
 }
 
+#define TEXT_BLOCK (1u << 20)
+
+/* A copy of stack, NUL-terminated, kept until the profile is freed. */
+static char *keep_text(struct prof_text *t, const char *stack, size_t len)
+{
+	if (len + 1 > t->left) {
+		size_t size = len + 1 > TEXT_BLOCK ? len + 1 : TEXT_BLOCK;
+		if (t->n == t->cap) {
+			t->cap = t->cap ? t->cap * 2 : 64;
+			t->block = xrealloc(t->block, t->cap * sizeof(*t->block));
+		}
+		t->block[t->n++] = t->at = xmalloc(size);
+		t->left = size;
+	}
+	char *s = t->at;
+	memcpy(s, stack, len);
+	s[len] = 0;
+	t->at += len + 1;
+	t->left -= len + 1;
+	return s;
+}
+
 /* The slot holding stack, or the empty slot where it would go. */
-static size_t find(const struct profile *p, const char *stack, size_t len, uint64_t h)
+static size_t find(const struct profile *p, const char *stack, size_t len, uint32_t h)
 {
 	size_t j = h & (p->cap - 1);
 	while (p->e[j].stack && !(p->e[j].hash == h && p->e[j].len == len && !memcmp(p->e[j].stack, stack, len)))
@@ -70,14 +93,14 @@ static void add_limited(struct profile *p, const char *stack, size_t len, uint64
 	sb_init(&b);
 	sb_add(&b, stack, strcspn(stack, ";") < len ? strcspn(stack, ";") : len);
 	sb_puts(&b, LIMIT_MARK);
-	uint64_t h = hash_bytes(b.s, b.len, 0);
+	uint32_t h = (uint32_t)hash_bytes(b.s, b.len, 0);
 	size_t j = find(p, b.s, b.len, h);
 	if (!p->e[j].stack) {   /* one per root at most: allowed past the limit */
 		if ((p->n + 1) * 4 > p->cap * 3) {
 			grow(p);
 			j = find(p, b.s, b.len, h);
 		}
-		p->e[j] = (struct prof_entry){ xstrndup(b.s, b.len), b.len, 0, h, 0 };
+		p->e[j] = (struct prof_entry){ keep_text(&p->text, b.s, b.len), (uint32_t)b.len, h, 0, 0 };
 		p->n++;
 		p->bytes += entry_bytes(b.len);
 	}
@@ -90,16 +113,18 @@ static void add_limited(struct profile *p, const char *stack, size_t len, uint64
 
 void profile_add_objects(struct profile *p, const char *stack, size_t len, uint64_t count, uint64_t objects)
 {
+	if (len > PROFILE_STACK_MAX)
+		len = PROFILE_STACK_MAX;   /* an entry keeps its length in 32 bits */
 	if ((p->n + 1) * 4 > p->cap * 3)
 		grow(p);
-	uint64_t h = hash_bytes(stack, len, 0);
+	uint32_t h = (uint32_t)hash_bytes(stack, len, 0);
 	size_t j = find(p, stack, len, h);
 	if (!p->e[j].stack && p->bytes + entry_bytes(len) > limit) {
 		add_limited(p, stack, len, count, objects);
 		return;
 	}
 	if (!p->e[j].stack) {
-		p->e[j] = (struct prof_entry){ xstrndup(stack, len), len, 0, h, 0 };
+		p->e[j] = (struct prof_entry){ keep_text(&p->text, stack, len), (uint32_t)len, h, 0, 0 };
 		p->n++;
 		p->bytes += entry_bytes(len);
 	}
@@ -113,10 +138,71 @@ void profile_add(struct profile *p, const char *stack, size_t len, uint64_t coun
 	profile_add_objects(p, stack, len, count, 0);
 }
 
-static int cmp_entry(const void *a, const void *b)
+/* Byte d of e's stack as strcmp sees it: 0 from its end (or a NUL in it) on. The caller only
+ * asks past d when byte d was not 0, so the read stays inside the string. */
+static unsigned char byte_at(const struct prof_entry *e, size_t d)
 {
-	const struct prof_entry *x = *(struct prof_entry *const *)a, *y = *(struct prof_entry *const *)b;
-	return strcmp(x->stack, y->stack);
+	return (unsigned char)e->stack[d];
+}
+
+static void swap_entries(struct prof_entry **v, size_t a, size_t b)
+{
+	struct prof_entry *t = v[a];
+	v[a] = v[b];
+	v[b] = t;
+}
+
+/* Stacks share long prefixes (the process, its entry points), which a comparison sort scans
+ * again in every comparison; a string sort keyed on one byte at a time scans each byte about
+ * once. Few entries are left to insertion sort from byte d on. */
+static void insertion_sort(struct prof_entry **v, size_t n, size_t d)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && strcmp(v[j - 1]->stack + d, v[j]->stack + d) > 0; j--)
+			swap_entries(v, j - 1, j);
+}
+
+/* Three-way partition of v[0, n) on byte d around the median of three: the bytes below the
+ * pivot end up in [0, *lt), equal ones in [*lt, *gt), greater ones in [*gt, n). */
+static unsigned char partition(struct prof_entry **v, size_t n, size_t d, size_t *lt, size_t *gt)
+{
+	unsigned char a = byte_at(v[0], d), b = byte_at(v[n / 2], d), c = byte_at(v[n - 1], d);
+	unsigned char pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+	size_t lo = 0, i = 0, hi = n;
+	while (i < hi) {
+		unsigned char x = byte_at(v[i], d);
+		if (x < pivot)
+			swap_entries(v, lo++, i++);
+		else if (x > pivot)
+			swap_entries(v, i, --hi);
+		else
+			i++;
+	}
+	*lt = lo;
+	*gt = hi;
+	return pivot;
+}
+
+/* The two smaller parts are sorted by a call of their own, each at most half of n, so the
+ * calls nest at most log2(n) deep; the largest part is sorted by the loop. */
+static void sort_from(struct prof_entry **v, size_t n, size_t d)
+{
+	while (n > 12) {
+		size_t lt, gt;
+		unsigned char pivot = partition(v, n, d, &lt, &gt);
+		struct { struct prof_entry **v; size_t n, d; } part[3] = {
+			{ v, lt, d }, { v + lt, gt - lt, pivot ? d + 1 : SIZE_MAX }, { v + gt, n - gt, d } };
+		int big = part[0].n >= part[1].n ? (part[0].n >= part[2].n ? 0 : 2) : (part[1].n >= part[2].n ? 1 : 2);
+		for (int k = 0; k < 3; k++)
+			if (k != big && part[k].d != SIZE_MAX)
+				sort_from(part[k].v, part[k].n, part[k].d);
+		if (part[big].d == SIZE_MAX)
+			return;   /* equal stacks, all ended at d */
+		v = part[big].v;
+		n = part[big].n;
+		d = part[big].d;
+	}
+	insertion_sort(v, n, d);
 }
 
 struct prof_entry **profile_sorted(const struct profile *p)
@@ -126,6 +212,6 @@ struct prof_entry **profile_sorted(const struct profile *p)
 	for (size_t i = 0; i < p->cap; i++)
 		if (p->e[i].stack)
 			v[k++] = &p->e[i];
-	qsort(v, k, sizeof(*v), cmp_entry);
+	sort_from(v, k, 0);
 	return v;
 }

@@ -6,11 +6,18 @@
 #include <stdint.h>
 
 struct prof_entry {
-	char *stack;
-	size_t len;
+	char *stack;           /* NULL: an empty slot */
+	uint32_t len, hash;
 	uint64_t count;
-	uint64_t hash;
 	uint64_t objects;      /* a heap snapshot's: the objects whose bytes count is */
+};
+
+/* The stacks' text, in big blocks: a heap snapshot adds about as many stacks as objects. */
+struct prof_text {
+	char **block;
+	size_t n, cap;
+	char *at;              /* free space in the last block */
+	size_t left;
 };
 
 struct profile {
@@ -19,6 +26,7 @@ struct profile {
 	uint64_t total;
 	size_t bytes;          /* what the distinct stacks hold, counted against the limit */
 	uint64_t over_limit;   /* samples counted under "ROOT;[profile: memory limit]" */
+	struct prof_text text;
 	/* Facts about the run, for summaries and subtitles. */
 	char command[256];
 	char pids[256];
@@ -28,6 +36,8 @@ struct profile {
 	uint64_t lost;
 	int heap;              /* a heap snapshot: counts are bytes, entries count objects too */
 };
+
+#define PROFILE_STACK_MAX (1u << 30)   /* bytes of one stack; longer ones are cut */
 
 void profile_init(struct profile *p);
 void profile_free(struct profile *p);

@@ -286,6 +286,20 @@ const void *heap_at(const struct heap_copy *c, uint64_t addr, size_t len)
 	return c->r[lo].data + (addr - c->r[lo].start);
 }
 
+#define HEAP_READ(name, type)                                         \
+	type name(const struct heap_copy *c, uint64_t addr)           \
+	{                                                             \
+		type v = 0;                                           \
+		const void *p = heap_at(c, addr, sizeof(v));          \
+		if (p)                                                \
+			memcpy(&v, p, sizeof(v));                     \
+		return v;                                             \
+	}
+HEAP_READ(heap_u64, uint64_t)
+HEAP_READ(heap_u32, uint32_t)
+HEAP_READ(heap_u16, uint16_t)
+HEAP_READ(heap_u8, uint8_t)
+
 long heap_copy_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	const void *p = heap_at(ctx, addr, len);

@@ -30,6 +30,11 @@ int heap_copy_take(pid_t pid, double max_pause, struct heap_copy *c);
 void heap_copy_free(struct heap_copy *c);
 /* The copy of [addr, addr + len) when one region holds all of it, else NULL. */
 const void *heap_at(const struct heap_copy *c, uint64_t addr, size_t len);
+/* The value of that size at addr in the copy, 0 outside it (every family's field reads). */
+uint64_t heap_u64(const struct heap_copy *c, uint64_t addr);
+uint32_t heap_u32(const struct heap_copy *c, uint64_t addr);
+uint16_t heap_u16(const struct heap_copy *c, uint64_t addr);
+uint8_t heap_u8(const struct heap_copy *c, uint64_t addr);
 /* A reader over the copy for puc_mem (ctx is the heap_copy): len bytes or -1. */
 long heap_copy_read(void *ctx, uint64_t addr, void *buf, size_t len);
 #endif

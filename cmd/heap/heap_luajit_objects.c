@@ -17,38 +17,10 @@ const uint8_t *lh_at(const struct lj_heap *h, uint64_t a, size_t n)
 	return heap_at(h->c, a, n);
 }
 
-uint64_t lh_u64(const struct lj_heap *h, uint64_t a)
-{
-	uint64_t v = 0;
-	const uint8_t *p = lh_at(h, a, 8);
-	if (p)
-		memcpy(&v, p, 8);
-	return v;
-}
-
-uint32_t lh_u32(const struct lj_heap *h, uint64_t a)
-{
-	uint32_t v = 0;
-	const uint8_t *p = lh_at(h, a, 4);
-	if (p)
-		memcpy(&v, p, 4);
-	return v;
-}
-
-uint16_t lh_u16(const struct lj_heap *h, uint64_t a)
-{
-	uint16_t v = 0;
-	const uint8_t *p = lh_at(h, a, 2);
-	if (p)
-		memcpy(&v, p, 2);
-	return v;
-}
-
-uint8_t lh_u8(const struct lj_heap *h, uint64_t a)
-{
-	const uint8_t *p = lh_at(h, a, 1);
-	return p ? *p : 0;
-}
+uint64_t lh_u64(const struct lj_heap *h, uint64_t a) { return heap_u64(h->c, a); }
+uint32_t lh_u32(const struct lj_heap *h, uint64_t a) { return heap_u32(h->c, a); }
+uint16_t lh_u16(const struct lj_heap *h, uint64_t a) { return heap_u16(h->c, a); }
+uint8_t lh_u8(const struct lj_heap *h, uint64_t a) { return heap_u8(h->c, a); }
 
 uint64_t lh_gcref(const struct lj_heap *h, uint64_t a)
 {

@@ -14,29 +14,9 @@ const uint8_t *ph_at(const struct puc_heap *h, uint64_t a, size_t n)
 	return heap_at(h->c, a, n);
 }
 
-uint64_t ph_u64(const struct puc_heap *h, uint64_t a)
-{
-	uint64_t v = 0;
-	const uint8_t *p = ph_at(h, a, 8);
-	if (p)
-		memcpy(&v, p, 8);
-	return v;
-}
-
-uint32_t ph_u32(const struct puc_heap *h, uint64_t a)
-{
-	uint32_t v = 0;
-	const uint8_t *p = ph_at(h, a, 4);
-	if (p)
-		memcpy(&v, p, 4);
-	return v;
-}
-
-uint8_t ph_u8(const struct puc_heap *h, uint64_t a)
-{
-	const uint8_t *p = ph_at(h, a, 1);
-	return p ? *p : 0;
-}
+uint64_t ph_u64(const struct puc_heap *h, uint64_t a) { return heap_u64(h->c, a); }
+uint32_t ph_u32(const struct puc_heap *h, uint64_t a) { return heap_u32(h->c, a); }
+uint8_t ph_u8(const struct puc_heap *h, uint64_t a) { return heap_u8(h->c, a); }
 
 int ph_collectable(const struct puc_layout *l, uint32_t tt)
 {

@@ -4,11 +4,10 @@
 # in bytes, `growing` first and within 20% of what the workload measured itself; then the
 # ends of a series: Ctrl-C and SIGTERM, a target that exits, and the usage errors.
 . "$(dirname "$0")/../lib.sh"
+. "$ROOT/tests/heap_lib.sh"
 
 W=tests/lua/heap_growth.lua
 
-# within A B PERMILLE: |A - B| <= B * PERMILLE / 1000
-within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d * 1000 <= b * p) }'; }
 # batch FOLDED: the workload's batches done when the snapshot was taken
 batch() { sed -n 's/^[^;]*;progress;batch_\([0-9]*\);\[table\] [0-9]*$/\1/p' "$1"; }
 # grown BATCH MEASURES: what `growing` had gained after that batch, as the workload measured it

@@ -6,9 +6,7 @@
 . "$ROOT/tests/targets.sh"
 . "$ROOT/tests/container/lib.sh"
 
-# within A B PERMILLE: |A - B| <= B * PERMILLE / 1000
-within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d * 1000 <= b * p) }'; }
-measured() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+. "$ROOT/tests/heap_lib.sh"
 # vm_counts ERR: "snapshot VM" pairs, one line per VM the snapshot said
 vm_counts() { sed -n 's/.*: snapshot \([0-9]*\) bytes in .*the VM counts \([0-9]*\) bytes.*/\1 \2/p' "$1"; }
 # totals NAME ERR VMS: VMS VMs said, each snapshot's total within 1% of its VM's count
@@ -26,14 +24,6 @@ running() {
 }
 # wait_file FILE: up to 20 s for the workload's measurements
 wait_file() { for _ in $(seq 100); do [ -f "$1" ] && return 0; sleep 0.2; done; return 1; }
-# shapes NAME FOLDED SIZES ROOTRE: heap_shapes.lua's structures under their paths, to 2%
-shapes() {
-	for p in "upvalue getter;" "coroutine co;" "registry \\[registry\\];only_here;"; do
-		k=${p%% *} path=${p#* }
-		got=$(count "$2" "^$4;$path") want=$(measured "$k" "$3")
-		check "$1: $k: $got bytes under $path, measured $want" within "$got" "${want:-0}" 20
-	done
-}
 
 # nginx: the master and two workers, each worker with a module-level cache the handler fills
 # and measures (full collections around each fill)
@@ -114,7 +104,7 @@ if wait_file "$S/sizes"; then
 	"$LF" heap -p "$LAST_PID" -o "$S/heap.folded" 2>"$S/heap.err"
 	check "static: heap exits 0" [ $? = 0 ]
 	totals static "$S/heap.err" 1
-	shapes static "$S/heap.folded" "$S/sizes" host
+	shape_paths static "$S/heap.folded" "$S/sizes" host
 	running static "$LAST_PID"
 else
 	fail static "the workload wrote no measurements"
@@ -131,7 +121,7 @@ if ct_root lua54 "$C"; then
 		"$LF" heap -p "$CONTAINER_PID" -o "$OUT/container.folded" 2>"$OUT/container.err"
 		check "container: heap exits 0" [ $? = 0 ]
 		totals container "$OUT/container.err" 1
-		shapes container "$OUT/container.folded" "$C/app/sizes" lua5.4
+		shape_paths container "$OUT/container.folded" "$C/app/sizes" lua5.4
 		running container "$CONTAINER_PID"
 	else
 		fail container "the workload in the container wrote no measurements"

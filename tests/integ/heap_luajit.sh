@@ -7,9 +7,7 @@
 # gc.total, the target left running.
 . "$(dirname "$0")/../lib.sh"
 
-# within A B PERMILLE: |A - B| <= B * PERMILLE / 1000
-within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d * 1000 <= b * p) }'; }
-measured() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+. "$ROOT/tests/heap_lib.sh"
 
 # snap NAME WORKLOAD CMD...: starts the workload, waits for its measurements, takes the snapshot.
 snap() {
@@ -42,19 +40,7 @@ shapes() {
 	snap "$n" tests/lua/heap_shapes.lua "$@"
 	totals "$n"
 	F=$OUT/$n.folded S=$OUT/$n.sizes
-	for s in "strings;\\[n\\];\\[string\\]" "getter;upvalue list;\\[table\\]" "co;local big;\\[string\\]" \
-		"\\[registry\\];only_here;\\[table\\]" "\\[main thread\\];local make;\\[function\\]"; do
-		expect_stack "$n: $s" "$F" "^$r;$s\$"
-	done
-	# short strings grow the VM's string table too, which stays under [vm]
-	got=$(( $(count "$F" "^$r;strings;") + $(count "$F" "^$r;\\[vm\\];\\[string table\\]") ))
-	want=$(measured strings "$S")
-	check "$n: 100,000 strings: $got bytes under strings and the string table, measured $want" within "$got" "$want" 20
-	for p in "upvalue getter;" "coroutine co;" "registry \\[registry\\];only_here;"; do
-		k=${p%% *} path=${p#* }
-		got=$(count "$F" "^$r;$path") want=$(measured "$k" "$S")
-		check "$n: $k: $got bytes under $path, measured $want" within "$got" "$want" 20
-	done
+	shape_paths "$n" "$F" "$S" "$r"
 	if command -v go >/dev/null; then
 		go tool pprof -sample_index=inuse_space -top "$OUT/$n.pb.gz" >"$OUT/$n.pprof" 2>&1
 		check "$n: go tool pprof reads the heap profile's inuse_space" grep -q '^Type: inuse_space' "$OUT/$n.pprof"

@@ -5,9 +5,7 @@
 
 W=tests/lua/heap_shapes.lua
 
-# within A B PERMILLE: |A - B| <= B * PERMILLE / 1000
-within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d * 1000 <= b * p) }'; }
-measured() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+. "$ROOT/tests/heap_lib.sh"
 
 # snap NAME BINARY: starts the workload, waits for its measurements, takes the snapshot.
 snap() {
@@ -33,19 +31,7 @@ shapes() {
 	check "$n: snapshot total $t within 1% of the VM's count $vm" within "$t" "${vm:-0}" 10
 	grep -q 'held 1 thread for [0-9.]* ms' "$OUT/$n.err"
 	check "$n: the pause is printed" [ $? = 0 ]
-	for s in "strings;\\[n\\];\\[string\\]" "getter;upvalue list;\\[table\\]" "co;local big;\\[string\\]" \
-		"\\[registry\\];only_here;\\[table\\]" "\\[main thread\\];local make;\\[function\\]"; do
-		expect_stack "$n: $s" "$F" "^$r;$s\$"
-	done
-	# short strings grow the VM's string table too, which stays under [vm]
-	got=$(( $(count "$F" "^$r;strings;") + $(count "$F" "^$r;\\[vm\\];\\[string table\\]") ))
-	want=$(measured strings "$S")
-	check "$n: 100,000 strings: $got bytes under strings and the string table, measured $want" within "$got" "$want" 20
-	for p in "upvalue getter;" "coroutine co;" "registry \\[registry\\];only_here;"; do
-		k=${p%% *} path=${p#* }
-		got=$(count "$F" "^$r;$path") want=$(measured "$k" "$S")
-		check "$n: $k: $got bytes under $path, measured $want" within "$got" "$want" 20
-	done
+	shape_paths "$n" "$F" "$S" "$r"
 	if command -v go >/dev/null; then
 		go tool pprof -sample_index=inuse_space -top "$OUT/$n.pb.gz" >"$OUT/$n.pprof" 2>&1
 		check "$n: go tool pprof reads the heap profile's inuse_space" grep -q '^Type: inuse_space' "$OUT/$n.pprof"

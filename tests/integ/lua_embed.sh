@@ -34,8 +34,10 @@ profile_host() { # NAME LIBRE RESUME SORT
 	# Lua names neither a coroutine's body nor a comparator called by sort: '?' (line defined)
 	co=$(share "$F" "driver \\([^;]*\\);$3;(.*;)?\\? \\([^;]*embed_work\\.lua:8\\);work \\(")
 	check "$1: coroutine body under $3 ($co%)" [ "$co" -ge 15 ]
+	# (LuaJIT runs work() in a trace and the comparator in the interpreter: there the comparator
+	# itself has 14-20% of the samples, table.sort's own code most of the rest of the sort's)
 	so=$(share "$F" "sorter \\([^;]*\\);$4;(.*;)?\\? \\([^;]*embed_work\\.lua:14\\)")
-	check "$1: comparator under $4 ($so%)" [ "$so" -ge 15 ]
+	check "$1: comparator under $4 ($so%)" [ "$so" -ge 10 ]
 	inv=$(count "$F" '\([^;]*:[0-9]+\);(.*;)?(_start|__libc_start_main|main);')
 	check "$1: no stack with the host's root above a Lua frame ($inv samples)" [ "$inv" = 0 ]
 }

@@ -151,7 +151,8 @@ done
 cp "$ROOT/tests/kernel/split.lua" "$TREE/split.lua"
 cp "$ROOT/tests/arm64/jit.lua" "$TREE/jit.lua"
 mkdir -p "$TREE/lua"
-cp "$ROOT/tests/lua/jit_shape.lua" "$ROOT/tests/lua/wall_split.lua" "$ROOT/tests/lua/deep.lua" "$ROOT/tests/lua/returns.lua" "$TREE/"
+cp "$ROOT/tests/lua/jit_shape.lua" "$ROOT/tests/lua/wall_split.lua" "$ROOT/tests/lua/deep.lua" "$ROOT/tests/lua/returns.lua" \
+	"$ROOT/tests/lua/heap_shapes.lua" "$TREE/"
 cp "$ROOT/tests/lua/handler.lua" "$ROOT/tests/lua/haproxy_svc.lua" "$TREE/lua/"
 cp "$ROOT/tests/server_checks.sh" "$TREE/server_checks.sh"
 cp "$ROOT/tests/arm64/guest.sh" "$TREE/init" && chmod +x "$TREE/init"

@@ -2,13 +2,14 @@
 # scripts/test-arm64.sh) into its runs and asserts the guest's environment, the native stacks of
 # tests/progs/unwind.c as tests/integ/native_dwarf.sh expects them (with arm64 glibc's roots), and
 # the Lua stacks tests/kernel/check.sh expects of lua5.4 and luajit, and those the host's tests
-# expect of jit_shape.lua, a wall-clock profile and Debian's nginx, HAProxy and Redis.
+# expect of jit_shape.lua, a wall-clock profile, heap snapshots and Debian's nginx, HAProxy and Redis.
 # usage: [ARM64_SMOKE=1] [ARM64_CASES=A,B...] sh tests/arm64/check.sh DIR/SUITE.console
 # (ARM64_SMOKE=1: the environment only; ARM64_CASES: the runs the guest was given)
 CONSOLE=${1:?usage: sh tests/arm64/check.sh CONSOLE}
 RUN=$(basename "$CONSOLE" .console) # the suite whose kernel the guest booted
 OUT=$(cd "$(dirname "$0")/../.." && pwd)/tests/out/arm64-check/$RUN
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../heap_lib.sh"
 SMOKE=${ARM64_SMOKE:-0}
 # lib.sh's pass and fail, counted for the closing line
 PASSED=0
@@ -130,10 +131,21 @@ check_jit() { # RUN: jit.lua's profile
 	check "$r: burn_b() 40% +-8 ($b%)" near "$b" 40 8
 }
 
+# A heap snapshot of heap_shapes.lua under ROOT: its total against the VM's count, its
+# structures under their paths against the guest's own measures (the log's SIZE lines).
+check_heap() { # RUN ROOT
+	r=$1 f=$OUT/$1.folded
+	check "$r: heap exits 0" [ "$(cat "$OUT/$r.rc" 2>/dev/null)" = 0 ]
+	set -- "$r" "$2" $(sed -n 's/.*: snapshot \([0-9]*\) bytes in .*the VM counts \([0-9]*\) bytes.*/\1 \2/p' "$OUT/$r.log")
+	check "$r: snapshot ${3:-none} bytes within 1% of the VM's count ${4:-none}" within "${3:-0}" "${4:-1}" 10
+	sed -n 's/^SIZE //p' "$OUT/$r.log" >"$OUT/$r.sizes"
+	shape_paths "$r" "$f" "$OUT/$r.sizes" "$2"
+}
+
 # Every run of the guest, in its order; ARM64_CASES=A,B,... (as the guest was given) checks those
 ALL="native-deep native-plt native-signal native-threads native-pac lua5.5-p lua5.4-p lua5.4-deep lua5.3-p lua5.2-p lua5.1-p \
 luajit-p luajit-jit luajit2-p luajit2-jit tarantool-p tarantool-jit luajit-shape luajit2-shape luajit-returns luajit2-returns \
-lua5.4-wall container nginx haproxy redis lua5.4-cmd"
+lua5.4-wall heap-lua5.4 heap-luajit2 container nginx haproxy redis lua5.4-cmd"
 
 # check_run RUN: the checks of one run
 check_run() {
@@ -165,6 +177,8 @@ check_run() {
 	# arm64 CPU sometimes handles late: perf then counts one tick where two were due (264 of 297
 	# in one run). The time off the CPU is counted exactly whatever the timer does.
 	lua5.4-wall) check_wall "$r" "$f" "$OUT/$r.rc" 297 15 ;;
+	heap-lua5.4) check_heap "$r" lua5.4 ;;
+	heap-luajit2) check_heap "$r" luajit2 ;;
 	nginx) complete "$r"; check_nginx "$r" "$f" "$OUT/$r.log" /usr/lib/aarch64-linux-gnu ;;
 	haproxy) complete "$r"; check_haproxy "$r" "$f" "$OUT/$r.log" /usr/lib/aarch64-linux-gnu ;;
 	redis) complete "$r"; check_redis "$r" "$f" "$OUT/$r.log" ;;

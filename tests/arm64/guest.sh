@@ -2,9 +2,10 @@
 # /init of the arm64 test initramfs (scripts/test-arm64.sh): mounts what lua-flame needs, reports
 # the guest's environment, profiles the cross-built unwind test program, Debian's arm64 lua5.1 to
 # lua5.4, luajit and luajit2, Lua 5.5, Tarantool's LuaJIT fork, and Debian's arm64 nginx, HAProxy
-# and Redis, prints every output between markers on the console for tests/arm64/check.sh, and
-# powers off. No set -e: init must reach poweroff whatever a case does (an init that exits panics
-# the kernel; panic=-1 and qemu's -no-reboot would end the run without ==DONE).
+# and Redis, takes heap snapshots of lua5.4 and luajit2, prints every output between markers on
+# the console for tests/arm64/check.sh, and powers off. No set -e: init must reach poweroff
+# whatever a case does (an init that exits panics the kernel; panic=-1 and qemu's -no-reboot
+# would end the run without ==DONE).
 . /guest_lib.sh # mounts, emit
 SECS=${SECS:-3}
 LIMIT=35 # seconds one lua-flame run may take (3 s of sampling, start-up on an emulated CPU):
@@ -175,6 +176,21 @@ redis_case() {
 	stop $cli $red
 }
 
+# heap NAME INTERPRETER: a heap snapshot of tests/lua/heap_shapes.lua once it has measured its
+# structures; the measurements go into the run's log as "SIZE NAME BYTES" lines
+heap_case() {
+	want "$1" || return 0
+	rm -f "/tmp/$1.sizes"
+	$2 /heap_shapes.lua "/tmp/$1.sizes" &
+	pid=$!
+	for _ in $(seq 300); do [ -f "/tmp/$1.sizes" ] && break; sleep 0.2; done
+	timeout -s KILL $LIMIT /lua-flame heap -p "$pid" -o "/tmp/$1.folded" >"/tmp/$1.log" 2>&1
+	rc=$?
+	sed 's/^/SIZE /' "/tmp/$1.sizes" >>"/tmp/$1.log" 2>/dev/null
+	emit "$1" $rc
+	stop $pid
+}
+
 if [ ! -x /lua-flame ]; then
 	# ARM64_SMOKE=1 on the host: the environment alone was the test
 	echo "==NO-LUA-FLAME"
@@ -216,6 +232,8 @@ else
 		record lua5.4-wall $pid --mode wall -F 99
 		stop $pid
 	fi
+	heap_case heap-lua5.4 lua5.4
+	heap_case heap-luajit2 luajit2
 	container_case
 	nginx_case
 	haproxy_case

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "children.h"
 #include "heap_series.h"
@@ -204,6 +205,11 @@ static void describe(const struct heap_cli *c, struct profile *p)
 	for (int i = 0; i < c->npids && len + 16 < sizeof(p->pids); i++)
 		len += (size_t)snprintf(p->pids + len, sizeof(p->pids) - len, "%s%d", i ? "," : "", (int)c->pids[i]);
 	p->heap = 1;
+	/* the graph is a moment of the process: the time says which, in a ticket as in a series */
+	time_t now = time(NULL);
+	struct tm tm;
+	if (gmtime_r(&now, &tm))
+		strftime(p->taken, sizeof(p->taken), "%Y-%m-%d %H:%M:%S UTC", &tm);
 }
 
 /* One snapshot of every process into p; the processes it could take, and the worst status in
@@ -265,6 +271,8 @@ static int series_one(const struct heap_cli *c, unsigned k)
 		profile_free(&p);
 		return -(worst ? worst : 1);
 	}
+	size_t t = strlen(p.taken);
+	snprintf(p.taken + t, sizeof(p.taken) - t, ", snapshot %u", k);
 	for (int i = 0; i < c->nouts; i++)
 		if (output_write(&outs[i], &p, c->mode))
 			rc = 1;

@@ -35,6 +35,7 @@ struct profile {
 	int wall;              /* wall-clock mode: off-CPU time counted too */
 	uint64_t lost;
 	int heap;              /* a heap snapshot: counts are bytes, entries count objects too */
+	char taken[64];        /* a heap snapshot: when it was taken, and its number in a series */
 };
 
 #define PROFILE_STACK_MAX (1u << 30)   /* bytes of one stack; longer ones are cut */

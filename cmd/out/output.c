@@ -86,8 +86,8 @@ static int write_svg(FILE *out, const struct profile *p)
 	flame_opts_default(&o);
 	char sub[1024];
 	if (p->heap) {
-		snprintf(sub, sizeof(sub), "%s (PID %s), heap snapshot, %.1f MB of Lua memory", p->command[0] ?
-			 p->command : "?", p->pids, (double)p->total / 1e6);
+		snprintf(sub, sizeof(sub), "%s (PID %s), heap snapshot%s%s, %.1f MB of Lua memory", p->command[0] ?
+			 p->command : "?", p->pids, p->taken[0] ? " at " : "", p->taken, (double)p->total / 1e6);
 		o.countname = "bytes";
 		o.heap = 1;
 	} else

@@ -23,6 +23,7 @@ struct flame_diff {
 	size_t nslots;
 	int raw;                     /* compare counts, not shares of each side's total */
 	int heap;                    /* heap snapshots: frames are steps of paths (heap_kind_of) */
+	const char *unit;            /* what the counts are, for the legend (NULL: samples) */
 	double max_change;           /* largest |change| of any frame: full colour */
 	uint64_t gone_frames;        /* topmost BEFORE frames without an AFTER counterpart */
 	uint64_t gone_samples;       /* and their BEFORE samples */

@@ -307,6 +307,7 @@ static int run(struct cli *c, struct flame **t)
 	}
 	/* bytes are what a heap snapshot counts: its frames read in the heap's grammar */
 	d.heap = !strcmp(c->o.countname, "bytes");
+	d.unit = c->o.countname;
 	default_subtitle(c, t[0], t[1]);
 	for (size_t i = 0; i < c->nout && rc == 0; i++)
 		rc = write_output(&d, c, i);

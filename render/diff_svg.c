@@ -7,6 +7,7 @@
 #include <string.h>
 #include "diff.h"
 #include "kind.h"
+#include "text.h"
 
 #define FONT_PX 6.6   /* average glyph width of the 11px legend text */
 
@@ -93,14 +94,18 @@ void diff_put_legend(const struct flame_diff *d, FILE *out, double x, double y)
 	x = swatch(out, x, y, blue, "", "shrank");
 	x = swatch(out, x, y, pale, "", "unchanged");
 	x = swatch(out, x, y, pale, " class=\"new\"", "only in AFTER");
+	const char *unit = d->unit ? d->unit : "samples";
 	fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">full colour: ", x, y + 10);
 	if (d->raw)
-		fprintf(out, "%.0f samples", d->max_change);
+		fprintf(out, "%.0f ", d->max_change);
 	else
-		fprintf(out, "%.2f pts of all samples", 100 * d->max_change);
-	if (d->gone_frames)
-		fprintf(out, "; not drawn: %" PRIu64 " frame%s only in BEFORE (%" PRIu64 " samples, %.2f%%)",
-			d->gone_frames, d->gone_frames == 1 ? "" : "s", d->gone_samples,
-			pct(d->gone_samples, d->before->root.total));
+		fprintf(out, "%.2f pts of all ", 100 * d->max_change);
+	text_put_xml(out, unit, strlen(unit));
+	if (d->gone_frames) {
+		fprintf(out, "; not drawn: %" PRIu64 " frame%s only in BEFORE (%" PRIu64 " ", d->gone_frames,
+			d->gone_frames == 1 ? "" : "s", d->gone_samples);
+		text_put_xml(out, unit, strlen(unit));
+		fprintf(out, ", %.2f%%)", pct(d->gone_samples, d->before->root.total));
+	}
 	fputs("</text></g>\n", out);
 }

@@ -20,8 +20,12 @@ struct puc_heap {
 	uint64_t vm_own;       /* the VM's own blocks: global state, string table, buffer */
 	uint64_t bad;          /* objects whose header or size could not be read */
 	uint64_t cut;          /* references not followed: outside the copy, or lists cut short */
+	uint64_t tables, misfit_tables; /* tables sized, and those with a part outside the copy */
 };
 
+/* Whether the layout does not fit the VM's tables: a build patched beyond its release's
+ * layout (Redis 7's Lua 5.1) puts most tables' parts outside the copy, a wild write a few. */
+int puc_heap_misfit(const struct puc_heap *h);
 /* Reads G's counters and finds every object it counts; 0, or -1 when G cannot be read. */
 int puc_heap_objects(struct puc_heap *h, uint64_t G);
 /* Walks the references from the roots, placing each object under its shortest path. */

@@ -108,7 +108,7 @@ static int array_in_copy(const struct puc_heap *h, uint64_t t, uint64_t n, uint6
 static uint64_t table_size(struct puc_heap *h, uint64_t t)
 {
 	const struct puc_layout *l = h->l;
-	uint64_t n = ph_array_size(h, t), size = l->t_sizeof;
+	uint64_t n = ph_array_size(h, t), size = l->t_sizeof, cut = h->cut;
 	uint64_t arr = l->t_arr_hint == LUA_OFF_NONE ? n * l->tv_sizeof : n ? n * (l->t_arr_val + 1u) + l->t_arr_hint : 0;
 	if (arr && array_in_copy(h, t, n, arr))
 		size += arr;
@@ -122,8 +122,18 @@ static uint64_t table_size(struct puc_heap *h, uint64_t t)
 			size += nodes + (ls >= l->t_limfor ? l->t_limbox : 0u);
 		else
 			h->cut++;
+	} else if (ls >= 31) {
+		h->cut++;
 	}
+	h->tables++;
+	h->misfit_tables += h->cut != cut;
 	return size;
+}
+
+/* More than a tenth of the tables, and a few at least: no wild write breaks that many. */
+int puc_heap_misfit(const struct puc_heap *h)
+{
+	return h->misfit_tables >= 3 && h->misfit_tables * 10 > h->tables;
 }
 
 static uint64_t closure_size(const struct puc_heap *h, uint64_t f, int lua)

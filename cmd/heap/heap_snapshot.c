@@ -95,11 +95,18 @@ static int walk_puc(pid_t pid, const struct runtime *rt, const struct heap_copy 
 	w->puc = (struct puc_heap){ .l = ((struct puc_runtime *)rt->vm)->lay, .c = c,
 				    .m = { heap_copy_read, (void *)c }, .g = &w->g };
 	int rc = puc_heap_objects(&w->puc, G);
-	if (rc)
+	if (rc) {
 		warnx_lf("PID %d: VM %d: its global state at 0x%" PRIx64 " is not in the copied memory", (int)pid,
 			 k + 1, G);
-	else
+	} else if (puc_heap_misfit(&w->puc)) {
+		warnx_lf("PID %d: VM %d: %" PRIu64 " of its %" PRIu64 " tables do not fit %s's layout (a copy of Lua "
+			 "patched beyond its release, as Redis 7 patches 5.1's tables): heap snapshots of this build "
+			 "are not supported yet, and none is written for it", (int)pid, k + 1, w->puc.misfit_tables,
+			 w->puc.tables, rt->name);
+		rc = -1;
+	} else {
 		puc_heap_refs(&w->puc);
+	}
 	w->puc.c = NULL;
 	w->puc.m = (struct puc_mem){ 0 };
 	hg_drop_index(&w->g);

@@ -1,7 +1,8 @@
 # lua-flame heap on the host shapes the CPU profiler handles: nginx's workers under their
 # master (--children), a process with a VM per thread, a stripped static host, a container known
-# by its host PID; then a bounded pause, and hosts whose heap a wild write broke. Totals are
-# held to the VM's own count, structures to what the target measured in-process.
+# by its host PID; then a bounded pause, a Lua patched beyond its release (Redis 7's), and hosts
+# whose heap a wild write broke. Totals are held to the VM's own count, structures to what the
+# target measured in-process.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/targets.sh"
 . "$ROOT/tests/container/lib.sh"
@@ -156,6 +157,20 @@ if wait_file "$OUT/pause.sizes"; then
 	running "--max-pause exceeded" "$LAST_PID"
 fi
 pkill -P "$LAST_PID"; kill "$LAST_PID"
+
+# Redis 7's own copy of Lua 5.1.5, whose tables it patched (a field more): refused, not misread
+# (the layout of 5.1.5 read its tables' sizes as 624 GB)
+port=$(free_port)
+bg_start sh -c "exec redis-server --port $port --save '' --daemonize no >'$OUT/redis.out' 2>&1"
+for _ in $(seq 40); do redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break; sleep 0.25; done
+for i in $(seq 20); do redis-cli -p "$port" EVAL "local t = {} for i = 1, 100 do t[i] = 'v' .. i end return #t" 0 >/dev/null; done
+rm -f "$OUT/redis.folded"
+"$LF" heap -p "$LAST_PID" -o "$OUT/redis.folded" 2>"$OUT/redis.err"
+check "redis: a patched Lua refused: exit 1" [ $? = 1 ]
+check "redis: said so" grep -q "tables do not fit Lua 5.1.5's layout" "$OUT/redis.err"
+check "redis: no snapshot written" [ ! -e "$OUT/redis.folded" ]
+running redis "$LAST_PID"
+kill "$LAST_PID"
 
 # a heap a wild write broke (tests/progs/heap_scribble.c): table parts with wild pointers and
 # sizes, then also a loop in the list of all objects. The walk ends, says what it could not

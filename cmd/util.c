@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "safe_name.h"
 #include "util.h"
 
@@ -55,6 +56,14 @@ char *xstrndup(const char *s, size_t n)
 	memcpy(d, s, n);
 	d[n] = 0;
 	return d;
+}
+
+char *xarena_text(struct arena *a, const char *s, size_t n)
+{
+	char *t = arena_text(a, s, n);
+	if (!t)
+		oom(n + 1);
+	return t;
 }
 
 void sb_init(struct sbuf *b)

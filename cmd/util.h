@@ -14,6 +14,9 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+struct arena;
+/* arena_text (render/arena.h), exiting as xmalloc does when memory runs out. */
+char *xarena_text(struct arena *a, const char *s, size_t n);
 
 /* Growable, always NUL-terminated string. */
 struct sbuf { char *s; size_t len, cap; };

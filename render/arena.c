@@ -1,5 +1,4 @@
-/* Bump allocator behind the flame tree (see arena.h). Blocks are 1 MiB unless a
- * single request needs more. */
+/* Bump allocator (see arena.h). Blocks are 1 MiB unless a single request needs more. */
 #include <stdlib.h>
 #include <string.h>
 #include "arena.h"
@@ -12,12 +11,13 @@ struct arena_block {
 	unsigned char data[];
 };
 
-void *arena_alloc(struct arena *a, size_t size)
+/* size bytes at the next multiple of align (a power of two) in the head block, or a new one. */
+static unsigned char *take(struct arena *a, size_t size, size_t align)
 {
-	size = (size + 15) & ~(size_t)15;
 	if (size == 0 || size > ((size_t)1 << 40))
 		return NULL;
-	if (!a->head || a->cap - a->used < size) {
+	size_t at = a->head ? (a->used + align - 1) & ~(align - 1) : 0;
+	if (!a->head || at > a->cap || a->cap - at < size) {
 		size_t cap = size > ARENA_BLOCK ? size : ARENA_BLOCK;
 		/* calloc: blocks come zeroed, so callers get cleared memory for free */
 		struct arena_block *b = calloc(1, sizeof(*b) + cap);
@@ -25,13 +25,25 @@ void *arena_alloc(struct arena *a, size_t size)
 			return NULL;
 		b->next = a->head;
 		a->head = b;
-		a->used = 0;
 		a->cap = cap;
+		at = 0;
 	}
-	void *p = a->head->data + a->used;
-	a->used += size;
+	a->used = at + size;
 	a->total += size;
-	return p;
+	return a->head->data + at;
+}
+
+void *arena_alloc(struct arena *a, size_t size)
+{
+	return take(a, (size + 15) & ~(size_t)15, 16);
+}
+
+char *arena_text(struct arena *a, const char *s, size_t n)
+{
+	char *t = (char *)take(a, n + 1, 1);
+	if (t)
+		memcpy(t, s, n); /* the NUL is the block's zero */
+	return t;
 }
 
 void arena_free(struct arena *a)

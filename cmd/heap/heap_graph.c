@@ -27,9 +27,7 @@ void hg_init(struct hgraph *g)
 
 void hg_free(struct hgraph *g)
 {
-	for (size_t i = 0; i < g->lab.nblock; i++)
-		free(g->lab.block[i]);
-	free(g->lab.block);
+	arena_free(&g->lab.text);
 	free(g->lab.s);
 	free(g->lab.len);
 	free(g->lab.slot);
@@ -142,27 +140,6 @@ static void grow_labels(struct hg_labels *l)
 	l->mask = mask;
 }
 
-#define LABEL_BLOCK (64u << 10)
-
-static char *keep_label(struct hg_labels *l, const char *s, size_t n)
-{
-	if (n + 1 > l->left) {
-		size_t size = n + 1 > LABEL_BLOCK ? n + 1 : LABEL_BLOCK;
-		if (l->nblock == l->blockcap) {
-			l->blockcap = l->blockcap ? l->blockcap * 2 : 16;
-			l->block = xrealloc(l->block, l->blockcap * sizeof(*l->block));
-		}
-		l->block[l->nblock++] = l->at = xmalloc(size);
-		l->left = size;
-	}
-	char *t = l->at;
-	memcpy(t, s, n);
-	t[n] = 0;
-	l->at += n + 1;
-	l->left -= n + 1;
-	return t;
-}
-
 uint32_t hg_label(struct hgraph *g, const char *s, size_t n)
 {
 	struct hg_labels *l = &g->lab;
@@ -181,7 +158,7 @@ uint32_t hg_label(struct hgraph *g, const char *s, size_t n)
 		l->s = xrealloc(l->s, l->cap * sizeof(*l->s));
 		l->len = xrealloc(l->len, l->cap * sizeof(*l->len));
 	}
-	l->s[l->n] = keep_label(l, s, n);
+	l->s[l->n] = xarena_text(&l->text, s, n);
 	l->len[l->n] = (uint32_t)n;
 	l->slot[h] = (uint32_t)l->n + 1;
 	return (uint32_t)l->n++;

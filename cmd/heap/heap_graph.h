@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arena.h"
+
 #define HG_NONE 0xffffffffu   /* no object; as a parent: a root */
 #define HG_MAX_OBJECTS (1u << 28)
 
@@ -39,16 +41,14 @@ static inline void hg_set_size(struct hg_obj *o, uint64_t size)
 	o->size_hi = (uint16_t)(size >> 32);
 }
 
-/* Interned labels; their text in blocks, as there are about as many as distinct table keys. */
+/* Interned labels; their text in an arena, as there are about as many as distinct table keys. */
 struct hg_labels {
 	char **s;
 	uint32_t *len;
 	size_t n, cap;
 	uint32_t *slot;
 	size_t mask;
-	char **block;
-	size_t nblock, blockcap, left;
-	char *at;
+	struct arena text;
 };
 
 struct hgraph {

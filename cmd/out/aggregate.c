@@ -22,9 +22,7 @@ void profile_init(struct profile *p)
 
 void profile_free(struct profile *p)
 {
-	for (size_t i = 0; i < p->text.n; i++)
-		free(p->text.block[i]);
-	free(p->text.block);
+	arena_free(&p->text);
 	free(p->e);
 	memset(p, 0, sizeof(*p));
 }
@@ -44,28 +42,6 @@ static void grow(struct profile *p)
 	free(p->e);
 	p->e = e;
 	p->cap = cap;
-}
-
-#define TEXT_BLOCK (1u << 20)
-
-/* A copy of stack, NUL-terminated, kept until the profile is freed. */
-static char *keep_text(struct prof_text *t, const char *stack, size_t len)
-{
-	if (len + 1 > t->left) {
-		size_t size = len + 1 > TEXT_BLOCK ? len + 1 : TEXT_BLOCK;
-		if (t->n == t->cap) {
-			t->cap = t->cap ? t->cap * 2 : 64;
-			t->block = xrealloc(t->block, t->cap * sizeof(*t->block));
-		}
-		t->block[t->n++] = t->at = xmalloc(size);
-		t->left = size;
-	}
-	char *s = t->at;
-	memcpy(s, stack, len);
-	s[len] = 0;
-	t->at += len + 1;
-	t->left -= len + 1;
-	return s;
 }
 
 /* The slot holding stack, or the empty slot where it would go. */
@@ -100,7 +76,7 @@ static void add_limited(struct profile *p, const char *stack, size_t len, uint64
 			grow(p);
 			j = find(p, b.s, b.len, h);
 		}
-		p->e[j] = (struct prof_entry){ keep_text(&p->text, b.s, b.len), (uint32_t)b.len, h, 0, 0 };
+		p->e[j] = (struct prof_entry){ xarena_text(&p->text, b.s, b.len), (uint32_t)b.len, h, 0, 0 };
 		p->n++;
 		p->bytes += entry_bytes(b.len);
 	}
@@ -124,7 +100,7 @@ void profile_add_objects(struct profile *p, const char *stack, size_t len, uint6
 		return;
 	}
 	if (!p->e[j].stack) {
-		p->e[j] = (struct prof_entry){ keep_text(&p->text, stack, len), (uint32_t)len, h, 0, 0 };
+		p->e[j] = (struct prof_entry){ xarena_text(&p->text, stack, len), (uint32_t)len, h, 0, 0 };
 		p->n++;
 		p->bytes += entry_bytes(len);
 	}

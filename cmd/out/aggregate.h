@@ -4,6 +4,7 @@
 #define LF_PROFILE_AGG_H
 #include <stddef.h>
 #include <stdint.h>
+#include "arena.h"
 
 struct prof_entry {
 	char *stack;           /* NULL: an empty slot */
@@ -12,13 +13,6 @@ struct prof_entry {
 	uint64_t objects;      /* a heap snapshot's: the objects whose bytes count is */
 };
 
-/* The stacks' text, in big blocks: a heap snapshot adds about as many stacks as objects. */
-struct prof_text {
-	char **block;
-	size_t n, cap;
-	char *at;              /* free space in the last block */
-	size_t left;
-};
 
 struct profile {
 	struct prof_entry *e;  /* open-addressing table */
@@ -26,7 +20,7 @@ struct profile {
 	uint64_t total;
 	size_t bytes;          /* what the distinct stacks hold, counted against the limit */
 	uint64_t over_limit;   /* samples counted under "ROOT;[profile: memory limit]" */
-	struct prof_text text;
+	struct arena text;     /* the stacks' text: a heap snapshot adds about as many stacks as objects */
 	/* Facts about the run, for summaries and subtitles. */
 	char command[256];
 	char pids[256];

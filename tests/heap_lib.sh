@@ -6,6 +6,18 @@ within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = 
 # measured NAME FILE: the bytes the workload measured for NAME
 measured() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 
+# snap NAME WORKLOAD CMD...: starts CMD WORKLOAD SIZES, waits for the workload's measurements
+# (in $OUT/NAME.sizes), then snapshots it into $OUT/NAME.folded and .pb.gz, its status in .rc
+snap() {
+	n=$1 w=$2
+	shift 2
+	rm -f "$OUT/$n.sizes"
+	cd "$ROOT" && bg_start "$@" "$w" "$OUT/$n.sizes"
+	for _ in $(seq 100); do [ -f "$OUT/$n.sizes" ] && break; sleep 0.2; done
+	"$LF" heap -p "$LAST_PID" -o "$OUT/$n.folded" -o "$OUT/$n.pb.gz" 2>"$OUT/$n.err"
+	echo $? >"$OUT/$n.rc"
+}
+
 # shape_paths NAME FOLDED SIZES ROOT: heap_shapes.lua's four structures under their exact paths,
 # and their bytes within 2% of what the workload measured in-process; ROOT is the first frame
 shape_paths() {

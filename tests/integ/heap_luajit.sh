@@ -9,17 +9,6 @@
 
 . "$ROOT/tests/heap_lib.sh"
 
-# snap NAME WORKLOAD CMD...: starts the workload, waits for its measurements, takes the snapshot.
-snap() {
-	n=$1 w=$2
-	shift 2
-	rm -f "$OUT/$n.sizes"
-	cd "$ROOT" && bg_start "$@" "$w" "$OUT/$n.sizes"
-	for _ in $(seq 100); do [ -f "$OUT/$n.sizes" ] && break; sleep 0.2; done
-	"$LF" heap -p "$LAST_PID" -o "$OUT/$n.folded" -o "$OUT/$n.pb.gz" 2>"$OUT/$n.err"
-	echo $? >"$OUT/$n.rc"
-}
-
 # totals NAME: exit status, the target still running, the pause said, total within 1% of gc.total
 totals() {
 	n=$1 F=$OUT/$1.folded

@@ -7,20 +7,10 @@ W=tests/lua/heap_shapes.lua
 
 . "$ROOT/tests/heap_lib.sh"
 
-# snap NAME BINARY: starts the workload, waits for its measurements, takes the snapshot.
-snap() {
-	n=$1 bin=$2
-	rm -f "$OUT/$n.sizes"
-	cd "$ROOT" && bg_start "$bin" "$W" "$OUT/$n.sizes"
-	for _ in $(seq 100); do [ -f "$OUT/$n.sizes" ] && break; sleep 0.2; done
-	"$LF" heap -p "$LAST_PID" -o "$OUT/$n.folded" -o "$OUT/$n.pb.gz" 2>"$OUT/$n.err"
-	echo $? >"$OUT/$n.rc"
-}
-
 # shapes NAME BINARY ROOT
 shapes() {
 	n=$1 bin=$2 r=$3
-	snap "$n" "$bin"
+	snap "$n" "$W" "$bin"
 	F=$OUT/$n.folded S=$OUT/$n.sizes
 	check "$n: heap exits 0" [ "$(cat "$OUT/$n.rc")" = 0 ]
 	state=$(awk '{ print $3 }' "/proc/$LAST_PID/stat" 2>/dev/null)

@@ -286,6 +286,14 @@ const void *heap_at(const struct heap_copy *c, uint64_t addr, size_t len)
 	return c->r[lo].data + (addr - c->r[lo].start);
 }
 
+uint64_t heap_checked_size(const struct heap_copy *c, uint64_t addr, uint64_t size, int one_block, uint64_t *bad)
+{
+	if (size <= c->bytes && (!one_block || heap_at(c, addr, size)))
+		return size;
+	(*bad)++;
+	return 0;
+}
+
 #define HEAP_READ(name, type)                                         \
 	type name(const struct heap_copy *c, uint64_t addr)           \
 	{                                                             \

@@ -35,6 +35,10 @@ uint64_t heap_u64(const struct heap_copy *c, uint64_t addr);
 uint32_t heap_u32(const struct heap_copy *c, uint64_t addr);
 uint16_t heap_u16(const struct heap_copy *c, uint64_t addr);
 uint8_t heap_u8(const struct heap_copy *c, uint64_t addr);
+/* The bytes to count for an object at addr whose fields say size: size, or 0 with *bad counted
+ * when it cannot be its own (larger than the copy or, for an object whose bytes follow its
+ * header in one block, not all in it): a wild write, whose reference still leads the walk on. */
+uint64_t heap_checked_size(const struct heap_copy *c, uint64_t addr, uint64_t size, int one_block, uint64_t *bad);
 /* A reader over the copy for puc_mem (ctx is the heap_copy): len bytes or -1. */
 long heap_copy_read(void *ctx, uint64_t addr, void *buf, size_t len);
 #endif

@@ -207,18 +207,7 @@ static uint64_t object_size(struct lj_heap *h, uint64_t a, int kind)
 	}
 }
 
-/* Whether a size read from the object's fields can be its own: a string's and a prototype's
- * bytes follow their header in one block; nothing is larger than the copy. */
-static int size_plausible(const struct lj_heap *h, uint64_t a, int kind, uint64_t size)
-{
-	if (size > h->c->bytes)
-		return 0;
-	return (kind != HK_STRING && kind != HK_PROTO) || lh_at(h, a, size);
-}
-
-/* Adds the object at a; 1 when it is new, 0 when known, -1 when unreadable. An object whose
- * size cannot be its own is kept, counted as bad, with no bytes: its reference still leads
- * the walk on. */
+/* Adds the object at a; 1 when it is new, 0 when known, -1 when unreadable. */
 static int add(struct lj_heap *h, uint64_t a)
 {
 	int kind = lh_kind(h, a), added = 0;
@@ -227,14 +216,10 @@ static int add(struct lj_heap *h, uint64_t a)
 		return -1;
 	}
 	uint32_t i = hg_add(h->g, a, (enum hg_kind)kind, 0, &added);
-	if (added) {   /* sized once: a known object keeps its first size */
-		uint64_t size = object_size(h, a, kind);
-		if (!size_plausible(h, a, kind, size)) {
-			h->bad++;
-			size = 0;
-		}
-		hg_set_size(&h->g->o[i], size);
-	}
+	/* sized once: a known object keeps its first size (a string's bytes follow its header) */
+	if (added)
+		hg_set_size(&h->g->o[i], heap_checked_size(h->c, a, object_size(h, a, kind),
+							   kind == HK_STRING || kind == HK_PROTO, &h->bad));
 	return added;
 }
 

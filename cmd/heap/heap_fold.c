@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_label.h"
 #include "heap_fold.h"
 #include "util.h"
 
@@ -55,7 +56,7 @@ uint64_t heap_fold(const struct hgraph *g, const char *root, struct profile *p)
 		if (o->reached)
 			path(g, &f, (uint32_t)i, root, &b);
 		else
-			sb_printf(&b, "%s;[unreached]", root);
+			sb_printf(&b, "%s;" LF_HEAP_UNREACHED, root);
 		sb_printf(&b, ";%s", hg_kind_name((enum hg_kind)o->kind));
 		profile_add_objects(p, b.s, b.len, hg_size(o), 1);
 		total += hg_size(o);
@@ -70,7 +71,7 @@ void heap_fold_vm(struct profile *p, const char *root, const char *what, uint64_
 {
 	struct sbuf b;
 	sb_init(&b);
-	sb_printf(&b, "%s;[vm];%s", root, what);
+	sb_printf(&b, "%s;" LF_HEAP_VM ";%s", root, what);
 	if (bytes)
 		profile_add_objects(p, b.s, b.len, bytes, 0);
 	sb_free(&b);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "frame_label.h"
 #include "heap_label.h"
 #include "heap_luajit.h"
 #include "safe_name.h"
@@ -65,7 +66,7 @@ static uint32_t key_label(struct lj_heap *h, const struct lh_tv *k)
 {
 	const struct luajit_layout *l = h->l;
 	if (lh_tv_isnum(l, k->it))
-		return lh_fixed(h, "[n]");
+		return lh_fixed(h, LF_HEAP_NUMERIC);
 	if (k->it == (uint32_t)l->it_str)
 		return lh_named(h, "", k->gc, "[string key]");
 	char b[40];
@@ -93,7 +94,7 @@ static void table_refs(struct lj_heap *h, uint32_t i, uint64_t t)
 {
 	const struct luajit_layout *l = h->l;
 	lh_ref(h, i, lh_gcref(h, t + l->tab_metatable), lh_fixed(h, "[metatable]"));
-	ref_tvs(h, i, lh_mref(h, t + l->tab_array), lh_u32(h, t + l->tab_asize), lh_fixed(h, "[n]"));
+	ref_tvs(h, i, lh_mref(h, t + l->tab_array), lh_u32(h, t + l->tab_asize), lh_fixed(h, LF_HEAP_NUMERIC));
 	uint64_t n = (uint64_t)lh_u32(h, t + l->tab_hmask) + 1, node = lh_mref(h, t + l->tab_node);
 	if (n > (1u << 30) || !lh_at(h, node, n * l->node_size)) {
 		h->cut++;
@@ -116,7 +117,7 @@ static uint32_t upvalue_label(struct lj_heap *h, uint64_t pt, uint32_t k)
 		if (j == k && nul > s) {
 			struct sbuf b;
 			sb_init(&b);
-			sb_puts(&b, "upvalue ");
+			sb_puts(&b, LF_HEAP_UPVALUE);
 			size_t n = (size_t)(nul - s);
 			sb_add_safe(&b, (const char *)s, n < NAME_MAX_BYTES ? n : NAME_MAX_BYTES, SAFE_FOLDED);
 			uint32_t id = hg_label(h->g, b.s, b.len);
@@ -125,7 +126,7 @@ static uint32_t upvalue_label(struct lj_heap *h, uint64_t pt, uint32_t k)
 		}
 		p += (uint64_t)(nul - s) + 1;
 	}
-	return lh_fixed(h, "upvalue ?");
+	return lh_fixed(h, LF_HEAP_UPVALUE "?");
 }
 
 /* fn->l.pc points just past the GCproto, at its first instruction. */
@@ -147,7 +148,7 @@ static void c_func_refs(struct lj_heap *h, uint32_t i, uint64_t fn)
 {
 	const struct luajit_layout *l = h->l;
 	lh_ref(h, i, lh_gcref(h, fn + l->fn_env), lh_fixed(h, "[env]"));
-	ref_tvs(h, i, fn + l->fn_c_upvalue, lh_u8(h, fn + l->fn_nupvalues), lh_fixed(h, "upvalue [n]"));
+	ref_tvs(h, i, fn + l->fn_c_upvalue, lh_u8(h, fn + l->fn_nupvalues), lh_fixed(h, LF_HEAP_UPVALUE LF_HEAP_NUMERIC));
 }
 
 /* Collectable constants sit below pt->k, the last one first (proto_kgc); child protos are

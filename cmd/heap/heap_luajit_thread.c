@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_label.h"
 #include "heap_luajit.h"
 #include "safe_name.h"
 #include "util.h"
@@ -50,7 +51,7 @@ static uint32_t var_label(struct lj_heap *h, const uint8_t *name, size_t len)
 {
 	struct sbuf b;
 	sb_init(&b);
-	sb_puts(&b, "local ");
+	sb_puts(&b, LF_HEAP_LOCAL);
 	sb_add_safe(&b, (const char *)name, len < NAME_MAX_BYTES ? len : NAME_MAX_BYTES, SAFE_FOLDED);
 	uint32_t id = hg_label(h->g, b.s, b.len);
 	sb_free(&b);

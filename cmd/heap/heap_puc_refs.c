@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_label.h"
 #include "heap_label.h"
 #include "heap_puc.h"
 #include "safe_name.h"
@@ -87,7 +88,7 @@ static uint32_t key_label(struct puc_heap *h, const uint8_t *node)
 	if (basic == 4)
 		return ph_named(h, "", puc_u64_at(node, l->n_key_val), "[string key]");
 	if (basic == 3)
-		return fixed(h, "[n]");
+		return fixed(h, LF_HEAP_NUMERIC);
 	char b[40];
 	snprintf(b, sizeof(b), "[%s key]", basic >= 0 && basic < 9 ? type_names[basic] : "other");
 	return fixed(h, b);
@@ -161,7 +162,7 @@ static void table_refs(struct puc_heap *h, uint32_t i, uint64_t t)
 	uint64_t mt = ph_u64(h, t + l->t_metatable);
 	if (mt)
 		ref(h, i, mt, fixed(h, "[metatable]"));
-	array_refs(h, i, t, fixed(h, "[n]"));
+	array_refs(h, i, t, fixed(h, LF_HEAP_NUMERIC));
 	uint64_t node = ph_u64(h, t + l->t_node);
 	unsigned ls = ph_u8(h, t + l->t_lsizenode);
 	uint64_t n = ls < 31 ? (uint64_t)1 << ls : 0;
@@ -191,7 +192,7 @@ static void lua_closure_refs(struct puc_heap *h, uint32_t i, uint64_t f)
 	for (unsigned k = 0; k < n; k++) {
 		uint32_t u = hg_unreached(h->g, ph_u64(h, f + l->lcl_upvals + (uint64_t)k * 8));
 		if (u != HG_NONE)
-			hg_reach(h->g, u, i, ph_named(h, "upvalue ", upvalue_name(h, p, k), "upvalue ?"));
+			hg_reach(h->g, u, i, ph_named(h, LF_HEAP_UPVALUE, upvalue_name(h, p, k), LF_HEAP_UPVALUE "?"));
 	}
 }
 
@@ -200,7 +201,7 @@ static void c_closure_refs(struct puc_heap *h, uint32_t i, uint64_t f)
 	const struct puc_layout *l = h->l;
 	if (l->cl_env != LUA_OFF_NONE)
 		ref(h, i, ph_u64(h, f + l->cl_env), fixed(h, "[env]"));
-	ref_tvs(h, i, f + l->ccl_upvalue, ph_u8(h, f + l->cl_nupvalues), l->tv_sizeof, fixed(h, "upvalue [n]"));
+	ref_tvs(h, i, f + l->ccl_upvalue, ph_u8(h, f + l->cl_nupvalues), l->tv_sizeof, fixed(h, LF_HEAP_UPVALUE LF_HEAP_NUMERIC));
 }
 
 static void udata_refs(struct puc_heap *h, uint32_t i, uint64_t u)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_label.h"
 #include "heap_puc.h"
 #include "util.h"
 
@@ -44,7 +45,7 @@ static void name_locals(struct puc_heap *h, const struct frame *f, uint64_t stac
 		if (start > pc)
 			break;
 		if (pc < end && !names[slot])
-			names[slot] = ph_named(h, "local ", ph_u64(h, v + l->lv_varname), "local ?");
+			names[slot] = ph_named(h, LF_HEAP_LOCAL, ph_u64(h, v + l->lv_varname), LF_HEAP_LOCAL "?");
 		slot += pc < end;
 	}
 }

@@ -3,9 +3,11 @@
 LF=${LF:-$(cd "$(dirname "$0")/../.." && pwd)/lua-flame}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/tests/out/$(basename "$0" .sh)}
-# -I flags for every folder of cmd/ and for bpf/ (whose headers cmd/ shares), for tests that
-# build part of cmd/ into their own programs
-CMD_INC="$(find "$ROOT/cmd" -type d -printf '-I%p ') -I$ROOT/bpf"
+# -I flags for every folder of cmd/ and for bpf/ and render/ (whose headers cmd/ shares), for
+# tests that build part of cmd/ into their own programs; UTIL_SRC is cmd/util.c with what it
+# links against, for those programs to name once
+CMD_INC="$(find "$ROOT/cmd" -type d -printf '-I%p ') -I$ROOT/bpf -I$ROOT/render"
+UTIL_SRC="$ROOT/cmd/util.c $ROOT/render/arena.c"
 rm -rf "$OUT" && mkdir -p "$OUT"
 FAILED=0
 PIDS_TO_KILL=""

@@ -95,7 +95,7 @@ for v in 5.1 5.2 5.3 5.4 5.4.9 5.5.1; do
 		"$ROOT/tests/progs/lua_frames_host.c" "$ROOT/cmd/lua/puc/puc_frames.c" "$ROOT/cmd/lua/puc/puc_names.c" \
 		"$ROOT/cmd/lua/puc/puc_globals.c" "$ROOT/cmd/lua/global_names.c" \
 		"$ROOT/cmd/lua/puc/puc_layouts.c" "$ROOT/cmd/lua/puc/puc_layouts_table.c" "$ROOT/cmd/lua/label_cache.c" "$ROOT/cmd/lua/proto_labels.c" "$ROOT/cmd/lua/name_budget.c" \
-		"$ROOT/cmd/safe_name.c" "$ROOT/cmd/util.c" -o "$host" $lib >"$OUT/build$v.log" 2>&1; then
+		"$ROOT/cmd/safe_name.c" $UTIL_SRC -o "$host" $lib >"$OUT/build$v.log" 2>&1; then
 		fail "lua$v-build" "see $OUT/build$v.log"
 		continue
 	fi

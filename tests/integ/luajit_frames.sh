@@ -99,7 +99,7 @@ run_host() {
 		"$ROOT/tests/progs/luajit_frames_host.c" "$ROOT/cmd/lua/luajit/luajit_frames.c" \
 		"$ROOT/cmd/lua/luajit/luajit_names.c" "$ROOT/cmd/lua/luajit/luajit_layouts.c" "$ROOT/cmd/lua/luajit/luajit_layouts_table.c" "$ROOT/cmd/lua/luajit/luajit_arch.c" "$ROOT/cmd/lua/label_cache.c" "$ROOT/cmd/lua/proto_labels.c" \
 		"$ROOT/cmd/lua/luajit/luajit_globals.c" "$ROOT/cmd/lua/global_names.c" \
-		"$ROOT/cmd/lua/name_budget.c" "$ROOT/cmd/safe_name.c" "$ROOT/cmd/util.c" -o "$host" "$@" \
+		"$ROOT/cmd/lua/name_budget.c" "$ROOT/cmd/safe_name.c" $UTIL_SRC -o "$host" "$@" \
 		>"$OUT/build-$v.log" 2>&1; then
 		fail "$v-build" "see $OUT/build-$v.log"
 		return

@@ -62,7 +62,7 @@ RENDER_SRCS := $(filter-out $(SKIP),$(wildcard render/*.c))
 EMBED_SRCS  := $(filter-out $(SKIP),$(wildcard embed/*.S))
 BPF_SRCS    := $(wildcard bpf/*.bpf.c)
 # profile_compat: the same program built without bpf_loop, for kernels before 5.17
-SKELS       := $(patsubst bpf/%.bpf.c,$(B)/%.skel.h,$(BPF_SRCS)) $(B)/profile_compat.skel.h
+SKELS       := $(patsubst bpf/%.bpf.c,$(B)/%.skel.h,$(BPF_SRCS)) $(B)/profile_compat.skel.h $(B)/profile_alloc.skel.h
 LIB_OBJS    := $(patsubst %.c,$(B)/%.o,$(CMD_SRCS) $(RENDER_SRCS)) \
                $(patsubst %.S,$(B)/%.o,$(EMBED_SRCS))
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
@@ -125,6 +125,9 @@ $(B)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(B)/vmlinux.h $(DEPSTAMP)
 
 $(B)/profile_compat.bpf.o: bpf/profile.bpf.c $(wildcard bpf/*.h) $(B)/vmlinux.h $(DEPSTAMP)
 	$(CLANG) $(BPFCFLAGS) -DLF_NO_BPF_LOOP -c $< -o $@
+
+$(B)/profile_alloc.bpf.o: bpf/profile.bpf.c $(wildcard bpf/*.h) $(B)/vmlinux.h $(DEPSTAMP)
+	$(CLANG) $(BPFCFLAGS) -DLF_ALLOC -c $< -o $@
 
 $(B)/%.skel.h: $(B)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp && mv $@.tmp $@

@@ -21,6 +21,12 @@ static __always_inline int arch_in_user(struct bpf_perf_event_data *ctx)
 	return (ctx->regs.pstate & 0x1f) == 0;
 }
 
+/* Integer argument i (0-3) of a function entered where the sample was taken. */
+static __always_inline __u64 arch_arg(struct bpf_perf_event_data *ctx, int i)
+{
+	return ctx->regs.regs[i & 3];
+}
+
 /* The walk's registers from the sample that interrupted user code. LuaJIT's interpreter
  * keeps BASE in x19 and PC in x21; its return moves BASE along the results it copies down,
  * having kept BASE - 16 in x2. */

@@ -16,6 +16,12 @@ static __always_inline int arch_in_user(struct bpf_perf_event_data *ctx)
 	return (cs & 3) == 3;
 }
 
+/* Integer argument i (0-3) of a function entered where the sample was taken. */
+static __always_inline __u64 arch_arg(struct bpf_perf_event_data *ctx, int i)
+{
+	return i == 0 ? ctx->regs.di : i == 1 ? ctx->regs.si : i == 2 ? ctx->regs.dx : ctx->regs.cx;
+}
+
 /* The walk's registers from the sample that interrupted user code. LuaJIT's interpreter
  * keeps BASE in rdx and PC in rbx. */
 static __always_inline void arch_regs_from_sample(struct bpf_perf_event_data *ctx, struct lf_ustate *u)

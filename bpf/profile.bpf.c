@@ -13,6 +13,15 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* The programs a sample runs: on a perf event (CPU and wall modes), or, built with LF_ALLOC,
+ * on a uprobe (alloc mode), whose context is the probed thread's pt_regs: the regs member at
+ * the start of bpf_perf_event_data, so the same code reads both. */
+#ifdef LF_ALLOC
+#define LF_PROG_SEC "uprobe"
+#else
+#define LF_PROG_SEC "perf_event"
+#endif
+
 __u32 cur_gen = 0; /* written by user space to switch generations */
 
 struct {
@@ -386,7 +395,7 @@ __noinline int lf_end_counts(void)
 	if (s->flags & LF_FLAG_OFFCPU)
 		wall_park(s, h, lua);
 	else
-		lf_count_stack(h, 1, lua);
+		lf_count_stack(h, u->weight, lua);
 	stage(LF_STAGE_COUNT);
 	return 0;
 }
@@ -424,7 +433,7 @@ __noinline int lf_lua_part(void)
 /* The Lua part of a sample whose native walk is done, then its end. A program of its own:
  * each chain of calls the verifier checks against its 512 bytes of stack starts here, not
  * below the native walk's frame, and verifiers before 5.17 take the Lua walk only so. */
-SEC("perf_event")
+SEC(LF_PROG_SEC)
 int runtime_part(struct bpf_perf_event_data *ctx)
 {
 	lf_lua_part();
@@ -433,7 +442,7 @@ int runtime_part(struct bpf_perf_event_data *ctx)
 }
 
 /* The end of every sample, tail-called once its walks are done. */
-SEC("perf_event")
+SEC(LF_PROG_SEC)
 int end_sample(struct bpf_perf_event_data *ctx)
 {
 	(void)ctx;
@@ -458,7 +467,7 @@ static long step_cb(__u32 idx, void *data)
 }
 #endif
 
-SEC("perf_event")
+SEC(LF_PROG_SEC)
 int unwind_user(struct bpf_perf_event_data *ctx)
 {
 	__u32 zero = 0;
@@ -519,7 +528,7 @@ int unwind_user(struct bpf_perf_event_data *ctx)
 
 /* The start of a sample: the thread's kernel stack, then its user stack from its
  * registers, walked by the tail-called programs. */
-static __always_inline int begin_sample(struct bpf_perf_event_data *ctx, __u32 flags)
+static __always_inline int begin_sample(struct bpf_perf_event_data *ctx, __u32 flags, __u64 weight)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	if (pidns_ino) {
@@ -549,6 +558,7 @@ static __always_inline int begin_sample(struct bpf_perf_event_data *ctx, __u32 f
 		return 0;
 	__builtin_memset(u, 0, __builtin_offsetof(struct lf_ustate, ring)); /* the rings are written before read */
 	u->exact = 1;
+	u->weight = weight;
 	s->nuser = 0;
 	if (user_regs(ctx, u)) {
 		stat_inc(LF_STAT_USTACK_ERR);
@@ -560,18 +570,39 @@ static __always_inline int begin_sample(struct bpf_perf_event_data *ctx, __u32 f
 	return 0;
 }
 
-SEC("perf_event")
+#ifndef LF_ALLOC
+SEC(LF_PROG_SEC)
 int on_sample(struct bpf_perf_event_data *ctx)
 {
-	return begin_sample(ctx, 0);
+	return begin_sample(ctx, 0, 1);
 }
+#else
+/* Alloc mode: a uprobe on the VM's allocation function (PUC Lua's frealloc, LuaJIT's allocf,
+ * both (ud, ptr, osize, nsize)): a call that grows a block is a sample that counts for the
+ * bytes it adds; frees and shrinks are not samples. */
+SEC(LF_PROG_SEC)
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 osize = arch_arg(ctx, 2), nsize = arch_arg(ctx, 3);
+	if (nsize <= osize || nsize - osize > (1ULL << 40))
+		return 0;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	if (!bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	__u32 idx = LF_STAT_ALLOC_BYTES;
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+	if (v)
+		__sync_fetch_and_add(v, nsize - osize);
+	return begin_sample(ctx, 0, (1ULL << LF_ALLOC_OBJ_SHIFT) | (nsize - osize));
+}
+#endif
 
 /* Wall mode: a target thread leaves the CPU (the software context-switch event, in the
  * thread's own context): its stack is kept, and counted for the time until it runs again. */
-SEC("perf_event")
+SEC(LF_PROG_SEC)
 int on_switch_out(struct bpf_perf_event_data *ctx)
 {
 	if (wall_exiting())
 		return 0;
-	return begin_sample(ctx, LF_FLAG_OFFCPU | (wall_runnable() ? LF_FLAG_RUNNABLE : 0));
+	return begin_sample(ctx, LF_FLAG_OFFCPU | (wall_runnable() ? LF_FLAG_RUNNABLE : 0), 1);
 }

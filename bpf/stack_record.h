@@ -152,6 +152,11 @@ struct lf_stack {
 	__u64 kern[LF_MAX_KSTACK];
 };
 
+/* Alloc mode: a stack's count holds the bytes its allocations grew blocks by in its low
+ * LF_ALLOC_OBJ_SHIFT bits and how many allocations above them, so one atomic add counts both. */
+#define LF_ALLOC_OBJ_SHIFT 40
+#define LF_ALLOC_BYTES_MASK ((1ULL << LF_ALLOC_OBJ_SHIFT) - 1)
+
 /* Most stacks a CPU profile sees: in user code, up to this many words. A new entry copies its
  * whole value, and a workload makes its distinct stacks anew in every generation: a small
  * value is 1 KiB, a full record 4.6 KiB. */

@@ -54,6 +54,7 @@ struct lf_ustate {
 	__u32 replay_k, plain_run, plain_end, replayed;
 	__u32 replay_n0, replay_hooks;
 	__u64 replay_bp;
+	__u64 weight; /* what the sample counts for: 1 (a CPU sample), or an allocation's bytes */
 	/* Ring of the Lua walk: entries stored, next entry to emit. In the map value, not in
 	 * the walker's stack frame, so that the verifier does not follow them as constants. */
 	__u32 ring_n, ring_at;

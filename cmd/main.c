@@ -50,10 +50,14 @@ static const char usage_text[] =
 	"                          until every target has exited; outputs are written\n"
 	"                          in every case, a second Ctrl-C quits at once)\n"
 	"  -F, --frequency HZ      samples per second per CPU, 1-10000 (default 99)\n"
-	"      --mode cpu|wall     cpu (default): where CPU time goes; wall: every\n"
+	"      --mode cpu|wall|alloc\n"
+	"                          cpu (default): where CPU time goes; wall: every\n"
 	"                          thread at the rate whether it runs or waits, the\n"
 	"                          wait shown as [off-CPU: FUNCTION] above the frame\n"
-	"                          that waited (sleeps, pipes, sockets, os.execute)\n"
+	"                          that waited (sleeps, pipes, sockets, os.execute);\n"
+	"                          alloc: who allocates Lua memory, in bytes: every\n"
+	"                          allocation of each VM in a 40 ms window opened\n"
+	"                          once a second at a random moment (-F 1, the most)\n"
 	"      --max-stacks N      distinct stacks the kernel buffers between two drains\n"
 	"                          (each second, or once a quarter of them are made),\n"
 	"                          64-4194304 (default 8192); raise it\n"
@@ -117,6 +121,7 @@ static const char usage_text[] =
 	"  lua-flame -o run.svg -- lua5.4 job.lua  # a whole run of a script\n"
 	"  lua-flame -p 4242 --threads -F 999 -d 5 # per thread, at a higher rate\n"
 	"  lua-flame -p 4242 --mode wall -d 10     # where the time goes, waits too\n"
+	"  lua-flame -p 4242 --mode alloc -d 60    # who allocates the Lua memory\n"
 	"  lua-flame dump -p 4242                  # what is it doing right now?\n"
 	"  lua-flame top -p $(pgrep -o nginx) --children   # live: the busiest functions\n"
 	"  lua-flame render -o old.svg old.folded  # flame graph of any folded file\n"
@@ -230,6 +235,28 @@ static const char *option_name(char **argv)
 }
 
 /* One option of record or dump; returns 0, or an exit status. */
+static int hz_given; /* -F was given: alloc mode's default rate is not 99 */
+
+/* Alloc mode's -F: windows a second, each of ALLOC_WINDOW_MS; past ALLOC_MAX_HZ the probes
+ * could hold an allocating thread for more than 5% of its time. */
+#define ALLOC_DEFAULT_HZ 1
+#define ALLOC_MAX_HZ 1
+
+static int check_alloc_rate(struct record_opts *o)
+{
+	if (!o->alloc)
+		return 0;
+	if (!hz_given)
+		o->hz = ALLOC_DEFAULT_HZ;
+	if (o->hz <= ALLOC_MAX_HZ)
+		return 0;
+	char why[256];
+	snprintf(why, sizeof(why), "--mode alloc -F %d: at most %d windows a second; each window probes every "
+		 "allocation for %d ms and can hold an allocating thread that long, so -F %d could slow the "
+		 "target by up to %.0f%%", o->hz, ALLOC_MAX_HZ, ALLOC_WINDOW_MS, o->hz, o->hz * ALLOC_WINDOW_MS / 10.0);
+	return usage_error("%s", why);
+}
+
 static int parse_option(int c, char **argv, struct record_opts *o, const char **format)
 {
 	double v;
@@ -245,6 +272,7 @@ static int parse_option(int c, char **argv, struct record_opts *o, const char **
 			return usage_error("invalid frequency '%s': expected a whole number of Hz from 1 to 10000",
 					   optarg);
 		o->hz = (int)v;
+		hz_given = 1;
 		return 0;
 	case 'o': rc = add_output(o, optarg, *format); *format = NULL; return rc;
 	case OPT_FORMAT: *format = optarg; return 0;
@@ -258,10 +286,11 @@ static int parse_option(int c, char **argv, struct record_opts *o, const char **
 	case OPT_CHILDREN: o->children = 1; return 0;
 	case OPT_BTF: o->btf = optarg; return 0;
 	case OPT_MODE:
-		if (strcmp(optarg, "cpu") && strcmp(optarg, "wall"))
-			return usage_error("invalid --mode '%s': expected cpu (where CPU time goes) or wall (every "
-					   "thread, running or waiting)", optarg);
+		if (strcmp(optarg, "cpu") && strcmp(optarg, "wall") && strcmp(optarg, "alloc"))
+			return usage_error("invalid --mode '%s': expected cpu (where CPU time goes), wall (every "
+					   "thread, running or waiting) or alloc (who allocates Lua memory)", optarg);
 		o->wall = !strcmp(optarg, "wall");
+		o->alloc = !strcmp(optarg, "alloc");
 		return 0;
 	case OPT_OUTPUT_MODE: {
 		char *end;
@@ -314,6 +343,8 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		return rc;
 	if (o->npids == 0 && !o->command)
 		return usage_error("%s", "no target: give -p PID, or -- COMMAND to start one");
+	if ((rc = check_alloc_rate(o)))
+		return rc;
 	if (format)
 		return usage_error("--format %s must come before the -o it applies to", format);
 	if (o->nouts)

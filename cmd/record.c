@@ -9,14 +9,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc_windows.h"
 #include "checks.h"
 #include "children.h"
 #include "kfeatures.h"
 #include "targets.h"
 #include "runtime.h"
 #include "runtime_attach.h"
-#include "puc_runtime.h"
-#include "luajit_runtime.h"
 #include "proc_ns.h"
 #include "record.h"
 #include "restrictions.h"
@@ -31,6 +30,7 @@
 struct session {
 	struct record_opts *o;
 	struct sampler *smp;
+	struct alloc_windows *aw;  /* --mode alloc: the allocators' probes */
 	struct unwind_tables *ut;
 	struct stack_ctx sc;
 	struct targets tg;
@@ -39,6 +39,7 @@ struct session {
 	uint64_t lost_reported;
 	double next_lost_warning;
 	uint64_t entries_at_drain; /* LF_STAT_ENTRIES at the last drain */
+	struct aw_result alloc;    /* alloc mode: what the windows saw */
 	double maps_ms, load_ms, tables_ms; /* start-up: the targets' maps; the BPF program's load, the
 					     * unwind tables built beside it */
 };
@@ -141,6 +142,18 @@ static void warn_lost(struct session *s, double now)
 	s->next_lost_warning = now + 10.0;
 }
 
+/* Alloc mode: every VM's allocator found so far is probed (new VMs, new threads too). */
+static void probe_allocators(struct session *s)
+{
+	for (size_t i = 0; s->aw && i < s->sc.ntargets; i++) {
+		const struct stack_target *t = &s->sc.targets[i];
+		uint64_t fn[LF_MAX_GS];
+		size_t n = t->rt && t->rt->ops->allocators ? t->rt->ops->allocators(t->rt, fn, LF_MAX_GS) : 0;
+		for (size_t k = 0; k < n; k++)
+			aw_probe(s->aw, t->rt->pid, fn[k]);
+	}
+}
+
 static void drain(struct session *s, double now)
 {
 	sampler_drain(s->smp, stacks_collect, &s->sc);
@@ -182,6 +195,7 @@ static void record_loop(struct session *s, double start)
 		targets_refresh_tables(&s->tg, now);
 		targets_follow(&s->tg, now);
 		runtime_refresh(&s->sc, s->smp, s->ut, now, sampler_stat(s->smp, LF_STAT_VM_UNKNOWN));
+		probe_allocators(s);
 		made = sampler_stat(s->smp, LF_STAT_ENTRIES);
 		if (now >= next_drain || made - s->entries_at_drain >= map_quarter) {
 			drain(s, now);
@@ -223,6 +237,7 @@ static void describe_run(struct session *s, struct profile *p)
 	proc_cmdline(s->tg.t[0].pid, p->command, sizeof(p->command));
 	p->hz = s->o->hz;
 	p->wall = s->o->wall;
+	p->alloc = s->o->alloc;
 }
 
 static int preflight(const struct record_opts *o)
@@ -268,7 +283,8 @@ static int open_sampler(struct session *s)
 		targets_add_children(&s->tg);
 	ut_defer_rows(s->ut, 0);
 	struct sampler_cfg cfg = { o->threads, o->kernel, o->max_stacks, ut_rows_bound(s->ut) + rows_headroom(o),
-				   ut_files(s->ut) * 2 + 1024, o->lines, o->btf, o->wall ? o->hz : 0, o->addresses };
+				   ut_files(s->ut) * 2 + 1024, o->lines, o->btf, o->wall ? o->hz : 0, o->addresses,
+				   o->alloc };
 	struct startup_helper helper;
 	startup_helper_start(&helper, s->ut, o->pids, (size_t)o->npids);
 	double t1 = now_sec();
@@ -318,8 +334,13 @@ static int session_record(struct session *s, double t0)
 	install_signals();
 	if ((rc = sampler_attach(s->smp, s->o->hz)))
 		return rc;
+	if (s->o->alloc && !(s->aw = aw_open(sampler_alloc_prog_fd(s->smp), ALLOC_WINDOW_MS / 1000.0, 1.0 / s->o->hz)))
+		return 2;
 	double on = now_sec();
 	targets_attach(&s->tg); /* each target is sampled once its VM is known */
+	probe_allocators(s);
+	if (s->aw)
+		aw_start(s->aw);
 	if (s->o->kernel) /* once sampling is on: the first sample need not wait for it */
 		symbolizer_load_kernel(s->sc.sym);
 	if (s->o->command && (rc = start_command(s)))
@@ -344,6 +365,8 @@ static int session_record(struct session *s, double t0)
 	info_lf("profiling PID %s (%s) at %d Hz%s", s->sc.prof->pids, s->sc.prof->command, s->o->hz,
 		s->o->duration > 0 ? "" : "; press Ctrl-C to stop");
 	record_loop(s, from);
+	if (s->aw)
+		aw_stop(s->aw, &s->alloc);
 	sampler_pause(s->smp); /* the time asked for is over: no sample after it */
 	sampler_wall_settle(s->smp);
 	sampler_stop_naming(s->smp);
@@ -355,6 +378,7 @@ static int session_record(struct session *s, double t0)
 
 static void session_close(struct session *s)
 {
+	aw_close(s->aw);
 	if (s->smp)
 		sampler_close(s->smp);
 	if (s->ut)
@@ -408,6 +432,7 @@ static void describe_lua(struct session *s, struct record_result *res)
 	res->unnamed = s->sc.unnamed;
 	res->fiber_roots = s->sc.fiber_roots;
 	res->lua_partial = s->sc.lua_partial;
+	res->alloc = s->alloc;
 }
 
 /* Returns rc, or the command's exit status when there is a command and rc is 0. */

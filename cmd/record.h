@@ -6,11 +6,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "aggregate.h"
+#include "alloc_windows.h"
 #include "output.h"
 #include "stats.h"
 
 #define MAX_TARGETS 256
 #define MAX_OUTPUTS 16
+/* Alloc mode: how long each window of the allocators' probes stays open; a window can hold
+ * an allocating thread for all of it. */
+#define ALLOC_WINDOW_MS 40
 
 /* What a live view (`lua-flame top`) is given while recording, about ten times a second;
  * refresh: a second has passed and prof has just been drained. */
@@ -37,6 +41,7 @@ struct record_opts {
 	int pid_roots;     /* --pids: root frame "comm-PID" instead of "comm" */
 	int children;      /* --children: follow descendants of the targets */
 	int wall;          /* --mode wall: every thread at the rate, on the CPU or off it */
+	int alloc;         /* --mode alloc: allocations, in windows opened hz times a second */
 	unsigned max_stacks;
 	unsigned out_mode; /* permissions of the files written (--output-mode), 0600 by default */
 	const char *btf;   /* --btf: the kernel's BTF from this file; NULL: the kernel's own */
@@ -55,6 +60,7 @@ struct record_result {
 	uint64_t unnamed;  /* samples with a native frame in no mapping known: [unknown] */
 	uint64_t fiber_roots; /* samples whose stack starts on a fiber: complete as well */
 	uint64_t lua_partial; /* rooted samples with a Lua part gone or unknown: not complete */
+	struct aw_result alloc; /* alloc mode: what the allocators' windows saw */
 };
 
 /* Records and writes every output; returns the process exit status: 0 ok, 1 profiling

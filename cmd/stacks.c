@@ -414,20 +414,25 @@ void stacks_collect(const struct lf_stack_key *k, const struct lf_stack *st, voi
 	(void)k;
 	if (!st->count) /* wall mode: a thread's stack made when it left the CPU, not yet counted */
 		return;
+	uint64_t n = st->count, objects = 0;
+	if (c->prof->alloc) { /* bytes, and allocations above them (LF_ALLOC_OBJ_SHIFT) */
+		objects = n >> LF_ALLOC_OBJ_SHIFT;
+		n &= LF_ALLOC_BYTES_MASK;
+	}
 	sb_reset(&c->line);
 	c->at_fiber = c->at_unknown = c->at_gone = c->at_jit = c->jit_open = 0;
 	stacks_fold(c, st, &c->line);
 	note_native(c, SYM_NAMED); /* a [jit code] frame innermost has no GC state after it */
 	if (c->at_fiber)
-		c->fiber_roots += st->count;
-	profile_add(c->prof, c->line.s, c->line.len, st->count);
+		c->fiber_roots += n;
+	profile_add_objects(c->prof, c->line.s, c->line.len, n, objects);
 	int gone = c->at_gone, unknown = c->at_jit;
-	c->gone += gone ? st->count : 0;
-	c->jit_code += unknown ? st->count : 0;
-	c->unnamed += c->at_unknown ? st->count : 0;
+	c->gone += gone ? n : 0;
+	c->jit_code += unknown ? n : 0;
+	c->unnamed += c->at_unknown ? n : 0;
 	/* rooted, but not whole: "complete" must not count it */
 	if ((gone || unknown || c->at_unknown) && ((st->flags & LF_FLAG_COMPLETE) || c->at_fiber))
-		c->lua_partial += st->count;
+		c->lua_partial += n;
 }
 
 void stacks_free(struct stack_ctx *c)

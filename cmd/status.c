@@ -148,40 +148,65 @@ static void print_lua(const struct record_result *r)
 		warnx_lf("Lua runtime: %s", r->lua);
 }
 
+/* Alloc mode: how much of the time the probes were on, and how many calls they took. A
+ * window's bytes are not turned into a rate: each probed call holds its thread for far longer
+ * than an allocation takes, so a window sees a thread's allocations in their order but not at
+ * their pace. */
+static void print_alloc(uint64_t n, const struct aw_result *a)
+{
+	if (!a->probes) {
+		warnx_lf("no Lua allocator was found to probe (no Lua VM seen): the profile is empty");
+		return;
+	}
+	double share = a->elapsed > 0 ? 100.0 * a->open / a->elapsed : 0.0;
+	warnx_lf("allocations: %d windows open %.2f%% of %.1fs, on up to %d threads of %d allocators; "
+		 "%.0f us of window for each allocation sampled (what a probed call costs a thread that "
+		 "does little else)", a->windows, share, a->elapsed, a->threads, a->probes,
+		 n ? a->open * 1e6 / (double)n : 0.0);
+}
+
 void status_summary(const struct record_opts *o, const struct profile *p, const struct record_result *r,
 		    const int *ok)
 {
 	uint64_t n = r->st[LF_STAT_SAMPLES], whole = r->st[LF_STAT_COMPLETE] + r->fiber_roots;
 	whole -= r->lua_partial < whole ? r->lua_partial : whole;
 	double pct = n ? 100.0 * (double)whole / (double)n : 0.0;
+	const char *unit = o->alloc ? "bytes" : "samples";
 	if (whole < n && pct > 99.9)
 		pct = 99.9; /* "100.0%" is for every stack complete, not 1 in 2,000 missing */
-	warnx_lf("%llu samples (%llu lost), %zu distinct stacks, %.1f%% complete, in %.1fs",
-		 (unsigned long long)p->total, (unsigned long long)r->st[LF_STAT_LOST_MAPFULL], p->n, pct,
-		 p->duration);
+	if (o->alloc)
+		warnx_lf("%llu allocations sampled (%.1f MB, %llu lost), %zu distinct stacks, %.1f%% complete, in %.1fs",
+			 (unsigned long long)n, (double)p->total / 1e6, (unsigned long long)r->st[LF_STAT_LOST_MAPFULL],
+			 p->n, pct, p->duration);
+	else
+		warnx_lf("%llu samples (%llu lost), %zu distinct stacks, %.1f%% complete, in %.1fs",
+			 (unsigned long long)p->total, (unsigned long long)r->st[LF_STAT_LOST_MAPFULL], p->n, pct,
+			 p->duration);
 	print_lua(r);
+	if (o->alloc)
+		print_alloc(n, &r->alloc);
 	if (o->wall)
 		warnx_lf("wall clock: %llu samples on a CPU, %llu off it (waiting, or preempted)%s",
 			 (unsigned long long)r->st[LF_STAT_SAMPLES], (unsigned long long)r->st[LF_STAT_OFFCPU],
 			 r->st[LF_STAT_OFF_LOST] ? "; some time off the CPU was lost: more threads blocked than "
 						   "lua-flame keeps (4096)" : "");
 	if (r->gone)
-		warnx_lf("%llu samples (%.1f%%) have a Lua function that was freed, or whose process exited, "
+		warnx_lf("%llu %s (%.1f%%) have a Lua function that was freed, or whose process exited, "
 			 "before its name could be read (a state closed right after its work, a VM per request?): "
-			 "shown as " LF_LABEL_GONE ", not complete%s", (unsigned long long)r->gone,
+			 "shown as " LF_LABEL_GONE ", not complete%s", (unsigned long long)r->gone, unit,
 			 p->total ? 100.0 * (double)r->gone / (double)p->total : 0.0,
 			 r->namer_nice_only ? "; the kernel refused the thread that names them a deadline "
 					      "reservation (run as root, in a cpuset that is not narrowed: "
 					      "not under taskset), so it named them later" : "");
 	if (r->jit_code)
-		warnx_lf("%llu samples (%.1f%%) ran machine code that no runtime claims, or a LuaJIT trace "
+		warnx_lf("%llu %s (%.1f%%) ran machine code that no runtime claims, or a LuaJIT trace "
 			 "before its VM was found: shown as " LF_LABEL_JIT ", not complete",
-			 (unsigned long long)r->jit_code, p->total ? 100.0 * (double)r->jit_code / (double)p->total : 0.0);
+			 (unsigned long long)r->jit_code, unit, p->total ? 100.0 * (double)r->jit_code / (double)p->total : 0.0);
 	if (r->unnamed)
-		warnx_lf("%llu samples (%.1f%%) have a native frame in memory that no file mapped while "
+		warnx_lf("%llu %s (%.1f%%) have a native frame in memory that no file mapped while "
 			 "lua-flame read the process's maps (code unmapped since, or mapped and run between two "
 			 "reads): shown as " LF_LABEL_UNKNOWN ", not complete",
-			 (unsigned long long)r->unnamed, p->total ? 100.0 * (double)r->unnamed / (double)p->total : 0.0);
+			 (unsigned long long)r->unnamed, unit, p->total ? 100.0 * (double)r->unnamed / (double)p->total : 0.0);
 	if (p->total == 0)
 		warnx_lf("no samples: the target did not run on a CPU while recording (idle?); "
 			 "the outputs are valid but empty");

@@ -28,6 +28,7 @@
 #include "util.h"
 #include "profile.skel.h"
 #include "profile_compat.skel.h"
+#include "profile_alloc.skel.h"
 
 struct sampler {
 	struct profile_bpf *skel;
@@ -48,6 +49,7 @@ struct sampler {
 	int namer_on, namer_stop;   /* namer_stop: an eventfd that ends the thread */
 	int wake;                   /* eventfd: the BPF side asked for a process's maps */
 	int wall_hz;                /* wall mode's rate, 0: CPU mode */
+	int alloc;                  /* alloc mode: no perf events of its own (alloc_windows.c) */
 	struct bpf_link **sw_links; /* wall mode: per CPU, threads leaving it */
 	int *sw_pfds;
 	struct bpf_link *in_link;   /* wall mode: threads switched in */
@@ -199,9 +201,9 @@ static void set_open_opts(struct bpf_object_open_opts *opts, const char *btf)
 }
 
 /* Kernels before 5.13 refuse an object that merely refers to a callback, so where bpf_loop
- * is missing the program built without it is loaded instead: it has the same maps,
- * programs and knobs, so the one skeleton type serves both. */
-static struct profile_bpf *profile_open(int with_loop, const char *btf)
+ * is missing the program built without it is loaded instead; alloc mode loads the one built
+ * for uprobes. Each has the same maps, programs and knobs, so one skeleton type serves all. */
+static struct profile_bpf *profile_open(int with_loop, int alloc, const char *btf)
 {
 	struct profile_bpf *obj = calloc(1, sizeof(*obj));
 	if (!obj)
@@ -209,7 +211,9 @@ static struct profile_bpf *profile_open(int with_loop, const char *btf)
 	LIBBPF_OPTS(bpf_object_open_opts, opts);
 	set_open_opts(&opts, btf);
 	int err = profile_bpf__create_skeleton(obj);
-	if (!err && !with_loop)
+	if (!err && alloc)
+		obj->skeleton->data = (void *)profile_alloc_bpf__elf_bytes(&obj->skeleton->data_sz);
+	else if (!err && !with_loop)
 		obj->skeleton->data = (void *)profile_compat_bpf__elf_bytes(&obj->skeleton->data_sz);
 	if (!err)
 		err = bpf_object__open_skeleton(obj->skeleton, &opts);
@@ -226,11 +230,12 @@ static struct profile_bpf *profile_open(int with_loop, const char *btf)
 static int configure(struct sampler *s, const struct sampler_cfg *cfg, int walk_lua)
 {
 	int loop = kf_bpf_loop();
-	s->skel = profile_open(loop, cfg->btf);
+	s->skel = profile_open(loop, cfg->alloc, cfg->btf);
 	if (!s->skel)
 		return -1;
+	s->alloc = cfg->alloc;
 	s->skel->rodata->per_thread = cfg->per_thread;
-	s->skel->rodata->want_kernel = cfg->kernel;
+	s->skel->rodata->want_kernel = cfg->kernel && !cfg->alloc; /* a uprobe's kernel stack is its trap's */
 	s->skel->rodata->want_lines = cfg->lines;
 	/* LUA_FLAME_EXACT_PCS=1: every pc a stack of its own, as the tests' reference */
 	s->skel->rodata->label_runs = !cfg->addresses && !getenv("LUA_FLAME_EXACT_PCS");
@@ -362,6 +367,11 @@ int sampler_add_target(struct sampler *s, pid_t pid)
 	if (!rc && !s->first_target_at)
 		s->first_target_at = now_sec();
 	return rc;
+}
+
+int sampler_alloc_prog_fd(const struct sampler *s)
+{
+	return bpf_program__fd(s->skel->progs.on_sample);
 }
 
 double sampler_first_target_at(const struct sampler *s)
@@ -499,6 +509,11 @@ int sampler_attach(struct sampler *s, int hz)
 		return warnx_lf("cannot count CPUs"), 1;
 	s->links = xcalloc((size_t)s->ncpu, sizeof(*s->links));
 	s->pfds = xcalloc((size_t)s->ncpu, sizeof(*s->pfds));
+	if (s->alloc) {
+		for (int i = 0; i < s->ncpu; i++)
+			s->pfds[i] = -1;
+		return 0;
+	}
 	int rc = attach_per_cpu(s, s->skel->progs.on_sample, PERF_COUNT_SW_CPU_CLOCK, 1000000000ULL / (__u64)hz,
 				s->pfds, s->links);
 	return rc ? rc : s->wall_hz ? attach_wall(s) : 0;

@@ -23,12 +23,15 @@ struct sampler_cfg {
 	const char *btf;            /* the kernel's BTF from this file (--btf); NULL: the kernel's */
 	int wall_hz;                /* --mode wall at this rate; 0: CPU time only */
 	int addresses;              /* --addresses: each pc shows, and is a stack of its own */
+	int alloc;                  /* --mode alloc: the programs run on uprobes of the VMs' allocators */
 };
 
 /* Returns NULL with a message printed; *exit_code says 1 (failure) or 2 (environment). */
 struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code);
 
 int sampler_add_target(struct sampler *s, pid_t pid);
+/* Alloc mode: the program that uprobes of the allocators run (alloc_windows.c attaches it). */
+int sampler_alloc_prog_fd(const struct sampler *s);
 /* When the first target was added (now_sec), 0 if none was. */
 double sampler_first_target_at(const struct sampler *s);
 /* Connects the unwind tables to the loaded maps and enables the unwinder. */

@@ -64,11 +64,18 @@ struct runtime_ops {
 	 * with the label caches' lock held. */
 	int (*frame_label)(const struct runtime *rt, struct symbolizer *sym, const struct lm_thread *th, int j,
 			    int lines, struct sbuf *out);
+	/* Alloc mode: the addresses of the allocation functions of the VMs found (each VM's own,
+	 * read from its global state), at most max; returns how many. */
+	size_t (*allocators)(const struct runtime *rt, uint64_t *fn, size_t max);
 	/* Appended after the innermost frame of th (LuaJIT's VM states); NULL: nothing. Returns
 	 * which state it wrote. */
 	enum rt_state (*thread_label)(const struct lm_thread *th, struct sbuf *out);
 	void (*free)(void *vm);
 };
+
+/* The pointer at g + off for each global state g of gs[n] (an allocator each keeps), at most
+ * max, those that cannot be read left out; returns how many. */
+size_t runtime_read_pointers(pid_t pid, const uint64_t *gs, int n, unsigned off, uint64_t *out, size_t max);
 
 /* Every family, in the order they are tried (runtimes.c). */
 extern const struct runtime_ops *const runtime_families[];

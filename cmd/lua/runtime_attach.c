@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lua.h"
+#include "proc.h"
 #include "runtime.h"
 #include "runtime_attach.h"
 #include "util.h"
@@ -162,4 +163,15 @@ void runtime_forget(struct stack_ctx *sc, struct sampler *smp, pid_t pid)
 		if (fd >= 0)
 			bpf_map_delete_elem(fd, &key);
 	}
+}
+
+size_t runtime_read_pointers(pid_t pid, const uint64_t *gs, int n, unsigned off, uint64_t *out, size_t max)
+{
+	size_t k = 0;
+	for (int i = 0; i < n && k < max; i++) {
+		uint64_t v;
+		if (proc_read_mem(pid, gs[i] + off, &v, sizeof(v)) == (ssize_t)sizeof(v) && v)
+			out[k++] = v;
+	}
+	return k;
 }

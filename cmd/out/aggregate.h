@@ -10,7 +10,7 @@ struct prof_entry {
 	char *stack;           /* NULL: an empty slot */
 	uint32_t len, hash;
 	uint64_t count;
-	uint64_t objects;      /* a heap snapshot's: the objects whose bytes count is */
+	uint64_t objects;      /* a heap snapshot's objects, an allocation profile's allocations */
 };
 
 
@@ -29,6 +29,7 @@ struct profile {
 	int wall;              /* wall-clock mode: off-CPU time counted too */
 	uint64_t lost;
 	int heap;              /* a heap snapshot: counts are bytes, entries count objects too */
+	int alloc;             /* an allocation profile: counts are bytes, entries count allocations */
 	char taken[64];        /* a heap snapshot: when it was taken, and its number in a series */
 };
 

@@ -41,7 +41,7 @@ struct pprof {
 	struct frame_span *fr;
 	size_t fr_cap;
 	struct sbuf name, key;
-	int hz, heap;
+	int hz, heap; /* heap: the values are objects and bytes (a heap snapshot, an allocation profile) */
 	int64_t period;
 };
 
@@ -257,8 +257,9 @@ static void pprof_free(struct pprof *pp)
 	sb_free(&pp->key);
 }
 
-/* A recording's samples and time, or a heap snapshot's objects and bytes (named as Go's heap
- * profiles name them, so -sample_index=inuse_space reads them). */
+/* A recording's samples and time, a heap snapshot's objects and bytes, or an allocation
+ * profile's allocations and bytes (named as Go's heap profiles name them, so
+ * -sample_index=inuse_space or alloc_space reads them). */
 static void put_sample_types(struct pprof *pp, const struct profile *p)
 {
 	pp->heap = p->heap;
@@ -266,6 +267,15 @@ static void put_sample_types(struct pprof *pp, const struct profile *p)
 		put_value_type(pp, PROF_SAMPLE_TYPE, "inuse_objects", "count");
 		put_value_type(pp, PROF_SAMPLE_TYPE, "inuse_space", "bytes");
 		put_top_int(pp, PROF_DEFAULT_SAMPLE_TYPE, str(pp, "inuse_space", 11));
+		put_value_type(pp, PROF_PERIOD_TYPE, "space", "bytes");
+		put_top_int(pp, PROF_PERIOD, 1);
+		return;
+	}
+	if (p->alloc) { /* as Go's allocation profiles: -sample_index=alloc_space */
+		pp->heap = 1;
+		put_value_type(pp, PROF_SAMPLE_TYPE, "alloc_objects", "count");
+		put_value_type(pp, PROF_SAMPLE_TYPE, "alloc_space", "bytes");
+		put_top_int(pp, PROF_DEFAULT_SAMPLE_TYPE, str(pp, "alloc_space", 11));
 		put_value_type(pp, PROF_PERIOD_TYPE, "space", "bytes");
 		put_top_int(pp, PROF_PERIOD, 1);
 		return;

@@ -71,10 +71,10 @@ static void put_frame(FILE *f, const char *label, size_t len, struct sbuf *name)
 	putc('}', f);
 }
 
-/* Nanoseconds of a recording's samples; a heap snapshot's counts are bytes already. */
+/* Nanoseconds of a recording's samples; a heap snapshot's or an allocation profile's counts are bytes already. */
 static uint64_t weight(uint64_t count, const struct profile *p)
 {
-	if (p->heap)
+	if (p->heap || p->alloc)
 		return count;
 	double v = (double)count * 1e9 / (p->hz > 0 ? p->hz : 99);
 	return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
@@ -97,7 +97,7 @@ static void put_header(FILE *f, const struct profile *p, struct prof_entry **v)
 	fputs(",\n\"activeProfileIndex\":0,\n\"profiles\":[{\"type\":\"sampled\",\"name\":", f);
 	json_str(f, name.s, name.len);
 	fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%llu,\n\"samples\":[",
-		p->heap ? "bytes" : "nanoseconds", (unsigned long long)end);
+		p->heap || p->alloc ? "bytes" : "nanoseconds", (unsigned long long)end);
 	sb_free(&name);
 }
 

@@ -84,6 +84,16 @@ static size_t bpf_cfg(const struct runtime *rt, uint32_t core_file, void *out, s
 	return sizeof(struct lf_lj_cfg);
 }
 
+/* allocf and allocd come just before the GC state (whose first member is its count) in
+ * every fork and variant; 2.1.0-beta3's string table comes before them. */
+static size_t allocators(const struct runtime *rt, uint64_t *fn, size_t max)
+{
+	const struct luajit_runtime *vm = rt->vm;
+	if (!vm->lay || vm->refused || vm->lay->g_gc_total < 16)
+		return 0;
+	return runtime_read_pointers(rt->pid, vm->gs, vm->ngs, (unsigned)vm->lay->g_gc_total - 16, fn, max);
+}
+
 const struct runtime_ops luajit_runtime_ops = {
 	.family = "LuaJIT",
 	.cfg_map = "lj_cfgs",
@@ -96,5 +106,6 @@ const struct runtime_ops luajit_runtime_ops = {
 	.function_label = luajit_function_label,
 	.frame_label = luajit_frame_label,
 	.thread_label = luajit_state_label,
+	.allocators = allocators,
 	.free = free,
 };

@@ -77,6 +77,14 @@ static int refresh(struct runtime *rt, struct sampler *smp, int full)
 	return changed;
 }
 
+/* frealloc opens global_State from 5.2 on; 5.1 has its string table (a pointer and two
+ * ints) first. */
+static size_t allocators(const struct runtime *rt, uint64_t *fn, size_t max)
+{
+	const struct puc_runtime *vm = rt->vm;
+	return runtime_read_pointers(rt->pid, vm->gs, vm->ngs, vm->major == 5 && vm->minor == 1 ? 16 : 0, fn, max);
+}
+
 const struct runtime_ops puc_runtime_ops = {
 	.family = "PUC Lua",
 	.cfg_map = "lua_cfgs",
@@ -86,5 +94,6 @@ const struct runtime_ops puc_runtime_ops = {
 	.refresh = refresh,
 	.function_label = puc_function_label,
 	.frame_label = puc_frame_label,
+	.allocators = allocators,
 	.free = free,
 };

@@ -583,16 +583,11 @@ int on_sample(struct bpf_perf_event_data *ctx)
 SEC(LF_PROG_SEC)
 int on_sample(struct bpf_perf_event_data *ctx)
 {
-	__u64 osize = arch_arg(ctx, 2), nsize = arch_arg(ctx, 3);
-	if (nsize <= osize || nsize - osize > (1ULL << 40))
+	/* A new block's osize is not a size: PUC Lua passes the object's type there */
+	__u64 osize = arch_arg(ctx, 1) ? arch_arg(ctx, 2) : 0, nsize = arch_arg(ctx, 3);
+	if (nsize <= osize || nsize - osize > LF_ALLOC_BYTES_MASK)
 		return 0;
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	if (!bpf_map_lookup_elem(&targets, &tgid))
-		return 0;
-	__u32 idx = LF_STAT_ALLOC_BYTES;
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-	if (v)
-		__sync_fetch_and_add(v, nsize - osize);
+	/* the probes are on the targets' threads only; begin_sample checks the PID as always */
 	return begin_sample(ctx, 0, (1ULL << LF_ALLOC_OBJ_SHIFT) | (nsize - osize));
 }
 #endif

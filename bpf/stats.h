@@ -21,7 +21,6 @@ enum lf_stat {
 	LF_STAT_OFF_LOST,     /* wall mode: a thread's time off the CPU lost (its stack not kept) */
 	LF_STAT_ENTRIES,      /* entries made in the stack map (each generation's distinct stacks) */
 	LF_STAT_REPLAYED,     /* samples whose walk took its outer frames from the last walk (walk_memo.bpf.h) */
-	LF_STAT_ALLOC_BYTES,  /* alloc mode: bytes of the allocations sampled */
 	LF_STAT_MAX
 };
 

@@ -334,7 +334,8 @@ static int session_record(struct session *s, double t0)
 	install_signals();
 	if ((rc = sampler_attach(s->smp, s->o->hz)))
 		return rc;
-	if (s->o->alloc && !(s->aw = aw_open(sampler_alloc_prog_fd(s->smp), ALLOC_WINDOW_MS / 1000.0, 1.0 / s->o->hz)))
+	if (s->o->alloc && !(s->aw = aw_open(sampler_alloc_prog_fd(s->smp), ALLOC_WINDOW_MS / 1000.0,
+					     1.0 / s->o->hz)))
 		return 2;
 	double on = now_sec();
 	targets_attach(&s->tg); /* each target is sampled once its VM is known */

@@ -15,8 +15,6 @@
 #include "targets.h"
 #include "runtime.h"
 #include "runtime_attach.h"
-#include "puc_runtime.h"
-#include "luajit_runtime.h"
 #include "proc_ns.h"
 #include "record.h"
 #include "restrictions.h"

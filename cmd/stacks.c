@@ -102,21 +102,15 @@ static int is_lua_word(__u64 w)
 	return lf_is_lua_tag(lf_word_tag(w));
 }
 
-struct merge_ctx { struct symbolizer *sym; pid_t pid; const struct lm_stack *st; };
-
-static int same_function(void *ctx, uint64_t frame_addr, uint64_t func)
+/* The start of each native frame's function, which the merge compares to tell the VM's
+ * frames and a C function's own: symbols are the fold's, the merge a function of its input. */
+static void native_starts(struct symbolizer *sym, pid_t pid, struct lm_stack *ls)
 {
-	struct merge_ctx *m = ctx;
-	uint64_t start;
-	/* frame_addr is a return address here: the call is in the byte before it */
-	return symbolize_func_start(m->sym, m->pid, frame_addr - 1, &start) == 0 && start == func;
-}
-
-static uint64_t func_start(void *ctx, uint64_t frame_addr)
-{
-	struct merge_ctx *m = ctx;
-	uint64_t start;
-	return symbolize_func_start(m->sym, m->pid, frame_addr - 1, &start) == 0 ? start : 0;
+	for (int i = 0; i < ls->nnat; i++) {
+		uint64_t start;
+		/* addr is a return address here: the call is in the byte before it */
+		ls->nat[i].func = symbolize_func_start(sym, pid, ls->nat[i].addr - 1, &start) == 0 ? start : 0;
+	}
 }
 
 /* Frames of a deep native stack left out between its innermost and outermost ones. */
@@ -205,12 +199,11 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 	lm_decode(st->user, nu, &ls);
 	if (!ls.nth)
 		return -1;
-	struct merge_ctx mc = { c->sym, (pid_t)st->pid, &ls };
 	if (rt->ops->resolve)
 		rt->ops->resolve(rt, &ls);
-	struct lm_ops ops = { &mc, same_function, func_start };
+	native_starts(c->sym, (pid_t)st->pid, &ls);
 	int max = (int)(sizeof(mo) / sizeof(mo[0]));
-	int n = keep_elided(&ls, mo, lm_merge(&ls, mo, max - 1, &ops));
+	int n = keep_elided(&ls, mo, lm_merge(&ls, mo, max - 1));
 	if (ls.mark) {
 		sb_puts(out, ";");
 		end_label(c, (pid_t)st->pid, ls.mark, ls.nnat > 0, ls.nnat ? ls.nat[ls.nnat - 1].addr : 0, out);
@@ -332,7 +325,7 @@ static void stacks_fold_frames(struct stack_ctx *c, const struct lf_stack *st, s
 		else if (tag == LF_TAG_ELIDED)
 			elided_label((__u32)w, out);
 		else
-			note_native(c, native_label(c, (pid_t)st->pid, &(struct lm_native){ addr, (int)tag, 0 }, out));
+			note_native(c, native_label(c, (pid_t)st->pid, &(struct lm_native){ addr, (int)tag, 0, 0 }, out));
 	}
 kernel:;
 	if (st->flags & LF_FLAG_OFFCPU) {

@@ -41,7 +41,7 @@ void lm_decode(const __u64 *w, int n, struct lm_stack *s)
 		    t != LF_TAG_ELIDED)
 			break;
 		if (s->nnat < LF_MAX_NATIVE)
-			s->nat[s->nnat++] = (struct lm_native){ lf_native_value(w[i]), t, lf_native_entry(w[i]) };
+			s->nat[s->nnat++] = (struct lm_native){ lf_native_value(w[i]), t, lf_native_entry(w[i]), 0 };
 	}
 	struct lm_thread *th = NULL;
 	for (; i < n; i++) {
@@ -140,10 +140,10 @@ static int next_entry(const struct lm_stack *s, int c)
 /* LuaJIT: the interpreter is one assembly function entered right after the host's call;
  * frames inside it stand for Lua code already shown, frames beyond it (helpers, the GC,
  * traces) stay. */
-static int skip_vm(const struct lm_stack *s, int c, const struct lm_ops *ops)
+static int skip_vm(const struct lm_stack *s, int c)
 {
-	uint64_t vm = c >= 0 ? ops->func_start(ops->ctx, s->nat[c].addr) : 0;
-	while (vm && c >= 0 && s->nat[c].tag != LF_TAG_LJTRACE && ops->func_start(ops->ctx, s->nat[c].addr) == vm)
+	uint64_t vm = c >= 0 ? s->nat[c].func : 0;
+	while (vm && c >= 0 && s->nat[c].tag != LF_TAG_LJTRACE && s->nat[c].func == vm)
 		c--;
 	return c;
 }
@@ -162,10 +162,10 @@ static int is_vm_func(const struct vm_funcs *v, uint64_t start)
 }
 
 /* Native frames lo..hi (leaf indices) were left out as the VM's. */
-static void note_vm_frames(struct vm_funcs *v, const struct lm_stack *s, int lo, int hi, const struct lm_ops *ops)
+static void note_vm_frames(struct vm_funcs *v, const struct lm_stack *s, int lo, int hi)
 {
 	for (int i = lo; i <= hi && v->n < VM_FUNCS; i++) {
-		uint64_t f = ops->func_start(ops->ctx, s->nat[i].addr);
+		uint64_t f = s->nat[i].func;
 		if (f && !is_vm_func(v, f))
 			v->start[v->n++] = f;
 	}
@@ -179,12 +179,11 @@ static void note_vm_frames(struct vm_funcs *v, const struct lm_stack *s, int lo,
  * calls luaD_callnoyield, as lua_pcallk's path did): the C function's own frames down to
  * that call stay, as with a host whose API has symbols. Returns the entry's frame, c + 1
  * for "no native frame", or -1. */
-static int entry_without_symbols(const struct lm_stack *s, int thread, int k, int c, const struct vm_funcs *vm,
-				 const struct lm_ops *ops)
+static int entry_without_symbols(const struct lm_stack *s, int thread, int k, int c, const struct vm_funcs *vm)
 {
 	if (k > 0) {
 		for (int i = c; i >= 0 && vm->n; i--)
-			if (is_vm_func(vm, ops->func_start(ops->ctx, s->nat[i].addr)))
+			if (is_vm_func(vm, s->nat[i].func))
 				return i + 1;
 		return c + 1;
 	}
@@ -203,9 +202,8 @@ static int innermost_entry(const struct lm_stack *s, int c)
 	return -1;
 }
 
-int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct lm_ops *ops)
+int lm_merge(const struct lm_stack *s, struct lm_out *out, int max)
 {
-	void *ctx = ops->ctx;
 	struct act acts[LF_MAX_LTHREADS * LF_MAX_LPOS];
 	int order[LF_MAX_LTHREADS], na = 0;
 	thread_order(s, order);
@@ -224,7 +222,7 @@ int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct
 		if (k == na - 1 && first->marker && !first->aux)
 			b = innermost_entry(s, c); /* truncated: the outer part is lost */
 		else if (b < 0 && !th->lj)
-			b = entry_without_symbols(s, a->thread, k, c, &vm, ops);
+			b = entry_without_symbols(s, a->thread, k, c, &vm);
 		/* Without an entry (a LuaJIT coroutine resumed by the VM itself) the Lua frames come
 		 * first and the native frames below wait for the end. */
 		for (; b >= 0 && c >= b; c--)
@@ -239,16 +237,16 @@ int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct
 			/* The Lua label stands for the C function's own frame; its callees follow. */
 			int found = 0;
 			for (int i = b - 1; i >= 0 && last->ptr && !found; i--)
-				if (ops->same_function(ctx, s->nat[i].addr, last->ptr)) {
+				if (s->nat[i].func == last->ptr) {
 					c = i - 1;
 					found = 1;
 				}
 			if (!found && th->lj)
-				c = skip_vm(s, c, ops);   /* a built-in runs inside the interpreter */
+				c = skip_vm(s, c);   /* a built-in runs inside the interpreter */
 			else if (found && !th->lj)
-				note_vm_frames(&vm, s, c + 2, b - 1, ops);
+				note_vm_frames(&vm, s, c + 2, b - 1);
 		} else if (k == na - 1 && th->lj) {
-			c = skip_vm(s, c, ops);
+			c = skip_vm(s, c);
 		} else if (k == na - 1) {
 			/* The interpreter's frames down to where it runs this thread are hidden. */
 			int seen = innermost_seen(s, a->thread, b);

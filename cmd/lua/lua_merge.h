@@ -13,6 +13,10 @@ struct lm_native {
 	uint64_t addr;
 	int tag;          /* LF_TAG_NATIVE, _EXACT, _FP, _ELIDED, _LJTRACE */
 	int entry;        /* a host's call entered a VM here (LF_NAT_ENTRY) */
+	/* Start of the function holding the frame (looked up at addr - 1: a return address's
+	 * call is before it), 0 when not known. lm_decode leaves it 0; whoever knows the
+	 * process's symbols fills it before lm_merge, which only compares starts. */
+	uint64_t func;
 };
 struct lm_lua {
 	int c;            /* a C function: ptr = lua_CFunction (0 for a LuaJIT built-in) */
@@ -62,14 +66,7 @@ struct lm_out {
 };
 enum { LM_NATIVE, LM_LUA };
 
-/* Merged order of st's frames, root first; returns the count (at most max). */
-struct lm_ops {
-	void *ctx;
-	/* Whether the native frame (a return address) is in the function starting at func. */
-	int (*same_function)(void *ctx, uint64_t frame_addr, uint64_t func);
-	/* Start of the function holding the native frame, or 0. */
-	uint64_t (*func_start)(void *ctx, uint64_t frame_addr);
-};
-
-int lm_merge(const struct lm_stack *st, struct lm_out *out, int max, const struct lm_ops *ops);
+/* Merged order of st's frames, root first; returns the count (at most max). A pure function
+ * of st: the native frames' function starts come in st->nat[].func. */
+int lm_merge(const struct lm_stack *st, struct lm_out *out, int max);
 #endif

@@ -203,7 +203,7 @@ static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sb
 		rt->ops->resolve(rt, &ls);
 	native_starts(c->sym, (pid_t)st->pid, &ls);
 	int max = (int)(sizeof(mo) / sizeof(mo[0]));
-	int n = keep_elided(&ls, mo, lm_merge(&ls, mo, max - 1));
+	int n = keep_elided(&ls, mo, lm_merge(&ls, rt->ops->merge, mo, max - 1));
 	if (ls.mark) {
 		sb_puts(out, ";");
 		end_label(c, (pid_t)st->pid, ls.mark, ls.nnat > 0, ls.nnat ? ls.nat[ls.nnat - 1].addr : 0, out);

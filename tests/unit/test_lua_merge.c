@@ -12,12 +12,13 @@
 enum { LEAF = 0x1010, VM = 0x2020, PMAIN = 0x4040, MAIN = 0x5050, START = 0x6060 };
 #define W(tag, v) (((__u64)(tag) << LF_TAG_SHIFT) | (v)) /* constant: used in initializers */
 
-/* The merge's input as the fold gives it: each native frame's function start. */
+/* The merge's input as the fold gives it: each native frame's function start; the
+ * stacks merged here are PUC Lua's, whose family leaves the merge's rules at 0. */
 static int merge(struct lm_stack *s, struct lm_out *o, int max)
 {
 	for (int i = 0; i < s->nnat; i++)
 		s->nat[i].func = s->nat[i].addr & ~0xffULL;
-	return lm_merge(s, o, max);
+	return lm_merge(s, NULL, o, max);
 }
 
 /* Native frames leaf first: the VM running the Lua code, lua_pcallk called by pmain, pmain

@@ -97,26 +97,37 @@ static void thread_level(pid_t pid, __u32 tid, struct sbuf *out)
 	sb_printf(out, "-%u", tid);
 }
 
-static int is_lua_word(__u64 w)
+static int nuser_of(const struct lf_stack *st)
 {
-	return lf_is_lua_tag(lf_word_tag(w));
+	return st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK;
 }
 
-struct merge_ctx { struct symbolizer *sym; pid_t pid; const struct lm_stack *st; };
-
-static int same_function(void *ctx, uint64_t frame_addr, uint64_t func)
+/* A record's words split into native frames and Lua threads (lm_decode), and what the record
+ * holds turned into what its family's labels need: the one decode, for the announcement's
+ * naming and the drain's fold alike. Returns st's runtime; a process without one (none found,
+ * or forgotten at exec) keeps no Lua part, as nothing can label it. Hold targets_lock, or be
+ * the thread that changes the targets. */
+static const struct runtime *stack_decode(struct stack_ctx *c, const struct lf_stack *st, struct lm_stack *ls)
 {
-	struct merge_ctx *m = ctx;
-	uint64_t start;
-	/* frame_addr is a return address here: the call is in the byte before it */
-	return symbolize_func_start(m->sym, m->pid, frame_addr - 1, &start) == 0 && start == func;
+	struct stack_target *t = stacks_target(c, (pid_t)st->pid);
+	const struct runtime *rt = t ? t->rt : NULL;
+	lm_decode(st->user, nuser_of(st), ls);
+	if (!rt)
+		ls->nth = ls->npos = 0;
+	else if (ls->nth && rt->ops->resolve)
+		rt->ops->resolve(rt, ls);
+	return rt;
 }
 
-static uint64_t func_start(void *ctx, uint64_t frame_addr)
+/* The start of each native frame's function, which the merge compares to tell the VM's
+ * frames and a C function's own: symbols are the fold's, the merge a function of its input. */
+static void native_starts(struct symbolizer *sym, pid_t pid, struct lm_stack *ls)
 {
-	struct merge_ctx *m = ctx;
-	uint64_t start;
-	return symbolize_func_start(m->sym, m->pid, frame_addr - 1, &start) == 0 ? start : 0;
+	for (int i = 0; i < ls->nnat; i++) {
+		uint64_t start;
+		/* addr is a return address here: the call is in the byte before it */
+		ls->nat[i].func = symbolize_func_start(sym, pid, ls->nat[i].addr - 1, &start) == 0 ? start : 0;
+	}
 }
 
 /* Frames of a deep native stack left out between its innermost and outermost ones. */
@@ -192,94 +203,73 @@ static int keep_elided(const struct lm_stack *ls, struct lm_out *mo, int n)
 	return n + 1;
 }
 
-/* Native and Lua frames interleaved; returns 0, or -1 when there is no Lua part. */
-static int fold_merged(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
+/* The order of ls's frames, root first: the native frames merged with the Lua part by its
+ * family's rules, or alone when there is none. Returns the count. */
+static int frame_order(struct stack_ctx *c, pid_t pid, const struct runtime *rt, struct lm_stack *ls,
+		       struct lm_out *mo, int max)
 {
-	struct stack_target *t = stacks_target(c, (pid_t)st->pid);
-	if (!t || !t->rt)
-		return -1;
-	const struct runtime *rt = t->rt;
-	static struct lm_stack ls;
-	static struct lm_out mo[LF_MAX_NATIVE + LF_MAX_LTHREADS * (LF_MAX_LUA + 1)];
-	int nu = st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK;
-	lm_decode(st->user, nu, &ls);
-	if (!ls.nth)
-		return -1;
-	struct merge_ctx mc = { c->sym, (pid_t)st->pid, &ls };
-	if (rt->ops->resolve)
-		rt->ops->resolve(rt, &ls);
-	struct lm_ops ops = { &mc, same_function, func_start };
-	int max = (int)(sizeof(mo) / sizeof(mo[0]));
-	int n = keep_elided(&ls, mo, lm_merge(&ls, mo, max - 1, &ops));
-	if (ls.mark) {
+	if (ls->nth)
+		native_starts(c->sym, pid, ls);
+	return keep_elided(ls, mo, lm_merge(ls, rt ? rt->ops->merge : NULL, mo, max - 1));
+}
+
+/* The user frames of ls, root first: where the native part ends short of the root, then
+ * native and Lua frames in call order. */
+static void fold_user(struct stack_ctx *c, pid_t pid, const struct runtime *rt, const struct lm_stack *ls,
+		      const struct lm_out *mo, int n, struct sbuf *out)
+{
+	if (ls->mark) {
 		sb_puts(out, ";");
-		end_label(c, (pid_t)st->pid, ls.mark, ls.nnat > 0, ls.nnat ? ls.nat[ls.nnat - 1].addr : 0, out);
+		end_label(c, pid, ls->mark, ls->nnat > 0, ls->nnat ? ls->nat[ls->nnat - 1].addr : 0, out);
 	}
 	/* A thread's VM state ([GC]) follows its innermost Lua frame and the trace that runs
 	 * there: a trace that calls the GC is its caller. */
 	const struct lm_thread *state = NULL;
 	for (int i = 0; i < n; i++) {
-		int trace = mo[i].kind == LM_NATIVE && ls.nat[mo[i].a].tag == LF_TAG_LJTRACE;
+		int trace = mo[i].kind == LM_NATIVE && ls->nat[mo[i].a].tag == LF_TAG_LJTRACE;
 		if (state && !trace) {
 			note_state(c, rt->ops->thread_label(state, out));
 			state = NULL;
 		}
 		sb_puts(out, ";");
 		if (mo[i].kind == LM_NATIVE) {
-			note_native(c, native_label(c, (pid_t)st->pid, &ls.nat[mo[i].a], out));
+			note_native(c, native_label(c, pid, &ls->nat[mo[i].a], out));
 		} else {
 			note_native(c, SYM_NAMED);
-			if (ls.th[mo[i].a].f[mo[i].b].marker)
-				gap_label(&ls.th[mo[i].a].f[mo[i].b], out);
+			if (ls->th[mo[i].a].f[mo[i].b].marker)
+				gap_label(&ls->th[mo[i].a].f[mo[i].b], out);
 			else
-				c->at_gone |= runtime_frame_label(rt, c->sym, &ls.th[mo[i].a], mo[i].b, c->lines, out);
+				c->at_gone |= runtime_frame_label(rt, c->sym, &ls->th[mo[i].a], mo[i].b, c->lines, out);
 		}
-		if (rt->ops->thread_label && mo[i].kind == LM_LUA && mo[i].b == 0)
-			state = &ls.th[mo[i].a];
+		if (mo[i].kind == LM_LUA && mo[i].b == 0 && rt->ops->thread_label)
+			state = &ls->th[mo[i].a];
 	}
 	if (state)
 		note_state(c, rt->ops->thread_label(state, out));
-	return 0;
 }
 
 /* makecontext makes the start of the context's entry function its return address, though
  * nothing called it, and the walk reads on past it into garbage. A stack cut short whose
- * return address is exactly a function's start is cut there: its root is the fiber. Returns
- * st, or the cut copy. */
-static const struct lf_stack *cut_at_context(struct stack_ctx *c, const struct lf_stack *st)
+ * return address is exactly a function's start is cut there: its root is the fiber. */
+static void cut_at_context(struct stack_ctx *c, pid_t pid, struct lm_stack *ls)
 {
-	static struct lf_stack cut;
-	int nu = st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK, nat = 0, at = -1;
-	if (st->flags & LF_FLAG_COMPLETE)
-		return st;
-	while (nat < nu && !is_lua_word(st->user[nat]) && lf_word_tag(st->user[nat]) != LF_TAG_MARK)
-		nat++;
-	for (int i = 1; i < nat && at < 0; i++) {
-		uint64_t a = lf_native_value(st->user[i]), start;
-		if (lf_word_tag(st->user[i]) == LF_TAG_NATIVE &&
-		    symbolize_func_start(c->sym, (pid_t)st->pid, a, &start) == 0 && start == a)
+	int at = -1;
+	for (int i = 1; i < ls->nnat && at < 0; i++) {
+		uint64_t start;
+		if (ls->nat[i].tag == LF_TAG_NATIVE && symbolize_func_start(c->sym, pid, ls->nat[i].addr, &start) == 0 &&
+		    start == ls->nat[i].addr)
 			at = i;
 	}
 	if (at < 0)
-		return st;
-	memcpy(&cut, st, offsetof(struct lf_stack, user));
-	memcpy(cut.kern, st->kern, sizeof(cut.kern));
+		return;
+	ls->nnat = at + 1;
+	ls->mark = LF_MARK_NO_TABLE;
 	int n = 0;
-	for (int i = 0; i <= at; i++)
-		cut.user[n++] = st->user[i];
-	cut.user[n++] = lf_word(LF_TAG_MARK, LF_MARK_NO_TABLE);
-	for (int i = nat + (nat < nu && lf_word_tag(st->user[nat]) == LF_TAG_MARK); i < nu; i++) {
-		__u32 t = lf_word_tag(st->user[i]);
-		if (lf_is_lua_func_tag(t) && i + 1 < nu) {
-			cut.user[n++] = st->user[i++]; /* a function word and its pc word */
-			cut.user[n++] = st->user[i];
-		} else if (t != LF_TAG_LPOS || (int)lf_lpos_frame(st->user[i]) <= at) {
-			cut.user[n++] = st->user[i];
-		}
-	}
-	cut.nuser = (__u16)n;
+	for (int k = 0; k < ls->npos; k++)
+		if (ls->pos[k].frame <= at)
+			ls->pos[n++] = ls->pos[k]; /* a lua_State seen beyond the cut was garbage */
+	ls->npos = n;
 	c->at_fiber = 1;
-	return &cut;
 }
 
 /* The scheduler's own functions, between a waiting thread's last frame and the wait. */
@@ -308,33 +298,20 @@ static void offcpu_label(struct stack_ctx *c, const struct lf_stack *st, struct 
 	sb_puts(out, "]");
 }
 
-/* Appends the folded frames of st (without the count) to out. */
+/* Appends the folded frames of st (without the count) to out: one decode, then one loop
+ * over the frames in call order, whether the stack has a Lua part or not. */
 static void stacks_fold_frames(struct stack_ctx *c, const struct lf_stack *st, struct sbuf *out)
 {
-	st = cut_at_context(c, st);
-	sb_puts(out, comm_of(c, (pid_t)st->pid));
+	static struct lm_stack ls; /* the drain's own: the naming thread decodes into another */
+	static struct lm_out mo[LF_MAX_NATIVE + LF_MAX_LTHREADS * (LF_MAX_LUA + 1)];
+	pid_t pid = (pid_t)st->pid;
+	const struct runtime *rt = stack_decode(c, st, &ls);
+	if (!(st->flags & LF_FLAG_COMPLETE))
+		cut_at_context(c, pid, &ls);
+	sb_puts(out, comm_of(c, pid));
 	if (st->tid)
-		thread_level((pid_t)st->pid, st->tid, out);
-	size_t mark = out->len;
-	if (fold_merged(c, st, out) == 0)
-		goto kernel;
-	out->len = mark;
-	out->s[mark] = 0;
-	int nu = st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK;
-	for (int i = 0; i < nu; i++)
-		if (is_lua_word(st->user[i]))
-			nu = i; /* the Lua part follows the native frames */
-	for (int i = nu - 1; i >= 0; i--) {
-		__u64 w = st->user[i], tag = lf_word_tag(w), addr = lf_native_value(w);
-		sb_puts(out, ";");
-		if (tag == LF_TAG_MARK)
-			end_label(c, (pid_t)st->pid, (__u32)w, i > 0, i > 0 ? lf_native_value(st->user[i - 1]) : 0, out);
-		else if (tag == LF_TAG_ELIDED)
-			elided_label((__u32)w, out);
-		else
-			note_native(c, native_label(c, (pid_t)st->pid, &(struct lm_native){ addr, (int)tag, 0 }, out));
-	}
-kernel:;
+		thread_level(pid, st->tid, out);
+	fold_user(c, pid, rt, &ls, mo, frame_order(c, pid, rt, &ls, mo, (int)(sizeof(mo) / sizeof(mo[0]))), out);
 	if (st->flags & LF_FLAG_OFFCPU) {
 		offcpu_label(c, st, out);
 		if (!c->kernel)
@@ -361,7 +338,7 @@ static int debug_words(void)
 
 static void print_words(const char *folded, const struct lf_stack *st)
 {
-	int nu = st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK;
+	int nu = nuser_of(st);
 	flockfile(stderr);
 	fprintf(stderr, "lua-flame: words: %s :", folded);
 	for (int i = 0; i < nu; i++)
@@ -382,16 +359,10 @@ static void stacks_fold(struct stack_ctx *c, const struct lf_stack *st, struct s
 void stacks_fresh(const struct lf_stack_key *k, const struct lf_stack *st, void *ctx)
 {
 	struct stack_ctx *c = ctx;
-	static struct lm_stack ls;
+	static struct lm_stack ls; /* the naming thread's own */
 	(void)k;
-	lm_decode(st->user, st->nuser < LF_MAX_USTACK ? st->nuser : LF_MAX_USTACK, &ls);
-	if (!ls.nth)
-		return;
 	pthread_mutex_lock(&targets_lock);  /* the runtimes must not be freed meanwhile */
-	struct stack_target *t = stacks_target(c, (pid_t)st->pid);
-	const struct runtime *rt = t ? t->rt : NULL;
-	if (rt && rt->ops->resolve)
-		rt->ops->resolve(rt, &ls);
+	const struct runtime *rt = stack_decode(c, st, &ls);
 	for (int i = 0; rt && i < ls.nth; i++)
 		runtime_name_frames(rt, &ls.th[i], c->lines);
 	pthread_mutex_unlock(&targets_lock);

@@ -41,7 +41,7 @@ void lm_decode(const __u64 *w, int n, struct lm_stack *s)
 		    t != LF_TAG_ELIDED)
 			break;
 		if (s->nnat < LF_MAX_NATIVE)
-			s->nat[s->nnat++] = (struct lm_native){ lf_native_value(w[i]), t, lf_native_entry(w[i]) };
+			s->nat[s->nnat++] = (struct lm_native){ lf_native_value(w[i]), t, lf_native_entry(w[i]), 0 };
 	}
 	struct lm_thread *th = NULL;
 	for (; i < n; i++) {
@@ -71,14 +71,15 @@ struct act { int thread, outer, inner, nat; };
 
 /* Splits thread t's frames (outermost first) into activations: one starts at each
  * function entered from C (the outermost frame, or a frame whose caller is a C
- * function). A C function called from Lua ends its caller's activation. In LuaJIT only
- * the frames its VM marks as entered from C start one: pcall, xpcall and the other fast
- * functions call Lua inside the interpreter, without a native frame of their own. */
-static int activations(const struct lm_thread *th, int t, struct act *a, int max)
+ * function). A C function called from Lua ends its caller's activation. Where the VM
+ * marks its entries from C (LuaJIT), only those frames start one: pcall, xpcall and the
+ * other fast functions call Lua inside the interpreter, without a native frame of their own. */
+static int activations(const struct lm_thread *th, int t, const struct lm_rules *r, struct act *a, int max)
 {
 	int n = 0;
 	for (int j = th->n - 1; j >= 0; j--) {
-		int from_c = j == th->n - 1 || (!th->lj && th->f[j + 1].c) || (th->f[j].aux & LF_LFLAG_CENTRY);
+		int from_c = j == th->n - 1 || (!r->marked_entries && th->f[j + 1].c) ||
+			     (th->f[j].aux & LF_LFLAG_CENTRY);
 		if (from_c && n < max)
 			a[n++] = (struct act){ t, j, j, -1 };
 		else if (n)
@@ -137,13 +138,13 @@ static int next_entry(const struct lm_stack *s, int c)
 	return -1;
 }
 
-/* LuaJIT: the interpreter is one assembly function entered right after the host's call;
- * frames inside it stand for Lua code already shown, frames beyond it (helpers, the GC,
- * traces) stay. */
-static int skip_vm(const struct lm_stack *s, int c, const struct lm_ops *ops)
+/* An interpreter that is one function (LuaJIT's, in assembly) is entered right after the
+ * host's call; frames inside it stand for Lua code already shown, frames beyond it
+ * (helpers, the GC, traces) stay. */
+static int skip_vm(const struct lm_stack *s, int c)
 {
-	uint64_t vm = c >= 0 ? ops->func_start(ops->ctx, s->nat[c].addr) : 0;
-	while (vm && c >= 0 && s->nat[c].tag != LF_TAG_LJTRACE && ops->func_start(ops->ctx, s->nat[c].addr) == vm)
+	uint64_t vm = c >= 0 ? s->nat[c].func : 0;
+	while (vm && c >= 0 && s->nat[c].tag != LF_TAG_LJTRACE && s->nat[c].func == vm)
 		c--;
 	return c;
 }
@@ -162,10 +163,10 @@ static int is_vm_func(const struct vm_funcs *v, uint64_t start)
 }
 
 /* Native frames lo..hi (leaf indices) were left out as the VM's. */
-static void note_vm_frames(struct vm_funcs *v, const struct lm_stack *s, int lo, int hi, const struct lm_ops *ops)
+static void note_vm_frames(struct vm_funcs *v, const struct lm_stack *s, int lo, int hi)
 {
 	for (int i = lo; i <= hi && v->n < VM_FUNCS; i++) {
-		uint64_t f = ops->func_start(ops->ctx, s->nat[i].addr);
+		uint64_t f = s->nat[i].func;
 		if (f && !is_vm_func(v, f))
 			v->start[v->n++] = f;
 	}
@@ -179,12 +180,11 @@ static void note_vm_frames(struct vm_funcs *v, const struct lm_stack *s, int lo,
  * calls luaD_callnoyield, as lua_pcallk's path did): the C function's own frames down to
  * that call stay, as with a host whose API has symbols. Returns the entry's frame, c + 1
  * for "no native frame", or -1. */
-static int entry_without_symbols(const struct lm_stack *s, int thread, int k, int c, const struct vm_funcs *vm,
-				 const struct lm_ops *ops)
+static int entry_without_symbols(const struct lm_stack *s, int thread, int k, int c, const struct vm_funcs *vm)
 {
 	if (k > 0) {
 		for (int i = c; i >= 0 && vm->n; i--)
-			if (is_vm_func(vm, ops->func_start(ops->ctx, s->nat[i].addr)))
+			if (is_vm_func(vm, s->nat[i].func))
 				return i + 1;
 		return c + 1;
 	}
@@ -203,14 +203,15 @@ static int innermost_entry(const struct lm_stack *s, int c)
 	return -1;
 }
 
-int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct lm_ops *ops)
+int lm_merge(const struct lm_stack *s, const struct lm_rules *rules, struct lm_out *out, int max)
 {
-	void *ctx = ops->ctx;
+	static const struct lm_rules puc_way;
+	const struct lm_rules *r = rules ? rules : &puc_way;
 	struct act acts[LF_MAX_LTHREADS * LF_MAX_LPOS];
 	int order[LF_MAX_LTHREADS], na = 0;
 	thread_order(s, order);
 	for (int i = 0; i < s->nth; i++)
-		na += activations(&s->th[order[i]], order[i], acts + na, LF_MAX_LPOS);
+		na += activations(&s->th[order[i]], order[i], r, acts + na, LF_MAX_LPOS);
 	struct emit e = { out, 0, max };
 	struct vm_funcs vm = { .n = 0 };
 	int c = s->nnat - 1;              /* next native frame to emit, counting from the leaf */
@@ -223,9 +224,9 @@ int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct
 		const struct lm_lua *first = &th->f[a->outer];
 		if (k == na - 1 && first->marker && !first->aux)
 			b = innermost_entry(s, c); /* truncated: the outer part is lost */
-		else if (b < 0 && !th->lj)
-			b = entry_without_symbols(s, a->thread, k, c, &vm, ops);
-		/* Without an entry (a LuaJIT coroutine resumed by the VM itself) the Lua frames come
+		else if (b < 0 && !r->marked_entries)
+			b = entry_without_symbols(s, a->thread, k, c, &vm);
+		/* Without an entry (a coroutine the VM resumed itself) the Lua frames come
 		 * first and the native frames below wait for the end. */
 		for (; b >= 0 && c >= b; c--)
 			put(&e, LM_NATIVE, c, 0);
@@ -239,16 +240,16 @@ int lm_merge(const struct lm_stack *s, struct lm_out *out, int max, const struct
 			/* The Lua label stands for the C function's own frame; its callees follow. */
 			int found = 0;
 			for (int i = b - 1; i >= 0 && last->ptr && !found; i--)
-				if (ops->same_function(ctx, s->nat[i].addr, last->ptr)) {
+				if (s->nat[i].func == last->ptr) {
 					c = i - 1;
 					found = 1;
 				}
-			if (!found && th->lj)
-				c = skip_vm(s, c, ops);   /* a built-in runs inside the interpreter */
-			else if (found && !th->lj)
-				note_vm_frames(&vm, s, c + 2, b - 1, ops);
-		} else if (k == na - 1 && th->lj) {
-			c = skip_vm(s, c, ops);
+			if (!found && r->one_function_vm)
+				c = skip_vm(s, c);   /* a built-in runs inside the interpreter */
+			else if (found && !r->marked_entries)
+				note_vm_frames(&vm, s, c + 2, b - 1);
+		} else if (k == na - 1 && r->one_function_vm) {
+			c = skip_vm(s, c);
 		} else if (k == na - 1) {
 			/* The interpreter's frames down to where it runs this thread are hidden. */
 			int seen = innermost_seen(s, a->thread, b);

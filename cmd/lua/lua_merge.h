@@ -13,6 +13,10 @@ struct lm_native {
 	uint64_t addr;
 	int tag;          /* LF_TAG_NATIVE, _EXACT, _FP, _ELIDED, _LJTRACE */
 	int entry;        /* a host's call entered a VM here (LF_NAT_ENTRY) */
+	/* Start of the function holding the frame (looked up at addr - 1: a return address's
+	 * call is before it), 0 when not known. lm_decode leaves it 0; whoever knows the
+	 * process's symbols fills it before lm_merge, which only compares starts. */
+	uint64_t func;
 };
 struct lm_lua {
 	int c;            /* a C function: ptr = lua_CFunction (0 for a LuaJIT built-in) */
@@ -37,7 +41,7 @@ struct lm_thread {
 	uint64_t L;
 	struct lm_lua f[LF_MAX_LUA + 1];  /* innermost first, + a marker */
 	int n;
-	int lj;             /* LuaJIT thread: vmstate is valid */
+	int lj;             /* LuaJIT thread: vmstate is valid (the merge's rules are the family's) */
 	int32_t vmstate;    /* LuaJIT: trace number (>= 0) or ~state */
 };
 struct lm_pos { int thread, frame; };               /* frame: native index from the leaf */
@@ -62,14 +66,23 @@ struct lm_out {
 };
 enum { LM_NATIVE, LM_LUA };
 
-/* Merged order of st's frames, root first; returns the count (at most max). */
-struct lm_ops {
-	void *ctx;
-	/* Whether the native frame (a return address) is in the function starting at func. */
-	int (*same_function)(void *ctx, uint64_t frame_addr, uint64_t func);
-	/* Start of the function holding the native frame, or 0. */
-	uint64_t (*func_start)(void *ctx, uint64_t frame_addr);
+/* How a family's VM runs Lua code, where the merge must follow it: data the family sets
+ * (runtime_ops.merge), so that the merge names no family. All 0 (or NULL) is PUC Lua's way:
+ * a C function Lua calls has a native frame of its own, and the host enters the VM through
+ * API functions, which a stripped static host may not name. */
+struct lm_rules {
+	/* The VM marks the frames it entered from C (LF_LFLAG_CENTRY; the native caller has
+	 * LF_NAT_ENTRY): only those start an activation, because a C function Lua calls (pcall)
+	 * may run Lua inside the same interpreter call; and an activation without a marked entry
+	 * has none (the VM resumed a coroutine itself), not one a stripped host hides. */
+	int marked_entries;
+	/* The interpreter is one function: its frames after the host's call stand for the Lua
+	 * code shown, and a built-in without a native frame of its own runs inside it. */
+	int one_function_vm;
 };
 
-int lm_merge(const struct lm_stack *st, struct lm_out *out, int max, const struct lm_ops *ops);
+/* Merged order of st's frames, root first, by the rules of its runtime's family (NULL: all
+ * 0); returns the count (at most max). A pure function of its input: the native frames'
+ * function starts come in st->nat[].func. */
+int lm_merge(const struct lm_stack *st, const struct lm_rules *rules, struct lm_out *out, int max);
 #endif

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct lm_rules;
 struct lm_stack;
 struct lm_thread;
 struct sampler;
@@ -53,6 +54,8 @@ struct runtime_ops {
 	/* Each time the BPF side was given the configuration (NULL: nothing more): what else it
 	 * needs of the runtime from the start. */
 	void (*pushed)(const struct runtime *rt, struct sampler *smp);
+	/* How its VM runs Lua code, where the merge must follow it (lua_merge.h; NULL: PUC Lua's way). */
+	const struct lm_rules *merge;
 	/* Before a merge, what the record holds turned into what the labels need (NULL: as is). */
 	void (*resolve)(const struct runtime *rt, struct lm_stack *st);
 	/* The label of Lua function frame j of th, read from the target into the label caches

@@ -5,7 +5,8 @@
  *
  *   nat:  native frames leaf first, by function name; "name+N" is N bytes further into the
  *         same function, "trace:N" a LuaJIT trace, "mark:N" ends the native part with lf_mark N
- *   lua:  lua_States separated by "|", each "L=ADDR [lj] : frames innermost first", a frame
+ *   lua:  lua_States separated by "|", each "L=ADDR [lj] : frames innermost first" (lj: a
+ *         LuaJIT thread; a case with one is merged by the rules the LuaJIT family sets), a frame
  *         being "f:NAME" (Lua function), "c:NAME" (C function: the native function NAME),
  *         "c:-" (a LuaJIT built-in, no native function), "E:N" (N frames left out), "D" (the
  *         root side lost); "!" after a frame marks it entered from C (LuaJIT's C frames)
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "lua_merge.h"
+#include "runtime.h"
 
 #define MAXN 64
 static const char *fnames[MAXN];
@@ -40,19 +42,14 @@ static const char *fn_name(uint64_t addr)
 	return i >= 0 && i < nfn ? fnames[i] : "?";
 }
 
-static int same_function(void *ctx, uint64_t addr, uint64_t func)
+/* The merge's input as the fold gives it: each native frame's function start, looked up at
+ * the byte before its return address. */
+static void func_starts(struct lm_stack *s)
 {
-	(void)ctx;
-	return ((addr - 1) & ~0xffffULL) == func;
+	for (int i = 0; i < s->nnat; i++)
+		s->nat[i].func = (s->nat[i].addr - 1) & ~0xffffULL;
 }
 
-static uint64_t func_start(void *ctx, uint64_t addr)
-{
-	(void)ctx;
-	return (addr - 1) & ~0xffffULL;
-}
-
-static const struct lm_ops ops = { NULL, same_function, func_start };
 #define W(tag, v) lf_word(tag, v)
 
 static int put_native(__u64 *w, int n, const char *tok, size_t len)
@@ -103,7 +100,8 @@ static size_t token(const char **s, const char **tok)
 	return len;
 }
 
-static int encode(const char *nat, const char *lua, const char *pos, __u64 *w)
+/* The case's record into w; returns its length, and in *lj whether a lua_State is LuaJIT's. */
+static int encode(const char *nat, const char *lua, const char *pos, __u64 *w, int *lj_case)
 {
 	int n = 0;
 	const char *t;
@@ -118,6 +116,7 @@ static int encode(const char *nat, const char *lua, const char *pos, __u64 *w)
 		int lj = strstr(th, " lj") != NULL;
 		if (nth < 8)
 			is_lj[nth++] = lj;
+		*lj_case |= lj;
 		w[n++] = W(LF_TAG_LTHREAD, strtoull(strstr(th, "L=") + 2, NULL, 16));
 		if (lj)
 			w[n++] = W(LF_TAG_LJSTATE, 0);
@@ -259,14 +258,26 @@ static const struct merge_case cases[] = {
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 
+/* The merge's rules as the named family sets them (runtime_ops.merge). */
+static const struct lm_rules *family_rules(const char *family)
+{
+	for (int i = 0; runtime_families[i]; i++)
+		if (!strcmp(runtime_families[i]->family, family))
+			return runtime_families[i]->merge;
+	return NULL;
+}
+
 static int run_case(const struct merge_case *c)
 {
 	static __u64 w[LF_MAX_USTACK];
 	static struct lm_stack s;
 	static struct lm_out o[LF_MAX_NATIVE + LF_MAX_LTHREADS * (LF_MAX_LUA + 1)];
 	char got[1024];
-	lm_decode(w, encode(c->nat, c->lua, c->pos, w), &s);
-	render(&s, o, lm_merge(&s, o, (int)(sizeof(o) / sizeof(o[0])), &ops), got, sizeof(got));
+	int lj = 0;
+	lm_decode(w, encode(c->nat, c->lua, c->pos, w, &lj), &s);
+	func_starts(&s);
+	const struct lm_rules *rules = family_rules(lj ? "LuaJIT" : "PUC Lua");
+	render(&s, o, lm_merge(&s, rules, o, (int)(sizeof(o) / sizeof(o[0]))), got, sizeof(got));
 	if (!strcmp(got, c->want)) {
 		printf("PASS: merge: %s\n", c->name);
 		return 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "lua_merge.h"
 #include "luajit_label.h"
 #include "luajit_runtime.h"
 #include "runtime.h"
@@ -94,6 +95,10 @@ static size_t allocators(const struct runtime *rt, uint64_t *fn, size_t max)
 	return runtime_read_pointers(rt->pid, vm->gs, vm->ngs, (unsigned)vm->lay->g_gc_total - 16, fn, max);
 }
 
+/* The VM chains the C frames that entered it (L->cframe), which the BPF side marks, and its
+ * interpreter is one assembly function that runs the built-ins (pcall, table.sort) itself. */
+static const struct lm_rules merge_rules = { .marked_entries = 1, .one_function_vm = 1 };
+
 const struct runtime_ops luajit_runtime_ops = {
 	.family = "LuaJIT",
 	.cfg_map = "lj_cfgs",
@@ -102,6 +107,7 @@ const struct runtime_ops luajit_runtime_ops = {
 	.bpf_cfg = bpf_cfg,
 	.refresh = refresh,
 	.pushed = pushed,
+	.merge = &merge_rules,
 	.resolve = luajit_resolve,
 	.function_label = luajit_function_label,
 	.frame_label = luajit_frame_label,

@@ -9,6 +9,8 @@
  *   vm_threads per-request N SCRIPT  N threads "lua-I", each serving requests one after
  *                            another: a new state per request loads SCRIPT, calls its
  *                            global handle(), and is closed; and the thread "c-only"
+ *   vm_threads script N SCRIPT  N threads "lua-I", each with its own state running SCRIPT
+ *                            (arg = {}, so until killed), and the thread "c-only"
  * Links the Lua or LuaJIT library it is built against; runs until killed. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -24,6 +26,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static lua_State *shared;
 static int late = -1; /* the thread that makes its state late */
 static const char *per_request; /* the script each request's state loads */
+static const char *thread_script; /* the script each thread's own state runs */
 
 /* burn_I: a named global, called again and again from C with pcall. */
 static const char *script =
@@ -90,6 +93,17 @@ static void *lua_thread(void *arg)
 	}
 	while (per_request)
 		serve_request(per_request);
+	if (thread_script) {
+		lua_State *L = luaL_newstate();
+		luaL_openlibs(L);
+		lua_newtable(L);
+		lua_setglobal(L, "arg");
+		if (luaL_dofile(L, thread_script)) {
+			fprintf(stderr, "vm_threads: %s\n", lua_tostring(L, -1));
+			exit(1);
+		}
+		exit(0);
+	}
 	lua_State *L = shared ? NULL : new_state(i);
 	for (;;) {
 		if (shared) {
@@ -121,13 +135,17 @@ static void *c_thread(void *arg)
 int main(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 1;
-	if (argc < 2 || (strcmp(argv[1], "per-thread") && strcmp(argv[1], "shared") && strcmp(argv[1], "per-request")) ||
-	    n < 1 || n > 16 || (!strcmp(argv[1], "per-request") && argc < 4)) {
-		fprintf(stderr, "usage: vm_threads per-thread N [late] | shared | per-request N SCRIPT\n");
+	if (argc < 2 ||
+	    (strcmp(argv[1], "per-thread") && strcmp(argv[1], "shared") && strcmp(argv[1], "per-request") &&
+	     strcmp(argv[1], "script")) ||
+	    n < 1 || n > 16 || ((!strcmp(argv[1], "per-request") || !strcmp(argv[1], "script")) && argc < 4)) {
+		fprintf(stderr, "usage: vm_threads per-thread N [late] | shared | per-request N SCRIPT | script N SCRIPT\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "per-request"))
 		per_request = argv[3];
+	if (!strcmp(argv[1], "script"))
+		thread_script = argv[3];
 	if (argc > 3 && !strcmp(argv[3], "late"))
 		late = n;
 	if (!strcmp(argv[1], "shared")) {

@@ -4,7 +4,8 @@
 # a VM per thread (PUC Lua 5.4 and LuaJIT), each thread's VM split on its own; Lua 5.4 linked
 # statically into a stripped host; a container known by its host PID, whose /usr/bin/lua5.4 is
 # another program than the host's. Each: bytes 50/30/20 within 5 points, the CPU-only function
-# absent.
+# absent. Then the ends of a recording: the target exiting in the middle (by -p and as the
+# command), and lua-flame stopped by SIGINT and SIGTERM: every output written, exit 0.
 . "$(dirname "$0")/../lib.sh"
 . "$ROOT/tests/targets.sh"
 . "$ROOT/tests/container/lib.sh"
@@ -158,4 +159,53 @@ else
 	fail container "tests/container/mkroot.sh lua53as54 failed"
 fi
 
+# 5. The ends of a recording. Fewer windows than above (about one a second): the split within
+# 8 points.
+# outputs NAME BASE: the folded file split, the SVG whole, the pprof file written
+outputs() {
+	alloc_split "$1" "$2.folded" alloc_split.lua "" 8
+	check "$1: a complete SVG" grep -q '</svg>' "$2.svg"
+	check "$1: the pprof file names alloc_space" sh -c "gzip -dc '$2.pb.gz' | grep -a -q alloc_space"
+}
+# The target ends 4 s of CPU into a recording asked for 30 s: lua-flame says so, writes
+# everything and ends within 3 s of it
+cd "$OUT" || exit 1
+lua5.4 "$P" 4 >"$OUT/exit.out" &
+T=$!
+PIDS_TO_KILL="$PIDS_TO_KILL $T"
+"$LF" --mode alloc -p "$T" -d 30 -o "$OUT/exit.folded" -o "$OUT/exit.svg" -o "$OUT/exit.pb.gz" 2>"$OUT/exit.err" &
+lf=$!
+wait "$T"
+t0=$(date +%s)
+wait "$lf"
+rc=$? t=$(($(date +%s) - t0))
+check "target exits: exit status 0" [ "$rc" = 0 ]
+check "target exits: the target ran to its end ($(cat "$OUT/exit.out") rounds)" grep -Eq '^[0-9]+$' "$OUT/exit.out"
+check "target exits: lua-flame ends with it (${t}s later)" [ "$t" -le 3 ]
+check "target exits: said" grep -q 'every target process has exited' "$OUT/exit.err"
+summary "target exits" "$OUT/exit.err"
+outputs "target exits" "$OUT/exit"
+# the same as the command lua-flame runs: its exit status (0) is lua-flame's
+"$LF" --mode alloc -d 30 -o "$OUT/cmd.folded" -o "$OUT/cmd.svg" -o "$OUT/cmd.pb.gz" -- lua5.4 "$P" 4 \
+	>"$OUT/cmd.out" 2>"$OUT/cmd.err"
+check "command exits: exit status 0" [ $? = 0 ]
+check "command exits: its own output whole" grep -Eq '^[0-9]+$' "$OUT/cmd.out"
+outputs "command exits" "$OUT/cmd"
+
+# SIGINT (Ctrl-C) and SIGTERM to a recording without -d: every output written, exit 0, the
+# target left running
+bg_start lua5.4 "$P"
+T=$LAST_PID
+for sig in INT TERM; do
+	"$LF" --mode alloc -p "$T" -o "$OUT/$sig.folded" -o "$OUT/$sig.svg" -o "$OUT/$sig.pb.gz" 2>"$OUT/$sig.err" &
+	lf=$!
+	wait_for "$OUT/$sig.err" "profiling PID" || fail "SIG$sig: lua-flame starts" "$(cat "$OUT/$sig.err")"
+	sleep 6
+	kill -"$sig" "$lf"
+	wait "$lf"
+	check "SIG$sig: exit status 0" [ $? = 0 ]
+	summary "SIG$sig" "$OUT/$sig.err"
+	outputs "SIG$sig" "$OUT/$sig"
+	check "SIG$sig: the target runs on" kill -0 "$T"
+done
 finish

@@ -14,7 +14,7 @@
 #define MAX_OUTPUTS 16
 /* Alloc mode: how long each window of the allocators' probes stays open; a window can hold
  * an allocating thread for all of it. */
-#define ALLOC_WINDOW_MS 40
+#define ALLOC_WINDOW_MS 200
 
 /* What a live view (`lua-flame top`) is given while recording, about ten times a second;
  * refresh: a second has passed and prof has just been drained. */

@@ -152,17 +152,17 @@ static void print_lua(const struct record_result *r)
  * window's bytes are not turned into a rate: each probed call holds its thread for far longer
  * than an allocation takes, so a window sees a thread's allocations in their order but not at
  * their pace. */
-static void print_alloc(uint64_t n, const struct aw_result *a)
+static void print_alloc(const struct aw_result *a)
 {
 	if (!a->probes) {
 		warnx_lf("no Lua allocator was found to probe (no Lua VM seen): the profile is empty");
 		return;
 	}
 	double share = a->elapsed > 0 ? 100.0 * a->open / a->elapsed : 0.0;
-	warnx_lf("allocations: %d windows open %.2f%% of %.1fs, on up to %d threads of %d allocators; "
-		 "%.0f us of window for each allocation sampled (what a probed call costs a thread that "
-		 "does little else)", a->windows, share, a->elapsed, a->threads, a->probes,
-		 n ? a->open * 1e6 / (double)n : 0.0);
+	double held = a->elapsed > 0 ? 100.0 * a->held / a->elapsed : 0.0;
+	warnx_lf("allocations: %d windows open %.2f%% of %.1fs, on up to %d threads of %d allocators; the probes "
+		 "were in the code %.2f%% of the time (the most an allocating thread was slowed)", a->windows, share,
+		 a->elapsed, a->threads, a->probes, held);
 }
 
 void status_summary(const struct record_opts *o, const struct profile *p, const struct record_result *r,
@@ -184,7 +184,7 @@ void status_summary(const struct record_opts *o, const struct profile *p, const 
 			 p->duration);
 	print_lua(r);
 	if (o->alloc)
-		print_alloc(n, &r->alloc);
+		print_alloc(&r->alloc);
 	if (o->wall)
 		warnx_lf("wall clock: %llu samples on a CPU, %llu off it (waiting, or preempted)%s",
 			 (unsigned long long)r->st[LF_STAT_SAMPLES], (unsigned long long)r->st[LF_STAT_OFFCPU],

@@ -19,6 +19,9 @@
 
 #define AW_MAX_PROBES 64
 #define AW_MAX_TASKS 4096
+/* The most of the time the probes may be in the targets' code, from their events' opening to
+ * their freeing: a thread that does little but allocate is held that long. */
+#define AW_BUDGET 0.04
 
 struct aw_probe { pid_t pid; uint64_t addr, off; char path[96]; };
 struct aw_task { pid_t tid; int probe, fd; };
@@ -28,12 +31,14 @@ struct alloc_windows {
 	double window, period;
 	struct aw_probe probes[AW_MAX_PROBES];
 	int nprobes;
+	struct aw_probe refused[AW_MAX_PROBES]; /* allocators not in a mapped file, said once */
+	int nrefused;
 	struct aw_task *tasks;
 	int ntasks;
 	pthread_mutex_t lock;
 	pthread_t thread;
 	int running, stop_pipe[2];
-	double started, stopped, open;
+	double started, stopped, open, held;
 	int windows, threads; /* windows opened; the most threads one probed */
 	unsigned seed;
 };
@@ -75,6 +80,9 @@ int aw_probe(struct alloc_windows *w, pid_t pid, uint64_t addr)
 	for (int i = 0; i < w->nprobes; i++)
 		if (w->probes[i].pid == pid && w->probes[i].addr == addr)
 			return 0;
+	for (int i = 0; i < w->nrefused; i++)
+		if (w->refused[i].pid == pid && w->refused[i].addr == addr)
+			return -1; /* said once */
 	struct proc_maps pm;
 	if (proc_read_maps(pid, &pm))
 		return warnx_lf("PID %d: cannot read its maps to probe its allocator: %s", (int)pid, strerror(errno)), -1;
@@ -93,6 +101,8 @@ int aw_probe(struct alloc_windows *w, pid_t pid, uint64_t addr)
 		pthread_mutex_unlock(&w->lock);
 	}
 	proc_maps_free(&pm);
+	if (!ok && w->nrefused < AW_MAX_PROBES)
+		w->refused[w->nrefused++] = (struct aw_probe){ .pid = pid, .addr = addr };
 	if (!ok)
 		warnx_lf("PID %d: its Lua allocator at 0x%llx is not in a mapped file; no allocations of it "
 			 "are sampled", (int)pid, (unsigned long long)addr);
@@ -165,17 +175,30 @@ static int wait_or_stop(struct alloc_windows *w, double s)
 	return poll(&p, 1, (int)(s * 1000.0 + 0.5)) != 0;
 }
 
+/* The mean time from one window's end to the next one's start: the period asked for, or
+ * longer when the last window held the probes longer than AW_BUDGET of the time allows. A
+ * probe's breakpoint stays in the code until its event is freed, which waits for the BPF
+ * side's grace period: tens of milliseconds after the window, through which the target's
+ * calls still trap. */
+static double next_gap(const struct alloc_windows *w, double held)
+{
+	double every = held / AW_BUDGET > w->period ? held / AW_BUDGET : w->period;
+	return every - held;
+}
+
 /* A window opens at a random moment of each period (uniform gaps of 0 to twice the mean),
  * so that the windows fall on every phase of a periodic workload alike. */
 static void *windows_main(void *arg)
 {
 	struct alloc_windows *w = arg;
-	double gap = w->period - w->window;
+	double held = 0;
 	for (;;) {
+		/* the first window within the first second: a short run gets one */
 		double r = (double)rand_r(&w->seed) / (double)RAND_MAX;
-		if (wait_or_stop(w, 2.0 * gap * r))
+		if (wait_or_stop(w, held ? 2.0 * next_gap(w, held) * r : r))
 			break;
 		pthread_mutex_lock(&w->lock);
+		double t0 = now_sec();
 		for (int k = 0; k < w->nprobes; k++)
 			add_threads(w, k);
 		if (w->ntasks > w->threads)
@@ -188,6 +211,8 @@ static void *windows_main(void *arg)
 		switch_all(w, PERF_EVENT_IOC_DISABLE);
 		w->open += now_sec() - on;
 		close_all(w);
+		held = now_sec() - t0;
+		w->held += held;
 		w->windows++;
 		pthread_mutex_unlock(&w->lock);
 		if (stop)
@@ -209,6 +234,7 @@ static void result(const struct alloc_windows *w, struct aw_result *r)
 	memset(r, 0, sizeof(*r));
 	r->elapsed = (w->stopped ? w->stopped : now_sec()) - w->started;
 	r->open = w->open;
+	r->held = w->held;
 	r->probes = w->nprobes;
 	r->windows = w->windows;
 	r->threads = w->threads;

@@ -21,6 +21,7 @@ void aw_start(struct alloc_windows *w);
 
 struct aw_result {
 	double elapsed, open;  /* seconds from start to stop, and of them with the probes on */
+	double held;           /* seconds the probes were in the code, their opening and freeing too */
 	int probes, threads, windows;
 };
 /* Stops the windows (the probes stay off) and says what they saw. */

@@ -91,8 +91,8 @@ static int write_svg(FILE *out, const struct profile *p)
 		o.countname = "bytes";
 		o.heap = 1;
 	} else if (p->alloc) {
-		snprintf(sub, sizeof(sub), "%s (PID %s), %.1f s, Lua allocations in %d windows a second, %.1f MB sampled",
-			 p->command[0] ? p->command : "?", p->pids, p->duration, p->hz, (double)p->total / 1e6);
+		snprintf(sub, sizeof(sub), "%s (PID %s), %.1f s, Lua allocations sampled in windows, %.1f MB",
+			 p->command[0] ? p->command : "?", p->pids, p->duration, (double)p->total / 1e6);
 		o.countname = "bytes";
 	} else
 		snprintf(sub, sizeof(sub), "%s (PID %s), %.1f s at %d Hz, %s, %llu samples, %llu lost",

@@ -1,7 +1,8 @@
 /* Folded stacks of a walked heap. A path deeper than DEPTH_MAX steps (a linked list) keeps
  * its first steps and ends in "[deeper]", so a long chain is one box, and each object's path
  * is built from at most DEPTH_MAX parents: the ancestor at that depth is found once per object
- * in breadth-first order, parents before children. */
+ * in breadth-first order, parents before children. Objects are folded in that order too, so
+ * that siblings, which follow each other, share their parent's path built once. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,18 +11,26 @@
 #include "util.h"
 
 #define DEPTH_MAX 48
+#define HOPS_MAX (3 * (DEPTH_MAX + 2))   /* parents path() follows up from an object */
 
-struct fold { uint32_t *depth, *cut; };   /* steps from the roots; the ancestor where the path is cut */
+struct fold {
+	uint32_t *depth, *cut;   /* steps from the roots; the ancestor where the path is cut */
+	uint32_t *hops;          /* objects from this one up to its root, both counted */
+	uint32_t memo;           /* the object whose path() is in text, or HG_NONE */
+	struct sbuf text, line;
+};
 
 static void depths(const struct hgraph *g, struct fold *f)
 {
 	f->depth = xcalloc(g->n ? g->n : 1, sizeof(*f->depth));
 	f->cut = xcalloc(g->n ? g->n : 1, sizeof(*f->cut));
+	f->hops = xcalloc(g->n ? g->n : 1, sizeof(*f->hops));
 	for (size_t q = 0; q < g->qn; q++) {
 		uint32_t i = g->queue[q], par = g->o[i].parent;
 		uint32_t d = (par == HG_NONE ? 0 : f->depth[par]) + (g->o[i].label != 0);
 		f->depth[i] = d;
 		f->cut[i] = d <= DEPTH_MAX ? i : f->cut[par];
+		f->hops[i] = par == HG_NONE ? 1 : f->hops[par] + (f->hops[par] < UINT32_MAX);
 	}
 }
 
@@ -43,27 +52,73 @@ static void path(const struct hgraph *g, const struct fold *f, uint32_t i, const
 		sb_puts(b, ";[deeper]");
 }
 
+/* f->text holds path() of a, built unless it is there from the object before. */
+static void memo_path(const struct hgraph *g, struct fold *f, uint32_t a, const char *root)
+{
+	if (f->memo == a)
+		return;
+	sb_reset(&f->text);
+	path(g, f, a, root, &f->text);
+	f->memo = a;
+}
+
+/* f->line: the stack of reached object i. Its path is its parent's and its own step, unless
+ * it is cut (its cut ancestor's and [deeper]) or so far from its root that path() would stop
+ * short of the root (its own, as path() stops). */
+static void reached_line(const struct hgraph *g, struct fold *f, uint32_t i, const char *root)
+{
+	uint32_t par = g->o[i].parent;
+	sb_reset(&f->line);
+	if (f->cut[i] == i && (par == HG_NONE || f->hops[i] > HOPS_MAX)) {
+		path(g, f, i, root, &f->line);
+		return;
+	}
+	memo_path(g, f, f->cut[i] == i ? par : f->cut[i], root);
+	sb_add(&f->line, f->text.s, f->text.len);
+	if (f->cut[i] != i) {
+		sb_puts(&f->line, ";[deeper]");
+	} else if (g->o[i].label) {
+		size_t len;
+		const char *s = hg_label_text(g, g->o[i].label, &len);
+		sb_add(&f->line, ";", 1);
+		sb_add(&f->line, s, len);
+	}
+}
+
+static void add_line(struct profile *p, struct sbuf *b, const struct hg_obj *o)
+{
+	sb_add(b, ";", 1);
+	sb_puts(b, hg_kind_name((enum hg_kind)o->kind));
+	profile_add_objects(p, b->s, b->len, hg_size(o), 1);
+}
+
 uint64_t heap_fold(const struct hgraph *g, const char *root, struct profile *p)
 {
-	struct fold f;
-	struct sbuf b;
+	struct fold f = { .memo = HG_NONE };
 	uint64_t total = 0;
 	depths(g, &f);
-	sb_init(&b);
+	sb_init(&f.text);
+	sb_init(&f.line);
+	profile_reserve(p, g->n);
+	for (size_t q = 0; q < g->qn; q++) {
+		reached_line(g, &f, g->queue[q], root);
+		add_line(p, &f.line, &g->o[g->queue[q]]);
+	}
 	for (size_t i = 0; i < g->n; i++) {
 		const struct hg_obj *o = &g->o[i];
-		sb_reset(&b);
-		if (o->reached)
-			path(g, &f, (uint32_t)i, root, &b);
-		else
-			sb_printf(&b, "%s;" LF_HEAP_UNREACHED, root);
-		sb_printf(&b, ";%s", hg_kind_name((enum hg_kind)o->kind));
-		profile_add_objects(p, b.s, b.len, hg_size(o), 1);
 		total += hg_size(o);
+		if (o->reached)
+			continue;
+		sb_reset(&f.line);
+		sb_puts(&f.line, root);
+		sb_puts(&f.line, ";" LF_HEAP_UNREACHED);
+		add_line(p, &f.line, o);
 	}
-	sb_free(&b);
+	sb_free(&f.text);
+	sb_free(&f.line);
 	free(f.depth);
 	free(f.cut);
+	free(f.hops);
 	return total;
 }
 

@@ -27,9 +27,8 @@ void profile_free(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static void grow(struct profile *p)
+static void grow_to(struct profile *p, size_t cap)
 {
-	size_t cap = p->cap ? p->cap * 2 : 1024;
 	struct prof_entry *e = xcalloc(cap, sizeof(*e));
 	for (size_t i = 0; i < p->cap; i++) {
 		if (!p->e[i].stack)
@@ -42,6 +41,20 @@ static void grow(struct profile *p)
 	free(p->e);
 	p->e = e;
 	p->cap = cap;
+}
+
+static void grow(struct profile *p)
+{
+	grow_to(p, p->cap ? p->cap * 2 : 1024);
+}
+
+void profile_reserve(struct profile *p, size_t more)
+{
+	size_t cap = p->cap ? p->cap : 1024;
+	while ((p->n + more) * 4 > cap * 3 && cap < ((size_t)1 << 40))
+		cap *= 2;
+	if (cap != p->cap)
+		grow_to(p, cap);
 }
 
 /* The slot holding stack, or the empty slot where it would go. */
@@ -181,13 +194,124 @@ static void sort_from(struct prof_entry **v, size_t n, size_t d)
 	insertion_sort(v, n, d);
 }
 
+/* The sort by byte above reads byte d of every stack at every level, each read a miss in the
+ * cache once there are many stacks. Here eight bytes of each stack at a time are copied into
+ * an array beside the entries and sorted there; only a run of stacks equal in those eight
+ * goes on to the next eight, read again from the stacks. */
+#define KEY_BYTES 8
+#define KEY_LEVELS 64   /* then the byte sort: it bounds its own nesting */
+
+/* KEY_BYTES bytes of e's stack from d, the first the highest: 0 past its end (or a NUL), so
+ * that keys order as strcmp orders the stacks. */
+static uint64_t key_at(const struct prof_entry *e, size_t d)
+{
+	uint64_t k = 0;
+	for (size_t i = 0; i < KEY_BYTES && d + i < e->len; i++) {
+		unsigned char c = (unsigned char)e->stack[d + i];
+		if (!c)
+			break;
+		k |= (uint64_t)c << (8 * (KEY_BYTES - 1 - i));
+	}
+	return k;
+}
+
+static void swap_keyed(uint64_t *k, struct prof_entry **v, size_t a, size_t b)
+{
+	uint64_t t = k[a];
+	k[a] = k[b];
+	k[b] = t;
+	swap_entries(v, a, b);
+}
+
+/* Sorts k[0, n) and v with it: three-way quicksort, smaller parts by a call, the largest by
+ * the loop, so calls nest at most log2(n) deep. */
+static void sort_keys(uint64_t *k, struct prof_entry **v, size_t n)
+{
+	while (n > 12) {
+		uint64_t a = k[0], b = k[n / 2], c = k[n - 1];
+		uint64_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		size_t lo = 0, i = 0, hi = n;
+		while (i < hi) {
+			if (k[i] < pivot)
+				swap_keyed(k, v, lo++, i++);
+			else if (k[i] > pivot)
+				swap_keyed(k, v, i, --hi);
+			else
+				i++;
+		}
+		if (lo < n - hi) {
+			sort_keys(k, v, lo);
+			k += hi;
+			v += hi;
+			n -= hi;
+		} else {
+			sort_keys(k + hi, v + hi, n - hi);
+			n = lo;
+		}
+	}
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && k[j - 1] > k[j]; j--)
+			swap_keyed(k, v, j - 1, j);
+}
+
+/* The bytes from d on that all of v[0, n) share (within each one's length, up to a NUL): a
+ * profile's stacks mostly share their first frames, and one pass over them skips those, where
+ * a key at a time would read them all again for each KEY_BYTES of them. */
+static size_t common_from(struct prof_entry **v, size_t n, size_t d)
+{
+	const char *first = v[0]->stack + d;
+	size_t m = v[0]->len > d ? strnlen(first, v[0]->len - d) : 0;
+	for (size_t i = 1; i < n && m; i++) {
+		const char *s = v[i]->stack + d;
+		size_t len = v[i]->len > d ? v[i]->len - d : 0, j = 0;
+		if (len < m)
+			m = len;
+		while (j < m && s[j] == first[j])
+			j++;
+		m = j;
+	}
+	return m;
+}
+
+/* Sorts v[0, n), equal in their first d bytes, by their stacks from byte d on. */
+static void sort_keyed(uint64_t *k, struct prof_entry **v, size_t n, size_t d, int level)
+{
+	while (n > 1) {
+		if (level >= KEY_LEVELS) {
+			sort_from(v, n, d);
+			return;
+		}
+		d += common_from(v, n, d);
+		for (size_t i = 0; i < n; i++)
+			k[i] = key_at(v[i], d);
+		sort_keys(k, v, n);
+		size_t run = 0;   /* the run of equal keys that goes on to the next level in this loop */
+		for (size_t i = 0, j; i < n; i = j) {
+			for (j = i + 1; j < n && k[j] == k[i]; j++)
+				;
+			if (j - i < 2 || !(k[i] & 0xff))
+				continue;   /* one stack, or stacks that all end within the key: equal */
+			if (i == 0 && j == n)
+				run = n;
+			else
+				sort_keyed(k + i, v + i, j - i, d + KEY_BYTES, level + 1);
+		}
+		if (run != n)
+			return;
+		d += KEY_BYTES;
+		level++;
+	}
+}
+
 struct prof_entry **profile_sorted(const struct profile *p)
 {
 	struct prof_entry **v = xcalloc(p->n + 1, sizeof(*v));
-	size_t k = 0;
+	uint64_t *k = xmalloc((p->n ? p->n : 1) * sizeof(*k));
+	size_t n = 0;
 	for (size_t i = 0; i < p->cap; i++)
 		if (p->e[i].stack)
-			v[k++] = &p->e[i];
-	sort_from(v, k, 0);
+			v[n++] = &p->e[i];
+	sort_keyed(k, v, n, 0, 0);
+	free(k);
 	return v;
 }

@@ -39,6 +39,9 @@ void profile_free(struct profile *p);
 void profile_add(struct profile *p, const char *stack, size_t len, uint64_t count);
 /* profile_add for a heap snapshot: bytes, and the objects that hold them. */
 void profile_add_objects(struct profile *p, const char *stack, size_t len, uint64_t bytes, uint64_t objects);
+/* Room for `more` distinct stacks beyond those there are, so that adding them does not grow
+ * the table step by step (a heap snapshot adds about as many as it has objects). */
+void profile_reserve(struct profile *p, size_t more);
 /* Memory the distinct stacks of a profile may take (--max-profile-mb); past it, samples of new
  * stacks are counted under their root frame and a "[profile: memory limit]" marker, once said. */
 #define PROFILE_DEFAULT_MB 1024

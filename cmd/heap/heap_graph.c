@@ -36,6 +36,7 @@ void hg_init(struct hgraph *g)
 	g->slot = xcalloc(g->mask + 1, sizeof(*g->slot));
 	g->lab.mask = 1023;
 	g->lab.slot = xcalloc(g->lab.mask + 1, sizeof(*g->lab.slot));
+	sb_init(&g->scratch);
 	hg_label(g, "", 0);
 }
 
@@ -48,6 +49,7 @@ void hg_free(struct hgraph *g)
 	free(g->o);
 	free(g->slot);
 	free(g->queue);
+	sb_free(&g->scratch);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -55,6 +57,7 @@ static void grow_slots(struct hgraph *g)
 {
 	size_t mask = g->mask * 2 + 1;
 	uint32_t *s = xcalloc(mask + 1, sizeof(*s));
+	huge_hint(s, (mask + 1) * sizeof(*s));
 	for (size_t i = 0; i < g->n; i++) {
 		size_t h = slot_of(g->o[i].addr, mask);
 		while (s[h])
@@ -96,6 +99,7 @@ uint32_t hg_add(struct hgraph *g, uint64_t addr, enum hg_kind kind, uint64_t siz
 	if (g->n == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 4096;
 		g->o = xrealloc(g->o, g->cap * sizeof(*g->o));
+		huge_hint(g->o, g->cap * sizeof(*g->o));
 	}
 	uint32_t i = (uint32_t)g->n++;
 	g->o[i] = (struct hg_obj){ .addr = addr, .parent = HG_NONE, .kind = (uint8_t)kind };
@@ -126,8 +130,10 @@ void hg_reach(struct hgraph *g, uint32_t i, uint32_t parent, uint32_t label)
 {
 	if (g->o[i].reached || g->qn >= g->n)
 		return;
-	if (!g->queue)
+	if (!g->queue) {
 		g->queue = xmalloc((g->n ? g->n : 1) * sizeof(*g->queue));
+		huge_hint(g->queue, g->n * sizeof(*g->queue));
+	}
 	g->o[i].reached = 1;
 	g->o[i].parent = parent;
 	g->o[i].label = label;

@@ -12,6 +12,7 @@
 
 #include "arena.h"
 #include "safe_name.h"
+#include "short_copy.h"
 #include "util.h"
 
 int lf_quiet;
@@ -108,7 +109,7 @@ static void sb_grow(struct sbuf *b, size_t need)
 void sb_add(struct sbuf *b, const char *s, size_t n)
 {
 	sb_grow(b, n);
-	memcpy(b->s + b->len, s, n);
+	short_copy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = 0;
 }

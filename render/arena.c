@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "arena.h"
+#include "short_copy.h"
 
 #define ARENA_BLOCK (1u << 20)
 
@@ -42,7 +43,7 @@ char *arena_text(struct arena *a, const char *s, size_t n)
 {
 	char *t = (char *)take(a, n + 1, 1);
 	if (t)
-		memcpy(t, s, n); /* the NUL is the block's zero */
+		short_copy(t, s, n); /* the NUL is the block's zero */
 	return t;
 }
 

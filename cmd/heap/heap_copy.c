@@ -14,6 +14,7 @@
 
 #include "heap_copy.h"
 #include "proc.h"
+#include "short_copy.h"
 #include "util.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -339,6 +340,6 @@ long heap_copy_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	const void *p = heap_at(ctx, addr, len);
 	if (!p)
 		return -1;
-	memcpy(buf, p, len);
+	short_copy(buf, p, len);
 	return (long)len;
 }

@@ -11,6 +11,7 @@
 #include "flame.h"
 #include "output.h"
 #include "outfile.h"
+#include "short_copy.h"
 #include "util.h"
 
 enum out_format output_format_for(const char *path, const char *forced)
@@ -98,7 +99,7 @@ int write_folded(FILE *f, const struct profile *p)
 		if (len + 24 > BUF)
 			fwrite(v[i]->stack, 1, len, f);
 		else {
-			memcpy(buf + used, v[i]->stack, len);
+			short_copy(buf + used, v[i]->stack, len);
 			used += len;
 		}
 		used += count_text(buf + used, v[i]->count);

@@ -99,7 +99,8 @@ uint64_t heap_fold(const struct hgraph *g, const char *root, struct profile *p)
 	depths(g, &f);
 	sb_init(&f.text);
 	sb_init(&f.line);
-	profile_reserve(p, g->n);
+	profile_reserve(p, g->n / 4 * 3);   /* objects that share a path share a stack: most heaps have
+					     * fewer stacks than that, and the others grow the table once */
 	for (size_t q = 0; q < g->qn; q++) {
 		reached_line(g, &f, g->queue[q], root);
 		add_line(p, &f.line, &g->o[g->queue[q]]);

@@ -319,14 +319,15 @@ static void sort_keyed(struct item *v, size_t n, size_t d, int level)
 	}
 }
 
-/* v in the order of their stacks' text in memory, by a radix sort on the address (into tmp,
- * then back): the first pass over the stacks then reads the text in the order it lies in,
- * mostly the order the stacks were added, instead of at random. */
+/* v in the order of their stacks' text in memory, to a MiB (the arena's blocks), by a radix
+ * sort on the address (into tmp, then back): the first pass over the stacks then reads the
+ * text in the order it lies in, where the table's order is random. Within a MiB, which the
+ * cache holds, the order does not matter. */
 static void by_address(struct item *v, struct item *tmp, size_t n)
 {
 	enum { BITS = 16, BUCKETS = 1 << BITS };
 	static size_t count[BUCKETS];
-	for (int shift = 0; shift < 64; shift += BITS) {
+	for (int shift = 20; shift < 64; shift += BITS) {
 		memset(count, 0, sizeof(count));
 		for (size_t i = 0; i < n; i++)
 			count[(uintptr_t)v[i].s >> shift & (BUCKETS - 1)]++;
@@ -346,15 +347,14 @@ static void by_address(struct item *v, struct item *tmp, size_t n)
 struct prof_entry **profile_sorted(const struct profile *p)
 {
 	struct item *v = xmalloc((p->n ? p->n : 1) * sizeof(*v));
+	struct item *tmp = xmalloc((p->n ? p->n : 1) * sizeof(*tmp));
 	size_t n = 0;
 	for (size_t i = 0; i < p->cap; i++)
 		if (p->e[i].stack)
 			v[n++] = (struct item){ 0, p->e[i].stack, p->e[i].len, &p->e[i] };
-	if (n > 1) {
-		struct item *tmp = xmalloc(n * sizeof(*tmp));
+	if (n > 1)
 		by_address(v, tmp, n);
-		free(tmp);
-	}
+	free(tmp);
 	for (size_t i = 0; i < n; i++)   /* in the order of the text: read where it lies */
 		v[i].len = strnlen(v[i].s, v[i].len);
 	sort_keyed(v, n, 0, 0);

@@ -278,6 +278,8 @@ static size_t common_from(const struct item *v, size_t n, size_t d)
 	const char *first = v[0].s + d;
 	size_t m = v[0].len > d ? v[0].len - d : 0;
 	for (size_t i = 1; i < n && m; i++) {
+		if (i + 8 < n)
+			__builtin_prefetch(v[i + 8].s + d);   /* the stacks lie apart: fetch ahead */
 		const char *s = v[i].s + d;
 		size_t len = v[i].len > d ? v[i].len - d : 0, j = 0;
 		if (len < m)
@@ -298,8 +300,11 @@ static void sort_keyed(struct item *v, size_t n, size_t d, int level)
 			return;
 		}
 		d += common_from(v, n, d);
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
+			if (i + 8 < n)
+				__builtin_prefetch(v[i + 8].s + d);
 			v[i].key = key_at(&v[i], d);
+		}
 		sort_keys(v, n);
 		int all = 0;   /* the run of equal keys is all of v: it goes on in this loop */
 		for (size_t i = 0, j; i < n; i = j) {

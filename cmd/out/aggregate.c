@@ -101,13 +101,29 @@ static void add_limited(struct profile *p, const char *stack, size_t len, uint64
 	sb_free(&b);
 }
 
+uint32_t profile_hash(const char *stack, size_t len)
+{
+	return (uint32_t)hash_bytes(stack, len > PROFILE_STACK_MAX ? PROFILE_STACK_MAX : len, 0);
+}
+
+void profile_prefetch(const struct profile *p, uint32_t h)
+{
+	if (p->cap)
+		__builtin_prefetch(&p->e[h & (p->cap - 1)]);
+}
+
 void profile_add_objects(struct profile *p, const char *stack, size_t len, uint64_t count, uint64_t objects)
+{
+	profile_add_hashed(p, stack, len, profile_hash(stack, len), count, objects);
+}
+
+void profile_add_hashed(struct profile *p, const char *stack, size_t len, uint32_t h, uint64_t count,
+			uint64_t objects)
 {
 	if (len > PROFILE_STACK_MAX)
 		len = PROFILE_STACK_MAX;   /* an entry keeps its length in 32 bits */
 	if ((p->n + 1) * 4 > p->cap * 3)
 		grow(p);
-	uint32_t h = (uint32_t)hash_bytes(stack, len, 0);
 	size_t j = find(p, stack, len, h);
 	if (!p->e[j].stack && p->bytes + entry_bytes(len) > limit) {
 		add_limited(p, stack, len, count, objects);

@@ -78,13 +78,16 @@ size_t safe_name_write(char *dst, size_t cap, const char *s, size_t n, enum safe
 	return out;
 }
 
+/* A short name (a heap's labels, a million of them) is made safe on the stack. */
 void sb_add_safe(struct sbuf *b, const char *s, size_t n, enum safe_mode mode)
 {
+	char small[4 * 128 + 1];
 	size_t cap = 4 * n + 1;
-	char *tmp = xmalloc(cap);
+	char *tmp = cap <= sizeof(small) ? small : xmalloc(cap);
 	size_t len = safe_name_write(tmp, cap, s, n, mode);
 	sb_add(b, tmp, len);
-	free(tmp);
+	if (tmp != small)
+		free(tmp);
 }
 
 void safe_name_fix(char *s, size_t size, enum safe_mode mode)

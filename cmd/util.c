@@ -6,11 +6,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "arena.h"
 #include "safe_name.h"
+#include "short_copy.h"
 #include "util.h"
 
 int lf_quiet;
@@ -43,6 +45,14 @@ void *xrealloc(void *p, size_t n)
 	if (!p)
 		oom(n);
 	return p;
+}
+
+void huge_hint(void *p, size_t n)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), b = ((uintptr_t)p + n) & ~(huge - 1);
+	if (b > a)
+		(void)madvise((void *)a, b - a, MADV_HUGEPAGE);
 }
 
 char *xstrdup(const char *s)
@@ -99,7 +109,7 @@ static void sb_grow(struct sbuf *b, size_t need)
 void sb_add(struct sbuf *b, const char *s, size_t n)
 {
 	sb_grow(b, n);
-	memcpy(b->s + b->len, s, n);
+	short_copy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = 0;
 }

@@ -12,6 +12,10 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
+/* Asks for huge pages under the whole 2 MB pages of [p, p + n), a table of megabytes read
+ * at random (a heap snapshot's): best done before its pages are first touched, and fine if
+ * the kernel refuses. */
+void huge_hint(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 struct arena;

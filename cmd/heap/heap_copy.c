@@ -4,6 +4,7 @@
  * then the threads released. Nothing is ever written to the target. */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,7 +15,12 @@
 
 #include "heap_copy.h"
 #include "proc.h"
+#include "short_copy.h"
 #include "util.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23   /* Linux 5.14; musl's headers may not have it */
+#endif
 
 #define MAX_THREADS 4096
 #define CHUNK (64u << 20)              /* bytes per process_vm_readv */
@@ -137,11 +143,59 @@ static int copy_region(pid_t pid, struct heap_region *r, double deadline, uint64
 	return 0;
 }
 
-static unsigned char *buffer(size_t len, int populate)
+/* Faults in [p, p + len) writable, so that the copy into it is the reads alone. */
+static void populate(unsigned char *p, size_t len)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0),
-		       -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	if (len && madvise(p, len, MADV_POPULATE_WRITE))
+		for (size_t off = 0; off < len; off += 4096)   /* a kernel before 5.14 */
+			((volatile unsigned char *)p)[off] = 0;
+}
+
+/* On huge pages where the kernel has them: the walk reads objects all over the copy, and
+ * with small pages nearly every object read is a miss in the TLB as well as in the cache. */
+static unsigned char *buffer(size_t len, int populated)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	(void)madvise(p, len, MADV_HUGEPAGE);   /* a hint: fine if refused */
+	if (populated)
+		populate(p, len);
+	return p;
+}
+
+/* The buffers made ready before the pause, the later half of each by a second thread: the
+ * kernel zeroes every page it hands out, about as long as the rest of the snapshot's copy. */
+struct halves { struct heap_region *r; size_t n; };
+
+static size_t half_of(const struct heap_region *r)
+{
+	size_t len = (size_t)(r->end - r->start), mid = len / 2;
+	uintptr_t a = ((uintptr_t)r->data + mid) & ~(((uintptr_t)2 << 20) - 1);   /* a huge page's start */
+	return a > (uintptr_t)r->data ? (size_t)(a - (uintptr_t)r->data) : mid & ~(size_t)4095;
+}
+
+static void *populate_later_halves(void *arg)
+{
+	const struct halves *h = arg;
+	for (size_t i = 0; i < h->n; i++)
+		if (h->r[i].data) {
+			size_t mid = half_of(&h->r[i]);
+			populate(h->r[i].data + mid, (size_t)(h->r[i].end - h->r[i].start) - mid);
+		}
+	return NULL;
+}
+
+static void populate_all(struct heap_region *r, size_t n)
+{
+	struct halves h = { r, n };
+	pthread_t t;
+	int threaded = !pthread_create(&t, NULL, populate_later_halves, &h);
+	for (size_t i = 0; i < n; i++)
+		if (r[i].data)
+			populate(r[i].data, threaded ? half_of(&r[i]) : (size_t)(r[i].end - r[i].start));
+	if (threaded)
+		pthread_join(t, NULL);
 }
 
 /* Buffers for the mappings there are now, their pages touched before the target is held: the
@@ -158,10 +212,11 @@ static void prepare(pid_t pid, struct heap_copy *c)
 		if (!copyable(m) || (total += m->end - m->start) > MAX_COPY)
 			continue;
 		struct heap_region *r = &c->pre[c->npre];
-		*r = (struct heap_region){ m->start, m->end, buffer(m->end - m->start, 1) };
+		*r = (struct heap_region){ m->start, m->end, buffer(m->end - m->start, 0) };
 		c->npre += r->data != NULL;
 	}
 	proc_maps_free(&pm);
+	populate_all(c->pre, c->npre);
 }
 
 static unsigned char *take_buffer(struct heap_copy *c, const struct mapping *m)
@@ -193,6 +248,7 @@ static int copy_maps(pid_t pid, struct heap_copy *c, double deadline)
 	if (proc_read_maps(pid, &pm))
 		return -4;
 	c->r = xcalloc(pm.n ? pm.n : 1, sizeof(*c->r));
+	c->last = xcalloc(1, sizeof(*c->last));
 	int rc = 0;
 	for (size_t i = 0; i < pm.n && !rc; i++) {
 		const struct mapping *m = &pm.m[i];
@@ -268,10 +324,11 @@ void heap_copy_free(struct heap_copy *c)
 	for (size_t i = 0; i < c->n; i++)
 		munmap(c->r[i].data, c->r[i].end - c->r[i].start);
 	free(c->r);
+	free(c->last);
 	memset(c, 0, sizeof(*c));
 }
 
-const void *heap_at(const struct heap_copy *c, uint64_t addr, size_t len)
+static size_t region_of(const struct heap_copy *c, uint64_t addr)
 {
 	size_t lo = 0, hi = c->n;
 	while (lo < hi) {
@@ -281,9 +338,22 @@ const void *heap_at(const struct heap_copy *c, uint64_t addr, size_t len)
 		else
 			hi = mid;
 	}
-	if (lo == c->n || addr < c->r[lo].start || len > c->r[lo].end - addr)
+	return lo;
+}
+
+const void *heap_at(const struct heap_copy *c, uint64_t addr, size_t len)
+{
+	size_t k = c->last ? *c->last : c->n;
+	if (k >= c->n || addr < c->r[k].start || addr >= c->r[k].end) {
+		k = region_of(c, addr);
+		if (k == c->n || addr < c->r[k].start)
+			return NULL;
+		if (c->last)
+			*c->last = k;
+	}
+	if (len > c->r[k].end - addr)
 		return NULL;
-	return c->r[lo].data + (addr - c->r[lo].start);
+	return c->r[k].data + (addr - c->r[k].start);
 }
 
 uint64_t heap_checked_size(const struct heap_copy *c, uint64_t addr, uint64_t size, int one_block, uint64_t *bad)
@@ -313,6 +383,6 @@ long heap_copy_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	const void *p = heap_at(ctx, addr, len);
 	if (!p)
 		return -1;
-	memcpy(buf, p, len);
+	short_copy(buf, p, len);
 	return (long)len;
 }

@@ -21,6 +21,8 @@ struct heap_copy {
 	int threads;           /* threads held */
 	struct heap_region *pre;  /* buffers made ready before the pause */
 	size_t npre;
+	size_t *last;          /* the region the last read was in, where most reads are: a cache,
+				* so it is written through a const copy */
 };
 
 /* Holds pid's threads, copies its memory, releases them. Returns 0; 2 when pid cannot be held

@@ -15,6 +15,20 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
+/* Objects the walk meets one after another mostly lie near each other (a list's objects were
+ * allocated in turn, a table's keys and values beside it), so addresses in one window of
+ * WINDOW_BITS keep their order in the slots, in a run of slots of their own, and only the
+ * windows are scattered: a probe then mostly lands in cache lines (and pages) the previous
+ * ones brought in. No two objects share 8 bytes, and none is smaller than 16, so a window
+ * fills at most half its run. */
+#define WINDOW_BITS 14
+
+static size_t slot_of(uint64_t addr, size_t mask)
+{
+	uint64_t unit = addr >> 3;
+	return (size_t)((unit & ((1u << WINDOW_BITS) - 1)) ^ mix(unit >> WINDOW_BITS) << WINDOW_BITS) & mask;
+}
+
 void hg_init(struct hgraph *g)
 {
 	memset(g, 0, sizeof(*g));
@@ -22,6 +36,7 @@ void hg_init(struct hgraph *g)
 	g->slot = xcalloc(g->mask + 1, sizeof(*g->slot));
 	g->lab.mask = 1023;
 	g->lab.slot = xcalloc(g->lab.mask + 1, sizeof(*g->lab.slot));
+	sb_init(&g->scratch);
 	hg_label(g, "", 0);
 }
 
@@ -34,6 +49,7 @@ void hg_free(struct hgraph *g)
 	free(g->o);
 	free(g->slot);
 	free(g->queue);
+	sb_free(&g->scratch);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -41,8 +57,9 @@ static void grow_slots(struct hgraph *g)
 {
 	size_t mask = g->mask * 2 + 1;
 	uint32_t *s = xcalloc(mask + 1, sizeof(*s));
+	huge_hint(s, (mask + 1) * sizeof(*s));
 	for (size_t i = 0; i < g->n; i++) {
-		size_t h = mix(g->o[i].addr) & mask;
+		size_t h = slot_of(g->o[i].addr, mask);
 		while (s[h])
 			h = (h + 1) & mask;
 		s[h] = (uint32_t)i + 1;
@@ -54,7 +71,7 @@ static void grow_slots(struct hgraph *g)
 
 uint32_t hg_find(const struct hgraph *g, uint64_t addr)
 {
-	for (size_t h = mix(addr) & g->mask;; h = (h + 1) & g->mask) {
+	for (size_t h = slot_of(addr, g->mask);; h = (h + 1) & g->mask) {
 		uint32_t s = g->slot[h];
 		if (!s)
 			return HG_NONE;
@@ -71,7 +88,7 @@ uint32_t hg_add(struct hgraph *g, uint64_t addr, enum hg_kind kind, uint64_t siz
 		*added = 0;
 	if ((g->n + 1) * 2 > g->mask)
 		grow_slots(g);
-	size_t h = mix(addr) & g->mask;
+	size_t h = slot_of(addr, g->mask);
 	for (uint32_t s; (s = g->slot[h]); h = (h + 1) & g->mask)
 		if (g->o[s - 1].addr == addr)
 			return s - 1;
@@ -82,6 +99,7 @@ uint32_t hg_add(struct hgraph *g, uint64_t addr, enum hg_kind kind, uint64_t siz
 	if (g->n == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 4096;
 		g->o = xrealloc(g->o, g->cap * sizeof(*g->o));
+		huge_hint(g->o, g->cap * sizeof(*g->o));
 	}
 	uint32_t i = (uint32_t)g->n++;
 	g->o[i] = (struct hg_obj){ .addr = addr, .parent = HG_NONE, .kind = (uint8_t)kind };
@@ -112,8 +130,10 @@ void hg_reach(struct hgraph *g, uint32_t i, uint32_t parent, uint32_t label)
 {
 	if (g->o[i].reached || g->qn >= g->n)
 		return;
-	if (!g->queue)
+	if (!g->queue) {
 		g->queue = xmalloc((g->n ? g->n : 1) * sizeof(*g->queue));
+		huge_hint(g->queue, g->n * sizeof(*g->queue));
+	}
 	g->o[i].reached = 1;
 	g->o[i].parent = parent;
 	g->o[i].label = label;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "util.h"
 
 #define HG_NONE 0xffffffffu   /* no object; as a parent: a root */
 #define HG_MAX_OBJECTS (1u << 28)
@@ -60,6 +61,7 @@ struct hgraph {
 	uint32_t *queue;       /* breadth-first order of reached objects */
 	size_t qhead, qn;
 	uint64_t dropped;      /* objects past HG_MAX_OBJECTS */
+	struct sbuf scratch;   /* a step's text while it is built: one buffer for every label */
 };
 
 void hg_init(struct hgraph *g);

@@ -20,17 +20,15 @@ static int needs_quotes(const char *prefix, const char *raw, size_t n)
 uint32_t heap_named(struct hgraph *g, const char *prefix, const char *raw, size_t n, uint64_t full)
 {
 	int q = needs_quotes(prefix, raw, n);
-	struct sbuf b;
-	sb_init(&b);
-	sb_puts(&b, prefix);
+	struct sbuf *b = &g->scratch;   /* a heap has about a label per object: no allocation each */
+	sb_reset(b);
+	sb_puts(b, prefix);
 	if (q)
-		sb_puts(&b, "\"");
-	sb_add_safe(&b, raw, n, SAFE_FOLDED);
+		sb_puts(b, "\"");
+	sb_add_safe(b, raw, n, SAFE_FOLDED);
 	if (q)
-		sb_puts(&b, "\"");
+		sb_puts(b, "\"");
 	if (full > (uint64_t)n)
-		sb_puts(&b, "...");
-	uint32_t id = hg_label(g, b.s, b.len);
-	sb_free(&b);
-	return id;
+		sb_puts(b, "...");
+	return hg_label(g, b->s, b->len);
 }

@@ -27,10 +27,10 @@ void profile_free(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static void grow(struct profile *p)
+static void grow_to(struct profile *p, size_t cap)
 {
-	size_t cap = p->cap ? p->cap * 2 : 1024;
 	struct prof_entry *e = xcalloc(cap, sizeof(*e));
+	huge_hint(e, cap * sizeof(*e));
 	for (size_t i = 0; i < p->cap; i++) {
 		if (!p->e[i].stack)
 			continue;
@@ -42,6 +42,20 @@ static void grow(struct profile *p)
 	free(p->e);
 	p->e = e;
 	p->cap = cap;
+}
+
+static void grow(struct profile *p)
+{
+	grow_to(p, p->cap ? p->cap * 2 : 1024);
+}
+
+void profile_reserve(struct profile *p, size_t more)
+{
+	size_t cap = p->cap ? p->cap : 1024;
+	while ((p->n + more) * 4 > cap * 3 && cap < ((size_t)1 << 40))
+		cap *= 2;
+	if (cap != p->cap)
+		grow_to(p, cap);
 }
 
 /* The slot holding stack, or the empty slot where it would go. */
@@ -87,13 +101,29 @@ static void add_limited(struct profile *p, const char *stack, size_t len, uint64
 	sb_free(&b);
 }
 
+uint32_t profile_hash(const char *stack, size_t len)
+{
+	return (uint32_t)hash_bytes(stack, len > PROFILE_STACK_MAX ? PROFILE_STACK_MAX : len, 0);
+}
+
+void profile_prefetch(const struct profile *p, uint32_t h)
+{
+	if (p->cap)
+		__builtin_prefetch(&p->e[h & (p->cap - 1)]);
+}
+
 void profile_add_objects(struct profile *p, const char *stack, size_t len, uint64_t count, uint64_t objects)
+{
+	profile_add_hashed(p, stack, len, profile_hash(stack, len), count, objects);
+}
+
+void profile_add_hashed(struct profile *p, const char *stack, size_t len, uint32_t h, uint64_t count,
+			uint64_t objects)
 {
 	if (len > PROFILE_STACK_MAX)
 		len = PROFILE_STACK_MAX;   /* an entry keeps its length in 32 bits */
 	if ((p->n + 1) * 4 > p->cap * 3)
 		grow(p);
-	uint32_t h = (uint32_t)hash_bytes(stack, len, 0);
 	size_t j = find(p, stack, len, h);
 	if (!p->e[j].stack && p->bytes + entry_bytes(len) > limit) {
 		add_limited(p, stack, len, count, objects);
@@ -181,13 +211,177 @@ static void sort_from(struct prof_entry **v, size_t n, size_t d)
 	insertion_sort(v, n, d);
 }
 
+/* The sort by byte above reads byte d of every stack at every level, each read a miss in the
+ * cache once there are many stacks. Here each entry's stack and length are copied into an
+ * array of items, with eight bytes of the stack at a time, which are sorted there; only a
+ * run of stacks equal in those eight goes on to the next eight, read again from the stacks. */
+#define KEY_BYTES 8
+#define KEY_LEVELS 64   /* then the byte sort: it bounds its own nesting */
+#define FEW 12          /* then an insertion sort */
+
+struct item {
+	uint64_t key;
+	const char *s;
+	size_t len;            /* of s up to its first NUL, as strcmp sees it */
+	struct prof_entry *e;
+};
+
+/* KEY_BYTES bytes of x's stack from d, the first the highest: 0 past its end, so that keys
+ * order as strcmp orders the stacks. */
+static uint64_t key_at(const struct item *x, size_t d)
+{
+	uint64_t k = 0;
+	for (size_t i = 0; i < KEY_BYTES && d + i < x->len; i++)
+		k |= (uint64_t)(unsigned char)x->s[d + i] << (8 * (KEY_BYTES - 1 - i));
+	return k;
+}
+
+static void swap_items(struct item *v, size_t a, size_t b)
+{
+	struct item t = v[a];
+	v[a] = v[b];
+	v[b] = t;
+}
+
+/* Sorts v[0, n) by key: three-way quicksort, smaller parts by a call, the largest by the
+ * loop, so calls nest at most log2(n) deep. */
+static void sort_keys(struct item *v, size_t n)
+{
+	while (n > FEW) {
+		uint64_t a = v[0].key, b = v[n / 2].key, c = v[n - 1].key;
+		uint64_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		size_t lo = 0, i = 0, hi = n;
+		while (i < hi) {
+			if (v[i].key < pivot)
+				swap_items(v, lo++, i++);
+			else if (v[i].key > pivot)
+				swap_items(v, i, --hi);
+			else
+				i++;
+		}
+		if (lo < n - hi) {
+			sort_keys(v, lo);
+			v += hi;
+			n -= hi;
+		} else {
+			sort_keys(v + hi, n - hi);
+			n = lo;
+		}
+	}
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && v[j - 1].key > v[j].key; j--)
+			swap_items(v, j - 1, j);
+}
+
+/* A few items, or ones equal in KEY_LEVELS keys, by the byte sort from d. */
+static void sort_rest(struct item *v, size_t n, size_t d)
+{
+	struct prof_entry *few[FEW], **e = n <= FEW ? few : xmalloc(n * sizeof(*e));
+	for (size_t i = 0; i < n; i++)
+		e[i] = v[i].e;
+	sort_from(e, n, d);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct item){ 0, e[i]->stack, 0, e[i] };
+	if (e != few)
+		free(e);
+}
+
+/* The bytes from d on that all of v[0, n) share: a profile's stacks mostly share their first
+ * frames, and one pass over them skips those, where a key at a time would read them all
+ * again for each KEY_BYTES of them. */
+static size_t common_from(const struct item *v, size_t n, size_t d)
+{
+	const char *first = v[0].s + d;
+	size_t m = v[0].len > d ? v[0].len - d : 0;
+	for (size_t i = 1; i < n && m; i++) {
+		if (i + 8 < n)
+			__builtin_prefetch(v[i + 8].s + d);   /* the stacks lie apart: fetch ahead */
+		const char *s = v[i].s + d;
+		size_t len = v[i].len > d ? v[i].len - d : 0, j = 0;
+		if (len < m)
+			m = len;
+		while (j < m && s[j] == first[j])
+			j++;
+		m = j;
+	}
+	return m;
+}
+
+/* Sorts v[0, n), equal in their first d bytes, by their stacks from byte d on. */
+static void sort_keyed(struct item *v, size_t n, size_t d, int level)
+{
+	while (n > 1) {
+		if (level >= KEY_LEVELS || n <= FEW) {
+			sort_rest(v, n, d);
+			return;
+		}
+		d += common_from(v, n, d);
+		for (size_t i = 0; i < n; i++) {
+			if (i + 8 < n)
+				__builtin_prefetch(v[i + 8].s + d);
+			v[i].key = key_at(&v[i], d);
+		}
+		sort_keys(v, n);
+		int all = 0;   /* the run of equal keys is all of v: it goes on in this loop */
+		for (size_t i = 0, j; i < n; i = j) {
+			for (j = i + 1; j < n && v[j].key == v[i].key; j++)
+				;
+			if (j - i < 2 || !(v[i].key & 0xff))
+				continue;   /* one stack, or stacks that all end within the key: equal */
+			if (i == 0 && j == n)
+				all = 1;
+			else
+				sort_keyed(v + i, j - i, d + KEY_BYTES, level + 1);
+		}
+		if (!all)
+			return;
+		d += KEY_BYTES;
+		level++;
+	}
+}
+
+/* v in the order of their stacks' text in memory, to a MiB (the arena's blocks), by a radix
+ * sort on the address (into tmp, then back): the first pass over the stacks then reads the
+ * text in the order it lies in, where the table's order is random. Within a MiB, which the
+ * cache holds, the order does not matter. */
+static void by_address(struct item *v, struct item *tmp, size_t n)
+{
+	enum { BITS = 16, BUCKETS = 1 << BITS };
+	static size_t count[BUCKETS];
+	for (int shift = 20; shift < 64; shift += BITS) {
+		memset(count, 0, sizeof(count));
+		for (size_t i = 0; i < n; i++)
+			count[(uintptr_t)v[i].s >> shift & (BUCKETS - 1)]++;
+		if (count[(uintptr_t)v[0].s >> shift & (BUCKETS - 1)] == n)
+			continue;   /* all alike in these bits */
+		for (size_t b = 0, sum = 0; b < BUCKETS; b++) {
+			size_t c = count[b];
+			count[b] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(uintptr_t)v[i].s >> shift & (BUCKETS - 1)]++] = v[i];
+		memcpy(v, tmp, n * sizeof(*v));
+	}
+}
+
 struct prof_entry **profile_sorted(const struct profile *p)
 {
-	struct prof_entry **v = xcalloc(p->n + 1, sizeof(*v));
-	size_t k = 0;
+	struct item *v = xmalloc((p->n ? p->n : 1) * sizeof(*v));
+	struct item *tmp = xmalloc((p->n ? p->n : 1) * sizeof(*tmp));
+	size_t n = 0;
 	for (size_t i = 0; i < p->cap; i++)
 		if (p->e[i].stack)
-			v[k++] = &p->e[i];
-	sort_from(v, k, 0);
-	return v;
+			v[n++] = (struct item){ 0, p->e[i].stack, p->e[i].len, &p->e[i] };
+	if (n > 1)
+		by_address(v, tmp, n);
+	free(tmp);
+	for (size_t i = 0; i < n; i++)   /* in the order of the text: read where it lies */
+		v[i].len = strnlen(v[i].s, v[i].len);
+	sort_keyed(v, n, 0, 0);
+	struct prof_entry **out = xcalloc(n + 1, sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		out[i] = v[i].e;
+	free(v);
+	return out;
 }

@@ -40,6 +40,16 @@ void profile_free(struct profile *p);
 void profile_add(struct profile *p, const char *stack, size_t len, uint64_t count);
 /* profile_add for a heap snapshot: bytes, and the objects that hold them. */
 void profile_add_objects(struct profile *p, const char *stack, size_t len, uint64_t bytes, uint64_t objects);
+/* profile_add_objects in two steps, for a caller that adds many new stacks: the hash of a
+ * stack, its slot asked for ahead (profile_prefetch) while the caller builds the next one, then
+ * the stack added with its hash. */
+uint32_t profile_hash(const char *stack, size_t len);
+void profile_prefetch(const struct profile *p, uint32_t hash);
+void profile_add_hashed(struct profile *p, const char *stack, size_t len, uint32_t hash, uint64_t bytes,
+			uint64_t objects);
+/* Room for `more` distinct stacks beyond those there are, so that adding them does not grow
+ * the table step by step (a heap snapshot adds about as many as it has objects). */
+void profile_reserve(struct profile *p, size_t more);
 /* Memory the distinct stacks of a profile may take (--max-profile-mb); past it, samples of new
  * stacks are counted under their root frame and a "[profile: memory limit]" marker, once said. */
 #define PROFILE_DEFAULT_MB 1024

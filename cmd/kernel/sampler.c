@@ -324,6 +324,12 @@ struct sampler *sampler_open(const struct sampler_cfg *cfg, int *exit_code)
 	s->namer_stop = s->wake = -1;
 	s->buf = xmalloc(sizeof(*s->buf));
 	s->fbuf = xmalloc(sizeof(*s->fbuf));
+	if (cfg->alloc && !kf_bpf_loop()) { /* its program is the one built with bpf_loop */
+		warnx_lf("--mode alloc needs a kernel with bpf_loop (5.17 or newer; this one lacks it): record "
+			 "CPU time instead, or take a heap snapshot (lua-flame heap)");
+		*exit_code = 2;
+		return sampler_close(s), NULL;
+	}
 	if (configure(s, cfg, 1) && cfg->btf) {
 		warnx_lf("the BTF file %s cannot be used: %s; it must be the BTF of the running kernel "
 			 "(pahole --btf_encode_detached FILE vmlinux)", cfg->btf, strerror(errno));

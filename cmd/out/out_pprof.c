@@ -260,24 +260,20 @@ static void pprof_free(struct pprof *pp)
 /* A recording's samples and time, a heap snapshot's objects and bytes, or an allocation
  * profile's allocations and bytes (named as Go's heap profiles name them, so
  * -sample_index=inuse_space or alloc_space reads them). */
+static void put_byte_types(struct pprof *pp, const char *objects, const char *space)
+{
+	pp->heap = 1;
+	put_value_type(pp, PROF_SAMPLE_TYPE, objects, "count");
+	put_value_type(pp, PROF_SAMPLE_TYPE, space, "bytes");
+	put_top_int(pp, PROF_DEFAULT_SAMPLE_TYPE, str(pp, space, strlen(space)));
+	put_value_type(pp, PROF_PERIOD_TYPE, "space", "bytes");
+	put_top_int(pp, PROF_PERIOD, 1);
+}
+
 static void put_sample_types(struct pprof *pp, const struct profile *p)
 {
-	pp->heap = p->heap;
-	if (p->heap) {
-		put_value_type(pp, PROF_SAMPLE_TYPE, "inuse_objects", "count");
-		put_value_type(pp, PROF_SAMPLE_TYPE, "inuse_space", "bytes");
-		put_top_int(pp, PROF_DEFAULT_SAMPLE_TYPE, str(pp, "inuse_space", 11));
-		put_value_type(pp, PROF_PERIOD_TYPE, "space", "bytes");
-		put_top_int(pp, PROF_PERIOD, 1);
-		return;
-	}
-	if (p->alloc) { /* as Go's allocation profiles: -sample_index=alloc_space */
-		pp->heap = 1;
-		put_value_type(pp, PROF_SAMPLE_TYPE, "alloc_objects", "count");
-		put_value_type(pp, PROF_SAMPLE_TYPE, "alloc_space", "bytes");
-		put_top_int(pp, PROF_DEFAULT_SAMPLE_TYPE, str(pp, "alloc_space", 11));
-		put_value_type(pp, PROF_PERIOD_TYPE, "space", "bytes");
-		put_top_int(pp, PROF_PERIOD, 1);
+	if (p->heap || p->alloc) {
+		put_byte_types(pp, p->heap ? "inuse_objects" : "alloc_objects", p->heap ? "inuse_space" : "alloc_space");
 		return;
 	}
 	pp->hz = p->hz > 0 ? p->hz : 99;

@@ -32,6 +32,11 @@ done
 rc=$?
 check "-F: refused (exit 2), saying how alloc mode paces itself" sh -c "[ $rc = 2 ] && grep -q 'takes no -F' '$OUT/rate.err'"
 
+LUA_FLAME_NO_BPF_LOOP=1 "$LF" --mode alloc -d 1 -o "$OUT/old.folded" -- true 2>"$OUT/old.err"
+rc=$?
+check "a kernel without bpf_loop: refused (exit 2), saying what to do instead" \
+	sh -c "[ $rc = 2 ] && grep -q 'needs a kernel with bpf_loop' '$OUT/old.err'"
+
 # SIGKILL in the middle of windows: the rounds per second of CPU after it are the target's own
 if command -v lua5.4 >/dev/null; then
 	lua5.4 "$P" 2 >"$OUT/alone.out"

@@ -40,29 +40,16 @@ summary() {
 # wait_for FILE REGEX: waits (at most 20 s) until FILE has a line matching REGEX
 wait_for() { for _ in $(seq 200); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 
-# 1. nginx + Lua (OpenResty's LuaJIT, JIT on) under wrk: the handler's functions allocate 5:3:2
-# per request; five() and burn() also burn CPU. From the master with --children and --pids:
+# 1. nginx + Lua (OpenResty's LuaJIT, JIT on) under wrk: the handler runs alloc_split.lua's
+# functions, which allocate 5:3:2, four rounds a request; five() and burn() also burn CPU. From the master with --children and --pids:
 # the bytes are the worker's.
 N=$OUT/nginx
 mkdir -p "$N/lua"
-cat >"$N/lua/handler.lua" <<'LUA'
+cat >"$N/lua/handler.lua" <<LUA
+local split = dofile("$ROOT/tests/lua/alloc_split.lua")
 local M = {}
-local sink
-local function five()
-  local x = 0
-  for i = 1, 3000 do x = x + i % 7 end
-  for i = 1, 50 do sink = { i, i } end
-  return x
-end
-local function three() for i = 1, 30 do sink = { i, i } end end
-local function two() for i = 1, 20 do sink = { i, i } end end
-local function burn()
-  local x = 0
-  for i = 1, 2000 do x = x + i % 3 end
-  return x
-end
 function M.handle()
-  for _ = 1, 4 do five() three() two() burn() end
+  for _ = 1, 4 do split.five() split.three() split.two() split.burn() end
   ngx.say("ok")
 end
 return M
@@ -78,9 +65,9 @@ if start_nginx "$N" "$port" "$N/lua"; then
 	check "nginx: exit status 0" [ $? = 0 ]
 	summary nginx "$N/alloc.err"
 	check "nginx: the worker found from the master" grep -q "profiling PID $NGINX_MASTER,$W " "$N/alloc.err"
-	alloc_split "nginx worker $W" "$N/alloc.folded" handler.lua "^nginx-$W;"
+	alloc_split "nginx worker $W" "$N/alloc.folded" alloc_split.lua "^nginx-$W;"
 	check "nginx: under the request's Lua handler" \
-		[ "$(count "$N/alloc.folded" "^nginx-$W;.*;ngx_http_lua_content_by_chunk;.*;handle \\([^;]*handler.lua:16\\);")" \
+		[ "$(count "$N/alloc.folded" "^nginx-$W;.*;ngx_http_lua_content_by_chunk;.*;handle \\([^;]*handler.lua:3\\);")" \
 		-ge $(($(total "$N/alloc.folded") * 98 / 100)) ]
 	check "nginx: no bytes in the master" [ "$(count "$N/alloc.folded" "^nginx-$NGINX_MASTER;")" = 0 ]
 	check "nginx: the SVG counts bytes" grep -q 'bytes' "$N/alloc.svg"

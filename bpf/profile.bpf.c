@@ -349,6 +349,10 @@ __noinline int lf_end_walk(int rc)
 	struct lf_stack *s;
 	if (lf_sample(&u, &s))
 		return 0;
+	/* exit_group unmaps the address space before the task's last ticks: a stack unreadable
+	 * then is the process's end, not a walk gone wrong */
+	if (rc == LF_MARK_BAD_READ && lf_task_exiting())
+		rc = LF_MARK_EXITING;
 	rt_walk_end(u, s->pid);
 	fold_deep(s, u);
 	u->mark = rc > 0 ? (__u32)rc : 0;

@@ -115,6 +115,7 @@ enum lf_mark {
 	LF_MARK_FP_FAILED,     /* frame-pointer chain in JIT code broken */
 	LF_MARK_NO_PROC,       /* process not registered yet */
 	LF_MARK_ZERO_RA,       /* a return address of 0 where the rules said a caller follows */
+	LF_MARK_EXITING,       /* the process is exiting: its stack is unmapped under the walk */
 	LF_MARK_COUNT
 };
 

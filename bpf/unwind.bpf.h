@@ -284,19 +284,21 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 	/* A thread's outermost frame says so in its rules (STOP: glibc's _start and clone3,
 	 * a program's entry point); a zero return address anywhere else is a walk gone wrong
 	 * or a runtime's own convention, not a stack known to be whole. */
-	if (rc == 0 && u->ip == 0)
+	int zero = rc == 0 && u->ip == 0;
+	if (zero && !leaf_sp)
 		return LF_MARK_ZERO_RA;
-	if (u->step_plain && rc <= 0)
+	if (!zero && u->step_plain && rc <= 0)
 		memo_note(rid, rc);
-	if (rc == 0 && m->file == u->core_file)
+	if (!zero && rc == 0 && m->file == u->core_file)
 		lf_rt_core_stepped();
 	/* Hand-written assembly (LuaJIT's VM helpers) can sit inside a bigger function's CFI
-	 * although it is entered by a call: a sampled leaf whose rule leads nowhere is
-	 * retried as a frameless function, accepted only if its caller is mapped code. */
-	if (rc == 0 && leaf_sp && find_map_cached(u, p, s->pid, u->ip) < 0) {
+	 * although it is entered by a call: a sampled leaf whose rule leads nowhere (an
+	 * unmapped pc, or a zero read from its caller's frame) is retried as a frameless
+	 * function, accepted only if its caller is mapped code. */
+	if (rc == 0 && leaf_sp && (zero || find_map_cached(u, p, s->pid, u->ip) < 0)) {
 		__u64 ra, sp;
 		if (arch_frameless_ra(u, leaf_sp, &ra, &sp) || lf_find_map(s->pid, ra) < 0)
-			return 0; /* the next step reports the unmapped pc */
+			return zero ? LF_MARK_ZERO_RA : 0; /* else the next step reports the unmapped pc */
 		u->sp = sp;
 		u->bp = bp_before;
 		u->ip = ra;

@@ -40,12 +40,17 @@ static __always_inline int wall_runnable(void)
 
 #define LF_PF_EXITING 0x4 /* task->flags: the thread is exiting */
 
+static __always_inline int lf_task_exiting(void)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	return (BPF_CORE_READ(t, flags) & LF_PF_EXITING) != 0;
+}
+
 /* Whether the current thread leaves the CPU to exit: it never runs again, so it is not
  * parked, and what was kept for it goes. */
 static __always_inline int wall_exiting(void)
 {
-	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-	if (!(BPF_CORE_READ(t, flags) & LF_PF_EXITING))
+	if (!lf_task_exiting())
 		return 0;
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	bpf_map_delete_elem(&off_times, &tid);

@@ -51,7 +51,7 @@ const char *stacks_mark_name(unsigned reason)
 		[LF_MARK_NO_TABLE] = "no table", [LF_MARK_INVALID] = "unsupported rule",
 		[LF_MARK_BAD_READ] = "unreadable stack", [LF_MARK_NO_MAPPING] = "unmapped pc",
 		[LF_MARK_FP_FAILED] = "frame pointer chain broken", [LF_MARK_NO_PROC] = "process not ready",
-		[LF_MARK_ZERO_RA] = "zero return address",
+		[LF_MARK_ZERO_RA] = "zero return address", [LF_MARK_EXITING] = "process exiting",
 	};
 	return reason < LF_MARK_COUNT && names[reason] ? names[reason] : "failed";
 }

@@ -13,7 +13,7 @@ run() {
 	shift 3
 	f="$OUT/$name.folded"
 	"$LF" -F 999 -o "$f" -- "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"
-	t=$(($(total "$f") - $(count "$f" '\[unwind: unreadable stack\];.*;do_group_exit_\[k\]')))
+	t=$(($(total "$f") - $(count "$f" '\[unwind: process exiting\]')))
 	# (an address the unwinder found in no mapping, after [unwind: unmapped pc], is unknown indeed)
 	u=$(($(count "$f" '\[unknown\]') - $(count "$f" '\[unwind: unmapped pc\];\[unknown\]')))
 	r=$(count "$f" "^$comm;(_start|ld-linux-x86-64\\.so\\.2\\+0x[0-9a-f]+)(;|\$)")

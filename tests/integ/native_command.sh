@@ -8,7 +8,7 @@ ROOTS='^lua5\.4;_start;__libc_start_main;__libc_start_call_main;'
 # markers FILE: samples ending in an [unwind: ...] marker, except those taken while exit_group
 # tears the address space down: their user stack is truly gone.
 markers() {
-	echo $(($(count "$1" '\[unwind: ') - $(count "$1" '\[unwind: unreadable stack\];.*;do_group_exit_\[k\]')))
+	echo $(($(count "$1" '\[unwind: ') - $(count "$1" '\[unwind: process exiting\]')))
 }
 
 # Short runs, each one's start a large part of it: "process not ready" was 12-18 samples

@@ -23,6 +23,9 @@ char LICENSE[] SEC("license") = "GPL";
 #endif
 
 __u32 cur_gen = 0; /* written by user space to switch generations */
+/* cpu mode: the timer ticks this many times per sample taken, each tick kept at random
+ * (written by user space before sampling starts) */
+__u32 ticks_per_sample = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -575,9 +578,16 @@ static __always_inline int begin_sample(struct bpf_perf_event_data *ctx, __u32 f
 }
 
 #ifndef LF_ALLOC
+/* A tick is kept at random, one in ticks_per_sample: a target that the ticks themselves wake
+ * (a sleep whose timer slack lets it end on the tick, softirqs run at its exit) starts its
+ * work on a tick, and with every tick a sample the next would always fall one period into
+ * that work. */
 SEC(LF_PROG_SEC)
 int on_sample(struct bpf_perf_event_data *ctx)
 {
+	__u32 k = ticks_per_sample;
+	if (k > 1 && bpf_get_prandom_u32() % k)
+		return 0;
 	return begin_sample(ctx, 0, 1);
 }
 #else

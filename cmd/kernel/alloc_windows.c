@@ -186,6 +186,21 @@ static double next_gap(const struct alloc_windows *w, double held)
 	return every - held;
 }
 
+/* Waits until some VM's allocator is probed (a command's VM is found some time after it
+ * starts); 1 when stopped meanwhile. */
+static int wait_for_probes(struct alloc_windows *w)
+{
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		int n = w->nprobes;
+		pthread_mutex_unlock(&w->lock);
+		if (n)
+			return 0;
+		if (wait_or_stop(w, 0.05))
+			return 1;
+	}
+}
+
 /* A window opens at a random moment of each period (uniform gaps of 0 to twice the mean),
  * so that the windows fall on every phase of a periodic workload alike. */
 static void *windows_main(void *arg)
@@ -193,7 +208,9 @@ static void *windows_main(void *arg)
 	struct alloc_windows *w = arg;
 	double held = 0;
 	for (;;) {
-		/* the first window within the first second: a short run gets one */
+		/* the first window within the first second of there being a VM: a short run gets one */
+		if (wait_for_probes(w))
+			break;
 		double r = (double)rand_r(&w->seed) / (double)RAND_MAX;
 		if (wait_or_stop(w, held ? 2.0 * next_gap(w, held) * r : r))
 			break;

@@ -21,6 +21,7 @@
 #include "kfeatures.h"
 #include "lua_merge.h"
 #include "namer_sched.h"
+#include "period_jitter.h"
 #include "sampler.h"
 #include "split_load.h"
 #include "proc_ns.h"
@@ -36,6 +37,7 @@ struct sampler {
 	struct bpf_link **links;
 	int *pfds;
 	int ncpu;
+	struct period_jitter *jitter; /* re-arms the pfds' timers with random periods */
 	__u32 gen;
 	struct lf_stack *buf;
 	struct lf_stack *batch;     /* DRAIN_BATCH stacks read at once */
@@ -508,6 +510,9 @@ static int attach_wall(struct sampler *s)
 	return 0;
 }
 
+#define LF_TICKS_PER_SAMPLE 4
+#define LF_TICK_HZ_MAX 10000 /* ticks per second per CPU, at most */
+
 int sampler_attach(struct sampler *s, int hz)
 {
 	s->ncpu = libbpf_num_possible_cpus();
@@ -520,13 +525,26 @@ int sampler_attach(struct sampler *s, int hz)
 			s->pfds[i] = -1;
 		return 0;
 	}
-	int rc = attach_per_cpu(s, s->skel->progs.on_sample, PERF_COUNT_SW_CPU_CLOCK, 1000000000ULL / (__u64)hz,
-				s->pfds, s->links);
-	return rc ? rc : s->wall_hz ? attach_wall(s) : 0;
+	/* ticks per sample: enough that the sample after a tick that woke a target is as likely
+	 * at any point of its work, few enough that idle CPUs are woken rarely */
+	__u32 k = hz >= LF_TICK_HZ_MAX ? 1 : LF_TICK_HZ_MAX / (__u32)hz;
+	k = k > LF_TICKS_PER_SAMPLE ? LF_TICKS_PER_SAMPLE : k < 1 ? 1 : k;
+	if (getenv("LUA_FLAME_FIXED_PERIOD"))
+		k = 1;
+	s->skel->data->ticks_per_sample = k;
+	__u64 period = 1000000000ULL / ((__u64)hz * k);
+	int rc = attach_per_cpu(s, s->skel->progs.on_sample, PERF_COUNT_SW_CPU_CLOCK, period, s->pfds, s->links);
+	if (rc)
+		return rc;
+	if (!getenv("LUA_FLAME_FIXED_PERIOD")) /* to show what the random periods are for */
+		s->jitter = period_jitter_start(s->pfds, s->ncpu, period);
+	return s->wall_hz ? attach_wall(s) : 0;
 }
 
 void sampler_pause(struct sampler *s)
 {
+	period_jitter_stop(s->jitter);
+	s->jitter = NULL;
 	for (int i = 0; s->pfds && i < s->ncpu; i++)
 		if (s->pfds[i] >= 0)
 			ioctl(s->pfds[i], PERF_EVENT_IOC_DISABLE, 0);
@@ -694,6 +712,7 @@ void sampler_close(struct sampler *s)
 {
 	if (!s)
 		return;
+	period_jitter_stop(s->jitter);
 	for (int i = 0; s->links && i < s->ncpu; i++) {
 		bpf_link__destroy(s->links[i]);
 		if (s->pfds[i] >= 0)

@@ -578,15 +578,41 @@ static __always_inline int begin_sample(struct bpf_perf_event_data *ctx, __u32 f
 }
 
 #ifndef LF_ALLOC
-/* A tick is kept at random, one in ticks_per_sample: a target that the ticks themselves wake
- * (a sleep whose timer slack lets it end on the tick, softirqs run at its exit) starts its
- * work on a tick, and with every tick a sample the next would always fall one period into
- * that work. */
+/* Per CPU: ticks counted in the current run of ticks_per_sample, and the one of them kept. */
+struct lf_ticks {
+	__u32 n, keep;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lf_ticks);
+} ticks SEC(".maps");
+
+/* One tick of each run of ticks_per_sample is kept, which one at random: a target that the
+ * ticks themselves wake (a sleep whose timer slack lets it end on the tick, softirqs run at
+ * its exit) starts its work on a tick, and with every tick a sample the next would always fall
+ * one period into that work. One kept in each run, not each kept by chance: a steady workload's
+ * shares then vary no more than with a fixed period. */
+static __always_inline int tick_kept(void)
+{
+	__u32 k = ticks_per_sample, zero = 0;
+	struct lf_ticks *t = k > 1 ? bpf_map_lookup_elem(&ticks, &zero) : NULL;
+	if (!t)
+		return 1;
+	int kept = t->n == t->keep;
+	if (++t->n >= k) {
+		t->n = 0;
+		t->keep = bpf_get_prandom_u32() % k;
+	}
+	return kept;
+}
+
 SEC(LF_PROG_SEC)
 int on_sample(struct bpf_perf_event_data *ctx)
 {
-	__u32 k = ticks_per_sample;
-	if (k > 1 && bpf_get_prandom_u32() % k)
+	if (!tick_kept())
 		return 0;
 	return begin_sample(ctx, 0, 1);
 }

@@ -179,9 +179,9 @@ void status_summary(const struct record_opts *o, const struct profile *p, const 
 			 (unsigned long long)n, (double)p->total / 1e6, (unsigned long long)r->st[LF_STAT_LOST_MAPFULL],
 			 p->n, pct, p->duration);
 	else
-		warnx_lf("%llu samples (%llu lost), %zu distinct stacks, %.1f%% complete, in %.1fs",
-			 (unsigned long long)p->total, (unsigned long long)r->st[LF_STAT_LOST_MAPFULL], p->n, pct,
-			 p->duration);
+		warnx_lf("%llu sample%s (%llu lost), %zu distinct stack%s, %.1f%% complete, in %.1fs",
+			 (unsigned long long)p->total, p->total == 1 ? "" : "s",
+			 (unsigned long long)r->st[LF_STAT_LOST_MAPFULL], p->n, p->n == 1 ? "" : "s", pct, p->duration);
 	print_lua(r);
 	if (o->alloc)
 		print_alloc(&r->alloc);

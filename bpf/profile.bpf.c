@@ -23,9 +23,22 @@ char LICENSE[] SEC("license") = "GPL";
 #endif
 
 __u32 cur_gen = 0; /* written by user space to switch generations */
-/* cpu mode: the timer ticks this many times per sample taken, each tick kept at random
- * (written by user space before sampling starts) */
+/* cpu mode: the timer ticks this many times per sample taken (written by user space before
+ * sampling starts); tick_kept says which */
 __u32 ticks_per_sample = 1;
+
+/* Per CPU: ticks counted in the current run of ticks_per_sample, and the one of them kept (in
+ * every object, alloc's too: they share one skeleton's layout). */
+struct lf_ticks {
+	__u32 n, keep;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lf_ticks);
+} ticks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -578,18 +591,6 @@ static __always_inline int begin_sample(struct bpf_perf_event_data *ctx, __u32 f
 }
 
 #ifndef LF_ALLOC
-/* Per CPU: ticks counted in the current run of ticks_per_sample, and the one of them kept. */
-struct lf_ticks {
-	__u32 n, keep;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct lf_ticks);
-} ticks SEC(".maps");
-
 /* One tick of each run of ticks_per_sample is kept, which one at random: a target that the
  * ticks themselves wake (a sleep whose timer slack lets it end on the tick, softirqs run at
  * its exit) starts its work on a tick, and with every tick a sample the next would always fall

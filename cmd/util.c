@@ -2,6 +2,7 @@
  * string buffer, bounded file reads and uniform error messages. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -236,6 +237,21 @@ double now_sec(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int wait_or_readable(int fd, double secs)
+{
+	double end = now_sec() + secs;
+	for (;;) {
+		double left = end - now_sec();
+		if (left < 0)
+			left = 0;
+		struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = ppoll(&p, 1, &ts, NULL);
+		if (r >= 0 || errno != EINTR)
+			return r != 0;
+	}
 }
 
 int ends_with(const char *s, size_t len, const char *suffix)

@@ -53,4 +53,7 @@ double now_sec(void);
 /* Starts a helper thread that takes none of the process's signals (they stay with the main
  * thread, whose sleeps they must interrupt); 1 if it runs. */
 int start_helper(pthread_t *t, void *(*fn)(void *), void *arg);
+/* A helper thread's sleep: secs seconds, or until fd becomes readable (its stop signal);
+ * 1 when it did (or cannot be waited on). */
+int wait_or_readable(int fd, double secs);
 #endif

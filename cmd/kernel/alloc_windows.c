@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,8 +170,7 @@ static void close_all(struct alloc_windows *w)
 /* Waits s seconds or until stopped; returns 1 when stopped. */
 static int wait_or_stop(struct alloc_windows *w, double s)
 {
-	struct pollfd p = { .fd = w->stop_pipe[0], .events = POLLIN };
-	return poll(&p, 1, (int)(s * 1000.0 + 0.5)) != 0;
+	return wait_or_readable(w->stop_pipe[0], s);
 }
 
 /* The mean time from one window's end to the next one's start: the period asked for, or

@@ -3,9 +3,7 @@
  * starts its work there, and each later sample falls at the same point of that work. */
 #include "period_jitter.h"
 
-#include <errno.h>
 #include <linux/perf_event.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
@@ -62,21 +60,12 @@ static void rearm_all(struct period_jitter *j)
 	}
 }
 
-/* Waits ns or until stopped; 1 when stopped. */
-static int wait_or_stop(struct period_jitter *j, uint64_t ns)
-{
-	struct timespec ts = { (time_t)(ns / 1000000000ULL), (long)(ns % 1000000000ULL) };
-	struct pollfd p = { .fd = j->stop, .events = POLLIN };
-	int r = ppoll(&p, 1, &ts, NULL);
-	return r > 0 || (r < 0 && errno != EINTR);
-}
-
 static void *jitter_main(void *arg)
 {
 	struct period_jitter *j = arg;
 	for (;;) {
 		uint64_t wait = j->period * rand_between(j, JITTER_MIN_PERIODS, JITTER_MAX_PERIODS + 1);
-		if (wait_or_stop(j, wait < JITTER_MIN_NS ? JITTER_MIN_NS : wait))
+		if (wait_or_readable(j->stop, (double)(wait < JITTER_MIN_NS ? JITTER_MIN_NS : wait) / 1e9))
 			return NULL;
 		rearm_all(j);
 	}

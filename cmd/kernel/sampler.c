@@ -527,16 +527,15 @@ int sampler_attach(struct sampler *s, int hz)
 	}
 	/* ticks per sample: enough that the sample after a tick that woke a target is as likely
 	 * at any point of its work, few enough that idle CPUs are woken rarely */
-	__u32 k = hz >= LF_TICK_HZ_MAX ? 1 : LF_TICK_HZ_MAX / (__u32)hz;
-	k = k > LF_TICKS_PER_SAMPLE ? LF_TICKS_PER_SAMPLE : k < 1 ? 1 : k;
-	if (getenv("LUA_FLAME_FIXED_PERIOD"))
-		k = 1;
+	int fixed = getenv("LUA_FLAME_FIXED_PERIOD") != NULL; /* to show what they are for */
+	__u32 k = fixed || hz >= LF_TICK_HZ_MAX ? 1 : LF_TICK_HZ_MAX / (__u32)hz;
+	k = k > LF_TICKS_PER_SAMPLE ? LF_TICKS_PER_SAMPLE : k;
 	s->skel->data->ticks_per_sample = k;
 	__u64 period = 1000000000ULL / ((__u64)hz * k);
 	int rc = attach_per_cpu(s, s->skel->progs.on_sample, PERF_COUNT_SW_CPU_CLOCK, period, s->pfds, s->links);
 	if (rc)
 		return rc;
-	if (!getenv("LUA_FLAME_FIXED_PERIOD")) /* to show what the random periods are for */
+	if (!fixed)
 		s->jitter = period_jitter_start(s->pfds, s->ncpu, period);
 	return s->wall_hz ? attach_wall(s) : 0;
 }

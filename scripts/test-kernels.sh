@@ -43,6 +43,7 @@ build_initramfs() {
 	cp "$ROOT/tests/lua/deep.lua" "$TREE/deep.lua"
 	cp "$ROOT/tests/kernel/guest.sh" "$TREE/init" && chmod +x "$TREE/init"
 	cp "$ROOT/tests/kernel/guest_lib.sh" "$TREE/guest_lib.sh"
+	cp "$ROOT/scripts/verifier-figures.sh" "$TREE/verifier-figures.sh"
 	(cd "$TREE" && find . | cpio -o -H newc --quiet | gzip -1) >"$KC/initramfs.gz"
 }
 

@@ -3,7 +3,7 @@
 # every kernel what the same runs give on the build machine: named Lua frames rooted in the native
 # stack, the 60/40 split of split.lua, no unwinding markers, in -p and -- COMMAND mode, a dump,
 # a recursion 300 deep (tests/lua/deep.lua) whose outermost and innermost frames are kept, and
-# a wall-clock profile of tests/lua/wall_split.lua.
+# a wall-clock profile of tests/lua/wall_split.lua; it prints the verifier's figures of each kernel.
 # usage: sh tests/kernel/check.sh SUITE...
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CONSOLES=$ROOT/tests/out/kernels
@@ -55,6 +55,8 @@ for s in "$@"; do
 	for lua in lua5.4 luajit; do check_deep_run "$s" "$lua-deep"; done
 	check_wall "$s ($(cat "$OUT/$s/kernel" 2>/dev/null)) lua5.4-wall" "$OUT/$s/lua5.4-wall.folded" "$OUT/$s/lua5.4-wall.rc" 396
 	check "$s: dump names the running Lua function" grep -Eq '(sixty|forty|spin) \(/split\.lua' "$OUT/$s/lua5.4-dump.log"
+	check "$s: the verifier's figures name the sampling program" grep -q '^cpu  *on_sample ' "$OUT/$s/verifier.log"
+	sed "s/^/  $s: /" "$OUT/$s/verifier.log" 2>/dev/null
 	grep -h -E 'error|fail|refused|warning' "$OUT/$s"/*.log 2>/dev/null | sort | uniq -c | head -5 | sed "s/^/  $s: /"
 done
 finish

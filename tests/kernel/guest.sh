@@ -1,7 +1,7 @@
 #!/bin/sh
 # /init of the kernel-test initramfs: mounts what lua-flame needs, profiles Debian's lua5.4,
 # lua5.1 and luajit running split.lua with -p and with -- COMMAND, lua5.4 and luajit in a
-# recursion 300 deep, records a dump and a wall-clock profile, prints every output between markers on the console for the host to
+# recursion 300 deep, records a dump and a wall-clock profile, takes the verifier's figures, prints every output between markers on the console for the host to
 # check, and powers off.
 . /guest_lib.sh # mounts, emit
 SECS=${SECS:-4}
@@ -44,6 +44,9 @@ sleep 1
 /lua-flame --stats -p "$pid" -d "$SECS" --mode wall -o /tmp/lua5.4-wall.folded >/tmp/lua5.4-wall.log 2>&1
 emit lua5.4-wall $?
 kill -9 "$pid"
+# the verifier's work for each program, which check.sh prints for the kernel
+sh /verifier-figures.sh /lua-flame >/tmp/verifier.log 2>&1
+emit verifier $?
 /lua-flame --version
 echo "==DONE"
 poweroff -f

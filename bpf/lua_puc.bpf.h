@@ -8,6 +8,7 @@
 #include "lua.h"
 #include "lua_fp.bpf.h"
 #include "lua_walk.bpf.h"
+#include "memo_frame.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -15,6 +16,25 @@ struct {
 	__type(key, __u32);
 	__type(value, struct lf_lua_cfg);
 } lua_cfgs SEC(".maps");
+
+enum { LF_LWIN_CI, LF_LWIN_TV, LF_LWIN_CAND }; /* PUC Lua's read-ahead windows */
+
+/* The window `which` of the sample: lwin_at for CallInfos and stack slots, lwin_fwd for what
+ * may be a lua_State. A global function: the verifier checks it once,
+ * not in every copy of the Lua walk's step (unrolled on kernels before 5.17), where each of
+ * its ways out would double the states to check. */
+__noinline int lf_lwin_at(__u32 which, __u64 addr, __u32 len)
+{
+	__u32 zero = 0;
+	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
+	if (!u)
+		return -1;
+	if (which == LF_LWIN_CI)
+		return lwin_at(u->puc.lw_ci, &u->puc.lw_ci_lo, &u->puc.lw_ci_len, addr, len);
+	if (which == LF_LWIN_TV)
+		return lwin_at(u->puc.lw_tv, &u->puc.lw_tv_lo, &u->puc.lw_tv_len, addr, len);
+	return lwin_fwd(u->puc.lw_cand, &u->puc.lw_cand_lo, &u->puc.lw_cand_len, addr, len);
+}
 
 /* lf_take_fp with pid's configuration (lua_fp.bpf.h says why a global function). */
 __noinline __u32 puc_take_fp(__u32 pid, __u64 proto)
@@ -65,12 +85,12 @@ static __always_inline int puc_is_state(struct lf_ustate *u, __u32 pid, __u64 ca
 	/* One read holds the tag and, after it, l_G (lwin_fwd): when they lie on two pages, l_G
 	 * is read only after a thread's tag. */
 	int at = lf_lwin_at(LF_LWIN_CAND, cand + c->gch_tt, 1);
-	if (at < 0 || u->lw_cand[(__u32)at & (LF_CAND_SPAN - 1)] != c->gctag_thread)
+	if (at < 0 || u->puc.lw_cand[(__u32)at & (LF_CAND_SPAN - 1)] != c->gctag_thread)
 		return 0;
 	at = lf_lwin_at(LF_LWIN_CAND, cand + c->l_l_G, 8);
 	if (at < 0)
 		return 0;
-	__u64 g = lf_load_u64(&u->lw_cand[(__u32)at & (LF_CAND_SPAN - 1)]);
+	__u64 g = lf_load_u64(&u->puc.lw_cand[(__u32)at & (LF_CAND_SPAN - 1)]);
 	if (!g)
 		return 0;
 	for (__u32 i = 0; i < LF_MAX_GS; i++)
@@ -100,12 +120,12 @@ __noinline int lf_lua_is_state(__u32 pid, __u64 cand, __u64 sp)
 	if (!u)
 		return 0;
 	for (int i = 0; i < LF_SEEN; i++)
-		if (u->seen_v[i] == cand)
-			return u->seen_r[i];
+		if (u->puc.seen_v[i] == cand)
+			return u->puc.seen_r[i];
 	int r = puc_is_state(u, pid, cand);
-	__u32 k = u->seen_next++ & (LF_SEEN - 1);
-	u->seen_v[k] = cand;
-	u->seen_r[k] = (__u8)r;
+	__u32 k = u->puc.seen_next++ & (LF_SEEN - 1);
+	u->puc.seen_v[k] = cand;
+	u->puc.seen_r[k] = (__u8)r;
 	return r;
 }
 
@@ -144,17 +164,19 @@ struct {
 	__type(value, struct lf_reg_memo);
 } lua_reg_memo SEC(".maps");
 
-/* At a sample's start: where hosts enter the VM (c NULL: not PUC Lua), for puc_note_entry. */
+/* At a sample's start: where hosts enter the VM (c NULL: not PUC Lua), for puc_note_entry;
+ * nothing found yet. */
 static __always_inline void puc_begin(struct lf_ustate *u, const struct lf_lua_cfg *c)
 {
+	__builtin_memset(&u->puc, 0, __builtin_offsetof(struct lf_puc_ustate, l_reg_hint));
 	for (int i = 0; i < LF_LUA_ENTRIES; i++) {
-		u->entry_lo[i] = c ? c->entry_lo[i] : 0;
-		u->entry_hi[i] = c ? c->entry_hi[i] : 0;
+		u->puc.entry_lo[i] = c ? c->entry_lo[i] : 0;
+		u->puc.entry_hi[i] = c ? c->entry_hi[i] : 0;
 	}
 	for (int i = 0; i < LF_SEEN; i++)
-		u->seen_v[i] = 0;
-	u->cl_key = 0;
-	u->lw_ci_len = u->lw_tv_len = u->lw_cand_len = 0;
+		u->puc.seen_v[i] = 0;
+	u->puc.cl_key = 0;
+	u->puc.lw_ci_len = u->puc.lw_tv_len = u->puc.lw_cand_len = 0;
 }
 
 /* A frame of the core at pc inside one of the API functions a host enters the VM by: the
@@ -162,7 +184,7 @@ static __always_inline void puc_begin(struct lf_ustate *u, const struct lf_lua_c
 static __always_inline void puc_note_entry(struct lf_ustate *u, struct lf_stack *s, __u32 pc)
 {
 	for (int i = 0; i < LF_LUA_ENTRIES; i++)
-		if (pc >= u->entry_lo[i] && pc < u->entry_hi[i])
+		if (pc >= u->puc.entry_lo[i] && pc < u->puc.entry_hi[i])
 			s->user[u->cur & (LF_MAX_USTACK - 1)] |= LF_NAT_ENTRY;
 }
 
@@ -171,25 +193,25 @@ static __always_inline void puc_note_entry(struct lf_ustate *u, struct lf_stack 
  * or below the outermost frame that held its lua_State. */
 static __always_inline void puc_close_run(struct lf_ustate *u)
 {
-	if (u->last_cand && u->cand_frame != u->cand_noted && u->nlpos < LF_MAX_LPOS)
-		lf_note_position_at(u->last_cand, u->cand_frame);
+	if (u->puc.cand && u->puc.cand_frame != u->puc.cand_noted && u->nlpos < LF_MAX_LPOS)
+		lf_note_position_at(u->puc.cand, u->puc.cand_frame);
 }
 
 /* Frame frame of the walk holds cand (0: none) in its registers: a position where the
  * running lua_State changes (the innermost frame of each run of frames holding it). */
 static __always_inline void puc_take_cand(struct lf_ustate *u, __u64 cand, __u32 frame)
 {
-	__u64 prev = u->last_cand;
+	__u64 prev = u->puc.cand;
 	if (cand != prev)
 		puc_close_run(u);
-	u->last_cand = cand;
+	u->puc.cand = cand;
 	if (!cand)
 		return;
-	u->cand_frame = frame;
+	u->puc.cand_frame = frame;
 	if (cand == prev || u->nlpos >= LF_MAX_LPOS)
 		return;
 	lf_note_position_at(cand, frame);
-	u->cand_noted = frame;
+	u->puc.cand_noted = frame;
 }
 
 /* The value of register i of the frame looked at (LF_NSAVED: the frame pointer). */
@@ -234,7 +256,7 @@ __noinline int lf_puc_note_state(__u32 pid, __u32 pc, __u32 frame)
 	__u64 key = (((__u64)u->core_file << 32) | (pc >> LF_REG_BLOCK)) + 1, cand = 0, v;
 	__u32 slot = (__u32)((key * 0x9e3779b97f4a7c15ULL) >> 56) & (LF_REG_MEMO - 1);
 	struct lf_reg_memo *rm = bpf_map_lookup_elem(&lua_reg_memo, &slot);
-	__u32 hint = rm && rm->key == key ? rm->reg : u->l_reg_hint;
+	__u32 hint = rm && rm->key == key ? rm->reg : u->puc.l_reg_hint;
 	int found = 0;
 	if (hint <= LF_NSAVED) {
 		found = puc_reg_state(u, pid, hint, &v);
@@ -256,9 +278,9 @@ __noinline int lf_puc_note_state(__u32 pid, __u32 pc, __u32 frame)
 	if (found == 2)
 		u->vm_unknown = 1;
 	for (int i = 0; i < LF_NSAVED; i++)
-		u->last_regs[i] = u->regs[i];
-	u->last_regs[LF_NSAVED] = u->bp;
-	u->checked = 1;
+		u->puc.last_regs[i] = u->regs[i];
+	u->puc.last_regs[LF_NSAVED] = u->bp;
+	u->puc.checked = 1;
 	puc_take_cand(u, cand, frame);
 	return 0;
 }
@@ -268,13 +290,13 @@ __noinline int lf_puc_note_state(__u32 pid, __u32 pc, __u32 frame)
  * lua_State, or none, in a further frame of the same run). */
 static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid, __u32 pc, __u32 frame)
 {
-	int same = u->checked && u->last_regs[LF_NSAVED] == u->bp;
+	int same = u->puc.checked && u->puc.last_regs[LF_NSAVED] == u->bp;
 	for (int i = 0; i < LF_NSAVED; i++)
-		same = same && u->last_regs[i] == u->regs[i];
+		same = same && u->puc.last_regs[i] == u->regs[i];
 	if (!same)
 		lf_puc_note_state(pid, pc, frame);
-	else if (u->last_cand)
-		u->cand_frame = frame;
+	else if (u->puc.cand)
+		u->puc.cand_frame = frame;
 }
 
 /* Frame frame of the walk, of the core, replayed from a walk memo (walk_memo.bpf.h) with the
@@ -283,10 +305,10 @@ static __always_inline void puc_note_state(struct lf_ustate *u, __u32 pid, __u32
  * that no longer uses it, whose thread is gone). */
 static __always_inline void puc_replay_state(struct lf_ustate *u, __u32 pid, __u64 cand, __u32 frame)
 {
-	int r = cand && cand != u->last_cand ? lf_lua_is_state(pid, cand, u->leaf_sp) : 1;
+	int r = cand && cand != u->puc.cand ? lf_lua_is_state(pid, cand, u->leaf_sp) : 1;
 	if (r == 2)
 		u->vm_unknown = 1;
-	u->checked = 1;
+	u->puc.checked = 1;
 	puc_take_cand(u, r ? cand : 0, frame);
 }
 
@@ -304,12 +326,12 @@ struct puc_walk {
 /* Fields of the CallInfo at lw_ci_at in its window (lf_lwin_at keeps it whole inside). */
 static __always_inline __u64 ci_u64(const struct lf_ustate *u, __u16 off)
 {
-	return lf_load_u64(&u->lw_ci[(u->lw_ci_at + off) & (LF_LWIN - 1)]);
+	return lf_load_u64(&u->puc.lw_ci[(u->puc.lw_ci_at + off) & (LF_LWIN - 1)]);
 }
 
 static __always_inline __u32 ci_u32(const struct lf_ustate *u, __u16 off)
 {
-	return lf_load_u32(&u->lw_ci[(u->lw_ci_at + off) & (LF_LWIN - 1)]);
+	return lf_load_u32(&u->puc.lw_ci[(u->puc.lw_ci_at + off) & (LF_LWIN - 1)]);
 }
 
 /* Makes the CallInfo at ci readable with ci_u64 and ci_u32. Returns 0, or -1. */
@@ -317,7 +339,7 @@ static __always_inline int puc_load_ci(struct lf_ustate *u, const struct lf_lua_
 {
 	__u32 size = c->ci_sizeof & (LF_CI_BUF - 1);
 	int at = size ? lf_lwin_at(LF_LWIN_CI, ci, size) : -1;
-	u->lw_ci_at = (__u32)at;
+	u->puc.lw_ci_at = (__u32)at;
 	return at < 0 ? -1 : 0;
 }
 
@@ -338,8 +360,8 @@ static __always_inline void puc_emit_ci(struct puc_walk *w, int running)
 	int tv = lf_lwin_at(LF_LWIN_TV, func, 16);
 	if (tv < 0)
 		return;
-	__u64 val = lf_load_u64(&u->lw_tv[((__u32)tv + (c->tv_value & 7)) & (LF_LWIN - 1)]);
-	__u8 tt = u->lw_tv[((__u32)tv + (c->tv_tt & 15)) & (LF_LWIN - 1)];
+	__u64 val = lf_load_u64(&u->puc.lw_tv[((__u32)tv + (c->tv_value & 7)) & (LF_LWIN - 1)]);
+	__u8 tt = u->puc.lw_tv[((__u32)tv + (c->tv_tt & 15)) & (LF_LWIN - 1)];
 	__u32 cs = c->ci_callstatus_size ? ci_u32(u, c->ci_callstatus) : 0;
 	if (c->ci_callstatus_size == 1)
 		cs &= 0xff;
@@ -372,16 +394,16 @@ static __always_inline void puc_emit_ci(struct puc_walk *w, int running)
 		return;
 	}
 	/* A recursion runs the same closure frame after frame; its Proto never changes. */
-	__u64 proto = u->cl_proto;
-	if (val != u->cl_key || !val) {
+	__u64 proto = u->puc.cl_proto;
+	if (val != u->puc.cl_key || !val) {
 		if (read_u64(val + c->lcl_p, &proto))
 			return;
-		u->cl_key = val;
-		u->cl_proto = proto;
+		u->puc.cl_key = val;
+		u->puc.cl_proto = proto;
 	}
 	if (running && !want_lines)
 		pc = 0;  /* the running function: its pc names nothing, only --lines uses it */
-	else if ((c->flags & LF_LUA_L_SAVEDPC) && !w->u->walk_emitted)
+	else if ((c->flags & LF_LUA_L_SAVEDPC) && !w->u->puc.walk_emitted)
 		read_u64(w->L + c->l_savedpc, &pc);
 	else
 		pc = ci_u64(u, c->ci_savedpc);
@@ -392,7 +414,7 @@ static __always_inline void puc_emit_ci(struct puc_walk *w, int running)
 	pc &= LF_ADDR_MASK;
 	put_word(w->s, u, lf_word(LF_TAG_LFUNC, proto));
 	put_word(w->s, u, (pc & LF_PC_MASK) | flags);
-	w->u->walk_emitted = 1;
+	w->u->puc.walk_emitted = 1;
 }
 
 /* 5.1's CallInfos are an array: past the innermost frames, jump to the outermost ones. */
@@ -416,7 +438,7 @@ static __always_inline long puc_walk_end(struct puc_walk *w)
 	__u32 n = w->u->ring_n;
 	if (n <= w->outer)
 		return 1;
-	w->u->n = w->u->ring_from;
+	w->u->n = w->u->puc.ring_from;
 	put_lua_marker(w->s, w->u, LF_TAG_LFUNC, n - w->outer);
 	w->u->ring_at = w->outer ? n % w->outer : 0;
 	w->u->ring_left = w->outer;
@@ -461,7 +483,7 @@ static __noinline long puc_step_cb(__u32 idx, void *data)
 	/* The ring is not in the walk without bpf_loop, which stops at its innermost frames: the
 	 * verifier would take each step's ways through it in each copy of the unrolled walk. */
 	if (w->steps == w->inner)
-		u->ring_from = u->n;
+		u->puc.ring_from = u->n;
 	if (w->steps >= w->inner) {
 		if (w->outer)
 			u->ring[(u->ring_n % w->outer) & LF_RING_MASK] = w->ci;
@@ -501,7 +523,7 @@ static __always_inline void puc_walk_thread(struct lf_stack *s, struct lf_ustate
 		w.stop = L + c->l_base_ci;
 	lf_lua_keep(u, threads_left, 1, &w.inner, &w.outer);
 	u->ring_n = 0;
-	u->walk_emitted = u->walk_flushing = 0;
+	u->puc.walk_emitted = u->walk_flushing = 0;
 	put_word(s, u, lf_word(LF_TAG_LTHREAD, L));
 	LF_WALK_LUA(u, w, puc_step_cb);
 }
@@ -572,7 +594,7 @@ static __always_inline int puc_hook_begin(struct lf_ustate *u, const struct lf_l
 	if (!c)
 		return 0;
 	u->core_file = c->core_file;
-	u->l_reg_hint = c->l_reg_hint;
+	u->puc.l_reg_hint = c->l_reg_hint;
 	return 1;
 }
 
@@ -590,7 +612,69 @@ static __always_inline int puc_hook_core_frame(struct lf_ustate *u, struct lf_st
 static __always_inline int puc_hook_walk_end(struct lf_ustate *u)
 {
 	puc_close_run(u);
-	return u->checked && !u->nthreads;
+	return u->puc.checked && !u->nthreads;
+}
+
+/* The walk memo's hooks (memo_frame.bpf.h), through the dispatcher. */
+
+/* What the hook on a core frame looked at: its callee-saved registers and bp. */
+static __always_inline __u64 puc_regs_key(const __u64 *regs, __u64 bp)
+{
+	__u64 h = bp * 0x9e3779b97f4a7c15ULL;
+	for (int i = 0; i < LF_NSAVED; i++) {
+		h = (h ^ regs[i]) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+/* A plain core frame at pc, its hook done, before the step out of it: the registers the hook
+ * looked at, the lua_State it found in them (0: none), the pc, and whether the host entered
+ * the VM there. */
+static __always_inline void puc_memo_note(const struct lf_ustate *u, const struct lf_stack *s, __u32 pc,
+					  struct lf_core_note *n)
+{
+	n->key = puc_regs_key(u->regs, u->bp);
+	n->val = u->puc.cand;
+	n->pc = pc;
+	n->entry = (s->user[u->cur & (LF_MAX_USTACK - 1)] & LF_NAT_ENTRY) != 0;
+}
+
+/* Before the replayed frames' hooks: the registers as the walk's last stepped frame has them,
+ * which the replay carries on from frame to frame. */
+static __always_inline void puc_replay_begin(struct lf_ustate *u)
+{
+	for (int j = 0; j < LF_NSAVED; j++)
+		u->puc.replay_regs[j] = u->regs[j];
+	u->puc.replay_regs[LF_NSAVED] = u->bp;
+}
+
+/* Frame at of the memo's frames mf, replayed as the walk's frame-th: its registers carried on
+ * from the frame before (first: the walk's own), and for a frame of the core its hook's answer,
+ * as the kept walk found it when the registers are the ones that walk saw, else looked for
+ * again. Returns 1 to end the pass (the stack no longer reads), else 0. */
+static __always_inline int puc_hook_replay_frame(struct lf_ustate *u, struct lf_stack *s,
+						 const struct lf_memo_frame *mf, __u32 at, __u32 frame, int first)
+{
+	const struct lf_memo_frame *f = &mf[at & (LF_MEMO_FRAMES - 1)];
+	__u64 *regs = u->puc.replay_regs;
+	if (!first && memo_carry_regs(u, &mf[(at - 1) & (LF_MEMO_FRAMES - 1)], f, regs))
+		return 1;
+	if (!(f->flags & LF_MF_CORE))
+		return 0;
+	if (puc_regs_key(regs, regs[LF_NSAVED]) == f->note.key) {
+		/* the registers the answer is for, as puc_note_state keeps them: a later frame with
+		 * the same ones reuses it */
+		for (int j = 0; j <= LF_NSAVED; j++)
+			u->puc.last_regs[j] = regs[j];
+		puc_replay_state(u, s->pid, f->note.val, frame);
+		return 0;
+	}
+	for (int j = 0; j < LF_NSAVED; j++)
+		u->regs[j] = regs[j];
+	u->bp = regs[LF_NSAVED];
+	puc_note_state(u, s->pid, f->note.pc, frame);
+	return 0;
 }
 
 #endif

@@ -9,6 +9,7 @@
 #include "lua_fp.bpf.h"
 #include "lua_walk.bpf.h"
 #include "luajit_trace.bpf.h"
+#include "memo_frame.bpf.h"
 
 #define LJ_CFN_FFID 0x1ff        /* memo_cfn: a C function's ffid + 1 */
 #define LJ_CFN_FUNC (1u << 31)   /* memo_cfn: the GCfunc's header says it is one */
@@ -373,7 +374,7 @@ static __always_inline void lj_append(struct lf_stack *s, struct lf_ustate *u)
 	/* The VM this thread was seen running; a stack walked to its root without meeting one
 	 * belongs to a thread that runs no Lua now, whatever the VM's other threads do. Only a
 	 * walk cut short leaves the doubt, and a single VM is then the likely one. */
-	__u64 g = u->lj_g ? u->lj_g : u->mark && c->ngs == 1 ? c->gs[0] : 0;
+	__u64 g = u->lj.g ? u->lj.g : u->mark && c->ngs == 1 ? c->gs[0] : 0;
 	if (!g)
 		return;
 	__u64 L = lj_field_ref(u, c, pid, LF_LJ_G, g, c->g_cur_L), base = 0, pc = 0;
@@ -409,6 +410,13 @@ static __always_inline const struct lf_lj_cfg *lj_cfg_of(__u32 pid)
 	return bpf_map_lookup_elem(&lj_cfgs, &pid);
 }
 
+/* At a sample's start: no VM, lua_State or C frame found yet, the windows empty. */
+static __always_inline void lj_begin(struct lf_ustate *u)
+{
+	u->lj.g = u->lj.last_L = u->lj.chain = 0;
+	u->lj.obj_len[0] = u->lj.obj_len[1] = 0;
+}
+
 /* Whether pid runs LuaJIT: then u learns the file holding its VM. */
 static __always_inline int lj_hook_begin(struct lf_ustate *u, __u32 pid)
 {
@@ -416,7 +424,6 @@ static __always_inline int lj_hook_begin(struct lf_ustate *u, __u32 pid)
 	if (!c)
 		return 0;
 	u->core_file = c->core_file;
-	u->l_reg_hint = 0xff;
 	return 1;
 }
 
@@ -472,8 +479,33 @@ static __always_inline int lj_hook_unmapped_frame(struct lf_ustate *u, struct lf
 	if (!g || lj_vmstate(u, c, s->pid, g, &vmstate) ||
 	    (vmstate < 0 && !lj_field_ref(u, c, s->pid, LF_LJ_G, g, c->g_jit_base)))
 		return -1;
-	u->lj_g = g;
+	u->lj.g = g;
 	return step_lj_trace(u, s, c);
+}
+
+/* The walk memo's hook (memo_frame.bpf.h), through the dispatcher: frame at of the memo's
+ * frames mf, replayed as the walk's frame-th. For a frame of the core but the root (last, which
+ * has no step): the step out of it to its caller, as the step's hook looks at the C frame there
+ * (the entry it tells of flags the caller's word, which the replay wrote). Returns 0. */
+static __always_inline int lj_hook_replay_frame(struct lf_ustate *u, struct lf_stack *s,
+						const struct lf_memo_frame *mf, __u32 at, __u32 frame, int last)
+{
+	const struct lf_memo_frame *f = &mf[at & (LF_MEMO_FRAMES - 1)];
+	const struct lf_lj_cfg *c = (f->flags & LF_MF_CORE) && !last ? lj_cfg_of(s->pid) : 0;
+	if (!c)
+		return 0;
+	u->sp = mf[(at + 1) & (LF_MEMO_FRAMES - 1)].sp;
+	lj_note_cframe(u, c, s->pid, frame, f->sp);
+	/* (in a stack deeper than the record keeps, the caller's word may be gone: the ring that
+	 * holds the outermost frames took its place) */
+	__u32 d = frame + 1;
+	if (u->entry_next && (d < LF_NATIVE_INNER || d + LF_NATIVE_OUTER >= u->n)) {
+		__u32 slot = nat_slot(d);
+		barrier_var(slot); /* keeps the mask, which the verifier needs, from being folded away */
+		s->user[slot & (LF_MAX_USTACK - 1)] |= LF_NAT_ENTRY;
+	}
+	u->entry_next = 0;
+	return 0;
 }
 
 #endif

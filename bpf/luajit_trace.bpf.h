@@ -77,11 +77,11 @@ __noinline int lf_lj_field(__u32 pid, __u32 which, __u64 obj, __u32 off, __u32 l
 		return -1;
 	lj_obj_span(c, which, &lo, &hi);
 	__u32 w = which & 1;
-	int at = objwin_at(u->lw_obj[w], &u->lw_obj_lo[w], &u->lw_obj_len[w], obj, lo, hi, off, len);
+	int at = objwin_at(u->lj.obj[w], &u->lj.obj_lo[w], &u->lj.obj_len[w], obj, lo, hi, off, len);
 	u->window_val = 0;
 	if (at < 0)
 		return -1;
-	__u64 v = lf_load_u64(&u->lw_obj[w][(__u32)at & (LF_OBJ_SPAN - 1)]);
+	__u64 v = lf_load_u64(&u->lj.obj[w][(__u32)at & (LF_OBJ_SPAN - 1)]);
 	u->window_val = len == 4 ? v & 0xffffffffULL : v;
 	return 0;
 }
@@ -169,9 +169,9 @@ __noinline __u64 lf_lj_pick_g(__u32 pid, __u64 sp, int probe)
 	 * those found on its stacks lately are tried before the stack is probed again. Either
 	 * way the sample is in a VM user space has not found: it says so. */
 	for (__u32 i = 0; i < LF_LJ_SEEN; i++)
-		if (u->lj_seen_pid[i] == pid && u->lj_seen_g[i] && lj_runs_near(u, c, pid, u->lj_seen_g[i], sp)) {
+		if (u->lj.seen_pid[i] == pid && u->lj.seen_g[i] && lj_runs_near(u, c, pid, u->lj.seen_g[i], sp)) {
 			u->vm_unknown = 1;
-			return u->lj_seen_g[i];
+			return u->lj.seen_g[i];
 		}
 	return probe ? 0 : lj_only_g(c);
 }
@@ -224,9 +224,9 @@ static __always_inline __u64 lj_pick_g(struct lf_ustate *u, __u32 pid, __u64 sp,
 	g = lf_lj_probe_g(pid, sp);
 	if (!g)
 		return lf_lj_only_g(pid);
-	__u32 k = u->lj_seen_next++ & (LF_LJ_SEEN - 1);
-	u->lj_seen_g[k] = g;
-	u->lj_seen_pid[k] = pid;
+	__u32 k = u->lj.seen_next++ & (LF_LJ_SEEN - 1);
+	u->lj.seen_g[k] = g;
+	u->lj.seen_pid[k] = pid;
 	u->vm_unknown = 1;
 	return g;
 }
@@ -242,22 +242,22 @@ __noinline int lf_lj_known_g(__u32 pid, __u64 g)
 }
 
 /* The VM this thread runs as found so far in the sample, else the one picked from the stack
- * pointer at hand (probe: a trace's frame, where a VM not found yet is looked for); u->lj_g
+ * pointer at hand (probe: a trace's frame, where a VM not found yet is looked for); u->lj.g
  * is left to the caller, to set once it is sure. */
 static __always_inline __u64 lj_g_here(struct lf_ustate *u, __u32 pid, int probe)
 {
-	return u->lj_g ? u->lj_g : lj_pick_g(u, pid, u->sp, probe);
+	return u->lj.g ? u->lj.g : lj_pick_g(u, pid, u->sp, probe);
 }
 
 /* The VM this thread runs, found once per sample from the stack pointer at hand. */
 static __always_inline __u64 lj_g_at(struct lf_ustate *u, __u32 pid)
 {
-	if (!u->lj_g) {
-		u->lj_g = lj_pick_g(u, pid, u->sp, 1);
-		if (!u->lj_g)
+	if (!u->lj.g) {
+		u->lj.g = lj_pick_g(u, pid, u->sp, 1);
+		if (!u->lj.g)
 			u->vm_unknown = 1;
 	}
-	return u->lj_g;
+	return u->lj.g;
 }
 
 /* The VM's C frame at cf was entered by a call from C: the frame the walk steps to next is
@@ -268,7 +268,7 @@ static __always_inline void lj_entered(struct lf_ustate *u, const struct lf_lj_c
 	__u64 prev = 0;
 	u->entry_next = 1;
 	window_read(u, cf + c->cframe_ofs_prev, &prev);
-	u->lj_chain = prev & c->cframe_rawmask;
+	u->lj.chain = prev & c->cframe_rawmask;
 }
 
 /* A frame of the VM's own code whose CFA is a C frame of the VM: the lua_State saved
@@ -283,24 +283,24 @@ static __always_inline void lj_note_cframe(struct lf_ustate *u, const struct lf_
 					   __u64 from_sp)
 {
 	__u64 cf = u->sp - c->cframe_size, L, own = 0, g;
-	if (cf == u->lj_chain)
+	if (cf == u->lj.chain)
 		lj_entered(u, c, cf);
 	if (cf < from_sp || u->nthreads >= LF_MAX_LTHREADS || u->nlpos >= LF_MAX_LPOS)
 		return;
 	L = lj_stack_ref(u, c, cf + c->cframe_ofs_l);
-	if (L == u->last_cand || !lf_may_be_object(pid, L))
+	if (L == u->lj.last_L || !lf_may_be_object(pid, L))
 		return;
 	g = lj_field_ref(u, c, pid, LF_LJ_L, L, c->L_glref);
-	int known = u->lj_g ? g == u->lj_g : lf_lj_known_g(pid, g);
-	if (!known && (u->lj_g || !g))
+	int known = u->lj.g ? g == u->lj.g : lf_lj_known_g(pid, g);
+	if (!known && (u->lj.g || !g))
 		return;
 	/* Only the VM's own C frame of that thread counts, not a stray copy of L. */
 	if (lj_field(u, pid, LF_LJ_L, L, c->L_cframe, 8, &own) || (own & c->cframe_rawmask) != cf)
 		return;
 	if (!known)
 		u->vm_unknown = 1;
-	u->lj_g = g;
-	u->last_cand = L;
+	u->lj.g = g;
+	u->lj.last_L = L;
 	lj_entered(u, c, cf);
 	lf_note_position_at(L, frame);
 }
@@ -345,7 +345,7 @@ static __always_inline int lj_leaf_in_vm(struct lf_ustate *u, const struct lf_lj
 	__u64 cf = lj_cframe(u, c, pid, g);
 	if (!cf || (u->sp != cf && u->sp + 8 != cf))
 		return 0;
-	u->lj_g = g;
+	u->lj.g = g;
 	return 1;
 }
 
@@ -369,7 +369,7 @@ static __always_inline int lj_trace_helper(struct lf_ustate *u, const struct lf_
 	int mi = lf_find_map(pid, ra);
 	if (!p || (mi >= 0 && p->m[(__u32)mi & (LF_MAX_PROC_MAPS - 1)].file != LF_FILE_JIT))
 		return 0;
-	u->lj_g = g;
+	u->lj.g = g;
 	u->ip = ra;
 	u->sp = sp;
 	u->exact = 0;
@@ -396,7 +396,7 @@ static __always_inline __u64 lj_off_cframe(struct lf_ustate *u, const struct lf_
 		if (cf > u->sp + 8) {
 			if (cf - u->sp > LF_LJ_EXIT_STATE)
 				return 0;
-			u->lj_g = g;
+			u->lj.g = g;
 			return cf;
 		}
 		__u64 prev = 0;

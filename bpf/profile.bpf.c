@@ -197,7 +197,7 @@ static long hash_lua(__u32 j, void *data)
  * verified at each of the several places a sample can end. */
 static __always_inline __u64 stack_hash(const struct lf_stack *s, const struct lf_ustate *u, __u64 *lua)
 {
-	__u32 lua_from = u->lua_from, traces = u->runtime == LF_RT_LUAJIT;
+	__u32 lua_from = u->lua_from, traces = rt_native_names(u);
 	struct hash_ctx c = { s, u->ndelta, mix(s->nkern, s->nuser), 0, 0, 0, 0, lua_from, traces };
 	if (s->flags & LF_FLAG_OFFCPU) /* the same frames on and off the CPU are two stacks */
 		c.h = mix(c.h, s->flags & (LF_FLAG_OFFCPU | LF_FLAG_RUNNABLE));

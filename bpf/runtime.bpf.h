@@ -3,37 +3,34 @@
  * of what the family does; the bodies are in each family's file (lua_puc.bpf.h, luajit.bpf.h).
  * The per-frame hooks are global functions: the verifier checks each once, not on every path
  * through the unwinder's step, and they find the sample themselves. A new family adds its
- * LF_RT_ value and one line to each hook (the walk memo, walk_memo.bpf.h, still has a replay
- * hook of its own per family). */
+ * LF_RT_ value, one line to each hook and one member to struct lf_ustate (ustate.bpf.h); the
+ * walk memo (walk_memo.bpf.h) meets the families through the hooks here too. */
 #ifndef LF_RUNTIME_BPF_H
 #define LF_RUNTIME_BPF_H
 #include "ustate.bpf.h"
 #include "lua_puc.bpf.h"
 #include "luajit_trace.bpf.h"
 #include "luajit.bpf.h"
+#include "memo_frame.bpf.h"
 
 enum { LF_RT_NONE, LF_RT_PUC, LF_RT_LUAJIT };
 
 /* Each time the walker's program runs (again for each tail call of a long walk, always
  * without bpf_loop): which runtime pid runs and the file holding its VM; first, once at the
- * start of a sample's walk, also empties what the walk learns as it goes (the C frames of
- * LuaJIT's chain still to come, a host's call the next frame makes), which stays across the
- * tail calls of a long walk. */
+ * start of a sample's walk, also empties what the walk learns as it goes (a host's call the
+ * next frame makes, each family's state), which stays across the tail calls of a long walk. */
 static __always_inline void rt_begin(struct lf_ustate *u, __u32 pid, int first)
 {
 	const struct lf_lua_cfg *puc = puc_cfg_of(pid);
 	if (first) {
-		u->lj_chain = 0;
 		u->entry_next = 0;
 		u->memo_key = 0; /* an address seen before may hold another function now */
-		u->lw_obj_len[0] = u->lw_obj_len[1] = 0;
 		puc_begin(u, puc);
+		lj_begin(u);
 	}
 	u->runtime = puc_hook_begin(u, puc) ? LF_RT_PUC : lj_hook_begin(u, pid) ? LF_RT_LUAJIT : LF_RT_NONE;
-	if (u->runtime == LF_RT_NONE) {
+	if (u->runtime == LF_RT_NONE)
 		u->core_file = LF_FILE_NONE;
-		u->l_reg_hint = 0xff;
-	}
 }
 
 /* A frame in the VM's file at pc, before the unwinder steps out of it. Returns a step's
@@ -121,6 +118,42 @@ static __always_inline void rt_append(struct lf_stack *s, struct lf_ustate *u)
 		puc_append(s, u);
 	else if (u->runtime == LF_RT_LUAJIT)
 		lj_append(s, u);
+}
+
+/* Whether words of the record's native part name functions the family labels (LuaJIT's
+ * traces), which the hash of what a stack names then takes in. */
+static __always_inline int rt_native_names(const struct lf_ustate *u)
+{
+	return u->runtime == LF_RT_LUAJIT;
+}
+
+/* The walk memo's hooks (walk_memo.bpf.h). A plain frame of the core at pc, its hook done,
+ * before the step out of it: what the family keeps of it in the memo (zeroed before: nothing). */
+static __always_inline void rt_memo_core_note(struct lf_ustate *u, struct lf_stack *s, __u32 pc,
+					      struct lf_core_note *n)
+{
+	if (u->runtime == LF_RT_PUC)
+		puc_memo_note(u, s, pc, n);
+}
+
+/* Once a walk whose rest was replayed is done, before the replayed frames' hooks. */
+static __always_inline void rt_replay_begin(struct lf_ustate *u)
+{
+	if (u->runtime == LF_RT_PUC)
+		puc_replay_begin(u);
+}
+
+/* Frame at of the memo's frames mf, replayed as the walk's frame-th (first: the frame the
+ * replay began at; last: the root), in the walk's order: the family's hooks run again. Returns
+ * 1 to end the pass, else 0. */
+static __always_inline int rt_replay_frame(struct lf_ustate *u, struct lf_stack *s, const struct lf_memo_frame *mf,
+					   __u32 at, __u32 frame, int first, int last)
+{
+	if (u->runtime == LF_RT_PUC)
+		return puc_hook_replay_frame(u, s, mf, at, frame, first);
+	if (u->runtime == LF_RT_LUAJIT)
+		return lj_hook_replay_frame(u, s, mf, at, frame, last);
+	return 0;
 }
 
 #endif

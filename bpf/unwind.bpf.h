@@ -278,7 +278,7 @@ static __always_inline int unwind_step(struct lf_ustate *u, struct lf_stack *s, 
 			return rc;
 	}
 	__u64 leaf_sp = u->exact && u->n == 1 ? u->sp : 0, bp_before = u->bp;
-	memo_before(u, r, m->file, pc);
+	memo_before(u, s, r, m->file, pc);
 	int rc = step_rule(u, r, rid);
 	stage(LF_STAGE_STEP_READ);
 	/* A thread's outermost frame says so in its rules (STOP: glibc's _start and clone3,

@@ -22,6 +22,61 @@ struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
 #define LF_PAGE_MIN 4096 /* the smallest page size of every supported architecture */
 #define LF_NDELTA 256    /* native words' note_run entries (a power of two above LF_MAX_NATIVE) */
 
+/* What a family's hook on a plain frame of its VM's core looked at and found, kept with the
+ * frame in the walk memo (memo_frame.bpf.h) so that a replay can tell whether the state is the
+ * same and reuse the answer: a key of what it looked at, what it found, the frame's pc in the
+ * core's file, and whether the host entered the VM there. */
+struct lf_core_note {
+	__u64 key, val;
+	__u32 pc, entry;
+};
+
+/* PUC Lua's walk state (lua_puc.bpf.h). Cleared by puc_begin at each sample: the fields before
+ * l_reg_hint (the lua_State puc_note_state found last, the last frame that held it and the
+ * frame of its position, whether it has answered), the values lf_lua_is_state judged, the
+ * last closure whose Proto was read, and the windows' lengths. Set by it: where the host enters the VM
+ * (the API functions, as pcs of the core file) and the register that holds L most often.
+ * The registers puc_note_state last judged (LF_NSAVED: bp), read only once it has; those the
+ * memo's replay carries. Whether the lua_State being walked emitted a frame (in the map value
+ * for the reason walk_flushing is), the record's words before its ring's frames. CallInfos,
+ * the stack slots of their functions and the headers of what may be a lua_State are read
+ * through windows (lf_lwin_at): what each holds, and where the CallInfo walked is. */
+struct lf_puc_ustate {
+	__u64 cand;
+	__u32 cand_frame, cand_noted;
+	__u32 checked, l_reg_hint;
+	__u32 walk_emitted, ring_from;
+	__u32 entry_lo[LF_LUA_ENTRIES], entry_hi[LF_LUA_ENTRIES];
+	__u64 last_regs[LF_NSAVED + 1];
+	__u64 replay_regs[LF_NSAVED + 1];
+	__u64 seen_v[LF_SEEN];
+	__u8 seen_r[LF_SEEN];
+	__u32 seen_next;
+	__u64 cl_key, cl_proto;
+	__u64 lw_ci_lo, lw_tv_lo, lw_cand_lo;
+	__u32 lw_ci_len, lw_tv_len, lw_cand_len, lw_ci_at;
+	__u8 lw_ci[LF_LWIN + 8];
+	__u8 lw_tv[LF_LWIN + 8];
+	__u8 lw_cand[LF_CAND_SPAN + 8];
+};
+
+/* LuaJIT's walk state (luajit.bpf.h, luajit_trace.bpf.h). Cleared by lj_begin at each
+ * sample: the global_State of the VM the thread was seen running (0: none), the last
+ * lua_State lj_note_cframe judged, the next C frame on the chain of one seen (whose caller
+ * entered the VM), and the windows' lengths. The fields of a global_State (0) and of a
+ * lua_State (1) are read through windows (lf_lj_field). Kept from sample to sample: VMs user
+ * space has not found that were lately found on this CPU's stacks (lf_lj_probe_g), their
+ * processes, and the next slot to take. */
+struct lf_lj_ustate {
+	__u64 g, last_L, chain;
+	__u64 obj_lo[2];
+	__u32 obj_len[2];
+	__u8 obj[2][LF_OBJ_SPAN + 8];
+	__u64 seen_g[LF_LJ_SEEN];
+	__u32 seen_pid[LF_LJ_SEEN];
+	__u32 seen_next;
+};
+
 struct lf_ustate {
 	__u64 ip, sp, bp;
 	__u32 n;      /* frames walked; words in the stack record once the walk is done */
@@ -34,15 +89,10 @@ struct lf_ustate {
 	__u32 runtime;    /* LF_RT_*: which family's walker the process needs */
 	__u64 vm_base, vm_pc, leaf_sp; /* LuaJIT interpreter's BASE and PC registers at the sample */
 	__u64 vm_ret_base;             /* and BASE as a return found it (arch_regs_from_sample) */
-	__u64 lj_g;       /* LuaJIT: the global_State of the VM this thread was seen running, 0: none */
 	__u32 vm_unknown; /* the thread runs a VM not among those user space found */
 	__u32 lua_from;   /* first word of the Lua part in the record */
-	__u64 last_cand; /* puc_note_state's last answer */
-	__u32 cand_frame, cand_noted; /* last frame that held last_cand; its position's frame */
 	__u64 memo_key, memo_ptr;    /* last function fingerprinted in this sample */
 	__u32 memo_fp, memo_cfn;     /* its fingerprint; LuaJIT: whether it is a function, a C one's ffid */
-	__u32 checked;
-	__u32 l_reg_hint;        /* from lf_lua_cfg, 0xff when unknown */
 	__u32 nlpos, nthreads;   /* entries of lpos and threads set in this sample */
 	__u32 lua_elided, lua_depth; /* lua_States whose walk left frames out / lost the root */
 	__u32 lua_short;             /* lua_States walked without bpf_loop */
@@ -58,10 +108,10 @@ struct lf_ustate {
 	/* Ring of the Lua walk: entries stored, next entry to emit. In the map value, not in
 	 * the walker's stack frame, so that the verifier does not follow them as constants. */
 	__u32 ring_n, ring_at;
-	/* Flags of the lua_State being walked (a frame was emitted; the ring is being emitted),
-	 * here for the same reason: verifiers before 6.7 check a bpf_loop callback once, from
-	 * the caller's state, and would take a flag on the caller's stack for the constant 0. */
-	__u32 walk_emitted, walk_flushing;
+	/* Whether the ring is being emitted, here for the same reason: verifiers before 6.7 check
+	 * a bpf_loop callback once, from the caller's state, and would take a flag on the caller's
+	 * stack for the constant 0. */
+	__u32 walk_flushing, walk_pad;
 	/* Kept last and not cleared per sample: the outermost Lua frames of a deep walk, as a
 	 * ring, until the walk reaches the root (PUC: CallInfo addresses; LuaJIT: word pairs). */
 	__u64 ring[2 * LF_LUA_OUTER];
@@ -83,21 +133,17 @@ struct lf_ustate {
 	 * recorded into); the sample's slot (set with stack_lo) */
 	__u32 replay_from, memo_slot;
 	/* Set for each step before read (walk_memo.bpf.h): whether the frame is plain and in the
-	 * Lua core, its pc, the walk's sp and bp on reaching it, and (PUC Lua's core) its
-	 * registers' key. */
-	__u32 step_plain, step_core, step_pc, step_pad;
-	__u64 step_sp, step_bp, step_rkey;
+	 * Lua core, the walk's sp and bp on reaching it, and its family's note of a core frame. */
+	__u32 step_plain, step_core;
+	__u64 step_sp, step_bp;
+	struct lf_core_note step_note;
 	/* Where lua_States ran, and which they are (lf_note_position_at): past the part cleared
 	 * per sample, since only the first nlpos and nthreads entries are ever read. */
 	struct lf_lpos lpos[LF_MAX_LPOS];
 	__u64 threads[LF_MAX_LTHREADS];
 	__u64 win[LF_WIN_WORDS]; /* memory from win_lo up, win_len bytes (stack_window, array_window_down) */
-	/* Set by rt_begin (past the part cleared per sample, which the compiler can clear only up
-	 * to a size): where hosts enter the VM. PUC Lua's API functions, as pcs of the core file
-	 * (from lf_lua_cfg); LuaJIT's next C frame on the chain of one seen, whose caller entered
-	 * the VM; and whether the frame the walk steps to next is such a caller. */
-	__u32 entry_lo[LF_LUA_ENTRIES], entry_hi[LF_LUA_ENTRIES];
-	__u64 lj_chain;
+	/* Set by rt_begin: whether the frame the walk steps to next is where a host entered the
+	 * VM, as a family's step found it. */
 	__u32 entry_next, entry_pad;
 	/* Set when the native walk starts: the sampled thread's stack mapping (0, 0: not known),
 	 * and what the window holds (win, read last by stack_window or array_window_down). */
@@ -106,41 +152,18 @@ struct lf_ustate {
 	/* Entries of the Lua walk's ring left to emit once it reached the root: in the map value,
 	 * as walk_flushing is (set before it is read, so not cleared per sample). On the walker's
 	 * stack, verifiers before 6.7 took it for the 0 it starts as, and dropped the emitting. */
-	__u32 ring_left, ring_from; /* ... and, PUC Lua, the record's words before the ring's frames */
+	__u32 ring_left, ring_pad;
 	/* Also past the part cleared per sample: the callee-saved registers (arch.h) as recovered
-	 * for the current frame, set whole when the walk starts; and those puc_note_state last
-	 * judged, read only once it has (checked). */
+	 * for the current frame, set whole when the walk starts. */
 	__u64 regs[LF_NSAVED];
-	__u64 last_regs[LF_NSAVED + 1];
-	/* walk_memo.bpf.h, while a PUC Lua walk is replayed: the registers as the replay carries
-	 * them */
-	__u64 replay_regs[LF_NSAVED];
 	__u32 win_len, win_pad;
 	/* note_run's answer for each native word written in this sample (set with the word) */
 	__u32 ndelta[LF_NDELTA];
 	__u64 window_val; /* lf_window_read's answer */
-	__u64 seen_v[LF_SEEN];   /* values lf_lua_is_state judged in this sample (puc_begin clears them) */
-	__u8 seen_r[LF_SEEN];
-	__u32 seen_next;
-	__u64 cl_key, cl_proto;  /* PUC Lua: the last closure whose Proto was read, and it (puc_begin clears it) */
-	/* PUC Lua reads CallInfos, the stack slots of their functions and the headers of what
-	 * may be a lua_State through windows (lf_lwin_at): what each holds (len 0: nothing;
-	 * puc_begin empties them), and where in them the CallInfo being walked is. */
-	__u64 lw_ci_lo, lw_tv_lo, lw_cand_lo;
-	__u32 lw_ci_len, lw_tv_len, lw_cand_len, lw_ci_at;
-	__u8 lw_ci[LF_LWIN + 8];
-	__u8 lw_tv[LF_LWIN + 8];
-	__u8 lw_cand[LF_CAND_SPAN + 8];
-	/* LuaJIT reads the fields of a global_State (0) and of a lua_State (1) through windows
-	 * (lf_lj_field): what each holds (len 0: nothing; rt_first empties them). */
-	__u64 lw_obj_lo[2];
-	__u32 lw_obj_len[2];
-	__u8 lw_obj[2][LF_OBJ_SPAN + 8];
-	/* Kept from sample to sample: LuaJIT VMs user space has not found that were lately found on
-	 * this CPU's stacks (lf_lj_probe_g), and their processes; the next slot to take. */
-	__u64 lj_seen_g[LF_LJ_SEEN];
-	__u32 lj_seen_pid[LF_LJ_SEEN];
-	__u32 lj_seen_next;
+	/* Each runtime family's own state, past the part cleared per sample: its begin hook
+	 * (rt_begin) clears what must start empty. */
+	struct lf_puc_ustate puc;
+	struct lf_lj_ustate lj;
 };
 
 /* Word of the d-th frame walked: the innermost frames in place, then a ring holding the
@@ -523,25 +546,6 @@ static __always_inline int objwin_at(__u8 *buf, __u64 *wlo, __u32 *wlen, __u64 o
 		return -1;
 	*wlen = (__u32)n;
 	return (int)(addr - start);
-}
-
-enum { LF_LWIN_CI, LF_LWIN_TV, LF_LWIN_CAND }; /* PUC Lua's read-ahead windows */
-
-/* The window `which` of the sample: lwin_at for CallInfos and stack slots, lwin_fwd for what
- * may be a lua_State. A global function: the verifier checks it once,
- * not in every copy of the Lua walk's step (unrolled on kernels before 5.17), where each of
- * its ways out would double the states to check. */
-__noinline int lf_lwin_at(__u32 which, __u64 addr, __u32 len)
-{
-	__u32 zero = 0;
-	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
-	if (!u)
-		return -1;
-	if (which == LF_LWIN_CI)
-		return lwin_at(u->lw_ci, &u->lw_ci_lo, &u->lw_ci_len, addr, len);
-	if (which == LF_LWIN_TV)
-		return lwin_at(u->lw_tv, &u->lw_tv_lo, &u->lw_tv_len, addr, len);
-	return lwin_fwd(u->lw_cand, &u->lw_cand_lo, &u->lw_cand_len, addr, len);
 }
 
 static __always_inline int window_read(struct lf_ustate *u, __u64 addr, __u64 *v)

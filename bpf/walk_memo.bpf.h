@@ -6,29 +6,10 @@
 #define LF_WALK_MEMO_BPF_H
 #include "ustate.bpf.h"
 #include "arch.bpf.h"
+#include "memo_frame.bpf.h"
 #include "runtime.bpf.h"
 
-#define LF_MEMO_FRAMES 256 /* outermost frames kept (a power of two) */
 #define LF_MEMO_SLOTS 4    /* threads' walks kept per CPU, by their stack mapping (a power of two) */
-
-/* A frame as the walk reached it: its word in the record (without the entry flag), the walk's
- * sp and bp then (its ip is the word's); where the step out of it read its caller's return
- * address and frame pointer, and the lowest and highest bytes of all it read, as offsets from
- * sp; the slots it restored registers from (its rule's); its note_run answer; and LF_MF_*:
- * whether its CFA is reckoned from bp (else bp is only carried on: a frame pointer no frame
- * saved holds whatever the leaf left in it, which must not count), whether the step read bp.
- * LF_MF_CORE marks a frame of the Lua core; one of PUC Lua's core also keeps what its hook saw
- * and found: its registers' key, the lua_State in them (0: none), its pc in the core's file,
- * and whether the host entered the VM there. */
-struct lf_memo_frame {
-	__u64 word, sp, bp, rkey, cand;
-	__s32 ra_off, bp_off, lo_off, hi_off;
-	__u32 nd, pc;
-	__u8 flags;
-	__s8 saved[LF_NSAVED];
-};
-
-enum { LF_MF_USES_BP = 1, LF_MF_BP_SAVED = 2, LF_MF_CORE = 4, LF_MF_ENTRY = 8 };
 
 /* Walk positions lo..hi-1 of process pid's walk, with its mappings as of gen and its runtime
  * and core file as they were, at f[pos % LF_MEMO_FRAMES]: a run of "plain" frames (below)
@@ -67,39 +48,29 @@ static __always_inline struct lf_walk_memo *memo_get(const struct lf_ustate *u, 
  * memory its rule reads: a return address (not the leaf), in a file with unwind rows, by a
  * rule on sp or bp. Such a frame in the same state with the same memory steps to the same
  * caller, so a run of them up to the root is replayed by checking the memory they read. The
- * runtime's hooks on the Lua core's frames are run again once the walk is done (PUC Lua's
- * from the registers, which the replay carries on; LuaJIT's from the C frame at the CFA);
- * a core frame its runtime steps itself (from the VM's C frame) is never plain. */
+ * runtime's hooks on the Lua core's frames are run again once the walk is done, from what
+ * each family noted of the frame (rt_memo_core_note, rt_replay_frame); a core frame its
+ * runtime steps itself is never plain. */
 static __always_inline int memo_plain(const struct lf_ustate *u, const struct lf_rule *r)
 {
 	return !u->exact && (r->kind == LF_RULE_NORMAL || r->kind == LF_RULE_PLT || r->kind == LF_RULE_STOP) &&
 	       !(r->flags & LF_RULE_SIGNAL) && !r->cfa_saved;
 }
 
-/* What PUC Lua's hook on a core frame looked at: its callee-saved registers and bp. */
-static __always_inline __u64 memo_rkey(const __u64 *regs, __u64 bp)
-{
-	__u64 h = bp * 0x9e3779b97f4a7c15ULL;
-	for (int i = 0; i < LF_NSAVED; i++) {
-		h = (h ^ regs[i]) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	return h;
-}
-
 /* Before a frame's step by rule r (the frame in file): whether it is plain, and the walk's
  * state then, for lf_memo_note. The walk keeps all it needs for the memo in the ustate and
  * the memo's work in global functions: the step's stack frame lies on the deepest chain of
  * calls the verifier counts (through the Lua core's hooks), which has no room to spare. */
-static __always_inline void memo_before(struct lf_ustate *u, const struct lf_rule *r, __u32 file, __u32 pc)
+static __always_inline void memo_before(struct lf_ustate *u, struct lf_stack *s, const struct lf_rule *r,
+					__u32 file, __u32 pc)
 {
 	u->step_core = file == u->core_file;
 	u->step_plain = walk_memo_on && memo_plain(u, r);
 	u->step_sp = u->sp;
 	u->step_bp = u->bp;
 	if (u->step_plain && u->step_core) {
-		u->step_pc = pc;
-		u->step_rkey = memo_rkey(u->regs, u->bp);
+		__builtin_memset(&u->step_note, 0, sizeof(u->step_note));
+		rt_memo_core_note(u, s, pc, &u->step_note);
 	}
 }
 
@@ -159,11 +130,10 @@ __noinline int lf_memo_note(__u32 rid, int rc)
 	f->nd = u->ndelta[u->cur & (LF_NDELTA - 1)];
 	f->flags = r->kind == LF_RULE_NORMAL && (r->flags & LF_RULE_CFA_FP) ? LF_MF_USES_BP : 0;
 	if (u->step_core) {
-		/* PUC Lua's entry flag is its pc's; LuaJIT's comes from the step before, run again */
-		f->flags |= LF_MF_CORE | (u->runtime == LF_RT_PUC && (word & LF_NAT_ENTRY) ? LF_MF_ENTRY : 0);
-		f->rkey = u->step_rkey;
-		f->cand = u->last_cand;
-		f->pc = u->step_pc;
+		/* the entry flag as the family noted it; one that comes from the step before is
+		 * set again by that step's replayed hook */
+		f->flags |= LF_MF_CORE | (u->step_note.entry ? LF_MF_ENTRY : 0);
+		f->note = u->step_note;
 	}
 	if (rc == 0 && memo_slots(f, r, u->step_sp, u->sp)) {
 		u->plain_run = 0; /* the next plain frame starts a run */
@@ -193,7 +163,6 @@ struct memo_ctx {
 	struct lf_ustate *u;
 	struct lf_stack *s;
 	struct lf_walk_memo *w;
-	const struct lf_lj_cfg *lj; /* LuaJIT's, for the hooks' pass */
 };
 
 /* Frame replay_k + 1 + i of the memo, if the memory the step to it read still holds what it
@@ -250,7 +219,7 @@ __noinline int lf_memo_replay(void)
 	__u32 n0 = u->n, cur = u->cur, more = w->hi - k - 1;
 	if (more >= LF_MAX_WALK - n0)
 		return 0;
-	struct memo_ctx c = { u, s, w, 0 };
+	struct memo_ctx c = { u, s, w };
 	u->replay_bp = u->bp;
 	u->replayed = more == 0;
 	bpf_loop(more, replay_cb, &c, 0);
@@ -258,7 +227,7 @@ __noinline int lf_memo_replay(void)
 		u->n = n0;
 		return 0;
 	}
-	if (w->runtime == LF_RT_PUC || w->runtime == LF_RT_LUAJIT) {
+	if (w->runtime != LF_RT_NONE) {
 		u->replay_n0 = n0;
 		u->replay_hooks = more + 1;
 	}
@@ -268,77 +237,15 @@ __noinline int lf_memo_replay(void)
 	return 1;
 }
 
-/* LuaJIT: after the step out of replayed frame at (the walk's frame-th) of the core, to its
- * caller at sp: the C frame there, as the step's hook looks at it (the entry it tells of
- * flags the caller's word, which the replay wrote). */
-static __always_inline void replay_lj_hook(struct memo_ctx *c, __u32 at, __u32 frame)
-{
-	struct lf_ustate *u = c->u;
-	u->sp = c->w->f[(at + 1) & (LF_MEMO_FRAMES - 1)].sp;
-	lj_note_cframe(u, c->lj, c->s->pid, frame, c->w->f[at & (LF_MEMO_FRAMES - 1)].sp);
-	/* (in a stack deeper than the record keeps, the caller's word may be gone: the ring that
-	 * holds the outermost frames took its place) */
-	__u32 d = frame + 1;
-	if (u->entry_next && (d < LF_NATIVE_INNER || d + LF_NATIVE_OUTER >= u->n)) {
-		__u32 slot = nat_slot(d);
-		barrier_var(slot); /* keeps the mask, which the verifier needs, from being folded away */
-		c->s->user[slot & (LF_MAX_USTACK - 1)] |= LF_NAT_ENTRY;
-	}
-	u->entry_next = 0;
-}
-
-/* PUC Lua: replayed frame at (the walk's frame-th) of the core, with the registers and bp the
- * replay carried to it: its hook's answer, as the kept walk found it when they are the ones
- * that walk saw, else looked for again. */
-static __always_inline void replay_puc_hook(struct memo_ctx *c, const struct lf_memo_frame *f, __u32 frame)
-{
-	struct lf_ustate *u = c->u;
-	if (memo_rkey(u->replay_regs, u->replay_bp) == f->rkey) {
-		/* the registers the answer is for, as puc_note_state keeps them: a later frame with
-		 * the same ones reuses it */
-		for (int j = 0; j < LF_NSAVED; j++)
-			u->last_regs[j] = u->replay_regs[j];
-		u->last_regs[LF_NSAVED] = u->replay_bp;
-		puc_replay_state(u, c->s->pid, f->cand, frame);
-		return;
-	}
-	for (int j = 0; j < LF_NSAVED; j++)
-		u->regs[j] = u->replay_regs[j];
-	u->bp = u->replay_bp;
-	puc_note_state(u, c->s->pid, f->pc, frame);
-}
-
 /* The i-th frame replayed, from replay_k on (bpf_loop's callback): the runtime's hooks on the
- * core's frames, in the walk's order. PUC Lua's first carries the registers and bp on to it
- * from the slots the step to it read (i 0: the walk's own). A pass of its own once the walk
- * is done: the chain of calls below the step, which the verifier counts, has no room for
- * the hooks. */
+ * core's frames, in the walk's order. A pass of its own once the walk is done: the chain of
+ * calls below the step, which the verifier counts, has no room for the hooks. */
 static long replay_hook_cb(__u32 i, void *data)
 {
 	struct memo_ctx *c = data;
 	struct lf_ustate *u = c->u;
-	__u32 at = u->replay_k + i, frame = u->replay_n0 - 1 + i;
-	const struct lf_memo_frame *f = &c->w->f[at & (LF_MEMO_FRAMES - 1)];
-	if (c->lj) {
-		/* the root (the last frame) has no step */
-		if ((f->flags & LF_MF_CORE) && i + 1 < u->replay_hooks)
-			replay_lj_hook(c, at, frame);
-		return 0;
-	}
-	if (i > 0) {
-		const struct lf_memo_frame *prev = &c->w->f[(at - 1) & (LF_MEMO_FRAMES - 1)];
-		__u64 sp = prev->sp;
-		if (stack_span(u, sp + prev->lo_off, sp + prev->hi_off))
-			return 1;
-		for (int j = 0; j < LF_NSAVED; j++)
-			if (prev->saved[j])
-				u->replay_regs[j] = win_at(u, f->sp + 8 * (__s64)prev->saved[j]);
-		if (prev->flags & LF_MF_BP_SAVED)
-			u->replay_bp = win_at(u, sp + prev->bp_off);
-	}
-	if (f->flags & LF_MF_CORE)
-		replay_puc_hook(c, f, frame);
-	return 0;
+	return rt_replay_frame(u, c->s, c->w->f, u->replay_k + i, u->replay_n0 - 1 + i, i == 0,
+			       i + 1 >= u->replay_hooks);
 }
 
 /* Once a walk whose rest was replayed is done, the runtime's hooks on the core's frames
@@ -349,16 +256,12 @@ __noinline int lf_memo_hooks(void)
 	struct lf_stack *s;
 	if (lf_sample(&u, &s))
 		return 0;
-	__u32 pid = s->pid;
 	struct lf_walk_memo *w = memo_get(u, 0);
-	const struct lf_lj_cfg *lj = u->runtime == LF_RT_LUAJIT ? bpf_map_lookup_elem(&lj_cfgs, &pid) : 0;
-	if (!w || (u->runtime == LF_RT_LUAJIT && !lj))
+	if (!w)
 		return 0;
-	struct memo_ctx c = { u, s, w, lj };
+	struct memo_ctx c = { u, s, w };
 	__u64 sp = u->sp;
-	for (int j = 0; j < LF_NSAVED; j++)
-		u->replay_regs[j] = u->regs[j];
-	u->replay_bp = u->bp;
+	rt_replay_begin(u);
 	bpf_loop(u->replay_hooks, replay_hook_cb, &c, 0);
 	u->sp = sp;
 	return 0;

@@ -34,7 +34,7 @@
 #define LF_LUA_L_SAVEDPC 0x2 /* 5.1: innermost Lua frame's pc is L->savedpc */
 #define LF_LUA_CL_ISC    0x4 /* 5.1: Closure.isC distinguishes C from Lua */
 
-struct lf_lua_cfg {
+struct lf_puc_cfg {
 	__u32 core_file;  /* unwind-table file index of the Lua core */
 	__u32 ngs;
 	__u64 gs[LF_MAX_GS];

@@ -1,6 +1,6 @@
 /* The dispatcher between the native unwinder and the Lua runtime families: each hook below
  * passes to the family the process runs (u->runtime), one line per family, and knows nothing
- * of what the family does; the bodies are in each family's file (lua_puc.bpf.h, luajit.bpf.h).
+ * of what the family does; the bodies are in each family's file (puc.bpf.h, luajit.bpf.h).
  * The per-frame hooks are global functions: the verifier checks each once, not on every path
  * through the unwinder's step, and they find the sample themselves. A new family adds its
  * LF_RT_ value, one line to each hook and one member to struct lf_ustate (ustate.bpf.h); the
@@ -8,7 +8,7 @@
 #ifndef LF_RUNTIME_BPF_H
 #define LF_RUNTIME_BPF_H
 #include "ustate.bpf.h"
-#include "lua_puc.bpf.h"
+#include "puc.bpf.h"
 #include "luajit_trace.bpf.h"
 #include "luajit.bpf.h"
 #include "memo_frame.bpf.h"
@@ -21,7 +21,7 @@ enum { LF_RT_NONE, LF_RT_PUC, LF_RT_LUAJIT };
  * next frame makes, each family's state), which stays across the tail calls of a long walk. */
 static __always_inline void rt_begin(struct lf_ustate *u, __u32 pid, int first)
 {
-	const struct lf_lua_cfg *puc = puc_cfg_of(pid);
+	const struct lf_puc_cfg *puc = puc_cfg_of(pid);
 	if (first) {
 		u->entry_next = 0;
 		u->memo_key = 0; /* an address seen before may hold another function now */

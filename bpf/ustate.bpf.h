@@ -31,7 +31,7 @@ struct lf_core_note {
 	__u32 pc, entry;
 };
 
-/* PUC Lua's walk state (lua_puc.bpf.h). Cleared by puc_begin at each sample: the fields before
+/* PUC Lua's walk state (puc.bpf.h). Cleared by puc_begin at each sample: the fields before
  * l_reg_hint (the lua_State puc_note_state found last, the last frame that held it and the
  * frame of its position, whether it has answered), the values lf_lua_is_state judged, the
  * last closure whose Proto was read, and the windows' lengths. Set by it: where the host enters the VM

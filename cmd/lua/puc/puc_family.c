@@ -38,10 +38,10 @@ static int scan(struct runtime *rt)
 
 static size_t bpf_cfg(const struct runtime *rt, uint32_t core_file, void *out, size_t max)
 {
-	if (max < sizeof(struct lf_lua_cfg))
+	if (max < sizeof(struct lf_puc_cfg))
 		return 0;
 	puc_runtime_cfg(rt->vm, core_file, out);
-	return sizeof(struct lf_lua_cfg);
+	return sizeof(struct lf_puc_cfg);
 }
 
 /* The register (i for the i-th callee-saved one of arch.h, LF_NSAVED for the frame pointer)
@@ -87,7 +87,7 @@ static size_t allocators(const struct runtime *rt, uint64_t *fn, size_t max)
 
 const struct runtime_ops puc_runtime_ops = {
 	.family = "PUC Lua",
-	.cfg_map = "lua_cfgs",
+	.cfg_map = "puc_cfgs",
 	.detect = detect,
 	.scan = scan,
 	.bpf_cfg = bpf_cfg,

@@ -228,7 +228,7 @@ int puc_runtime_scan_states(struct puc_runtime *rt, int first_look)
 
 /* The walker reads 16 bits of callstatus. 5.5's is 32 bits wide with CIST_FRESH and CIST_TAIL
  * above bit 15 (CIST_C, which the walker does not use, is bit 15): it reads the upper half. */
-static void callstatus_window(const struct puc_layout *l, struct lf_lua_cfg *c)
+static void callstatus_window(const struct puc_layout *l, struct lf_puc_cfg *c)
 {
 	uint32_t fresh = l->cist_fresh, tail = l->cist_tail, cflag = l->cist_c;
 	uint16_t off = l->ci_callstatus, size = l->ci_callstatus_size;
@@ -247,7 +247,7 @@ static void callstatus_window(const struct puc_layout *l, struct lf_lua_cfg *c)
 	c->cist_c = (uint16_t)cflag;
 }
 
-void puc_runtime_cfg(const struct puc_runtime *rt, uint32_t core_file, struct lf_lua_cfg *c)
+void puc_runtime_cfg(const struct puc_runtime *rt, uint32_t core_file, struct lf_puc_cfg *c)
 {
 	const struct puc_layout *l = rt->lay;
 	memset(c, 0, sizeof(*c));

@@ -35,5 +35,5 @@ int puc_runtime_state_ok(const struct puc_runtime *rt, uint64_t g);
  * number of VMs found. */
 int puc_runtime_scan_states(struct puc_runtime *rt, int first_look);
 /* The BPF side's view of rt. */
-void puc_runtime_cfg(const struct puc_runtime *rt, uint32_t core_file, struct lf_lua_cfg *out);
+void puc_runtime_cfg(const struct puc_runtime *rt, uint32_t core_file, struct lf_puc_cfg *out);
 #endif

@@ -1,9 +1,9 @@
 /* Walks the CallInfo chain of a PUC Lua 5.1-5.5 lua_State from raw memory and appends
  * its frames to the stack record: Lua functions as (Proto, savedpc) with the Proto's
  * fingerprint, C functions as their lua_CFunction pointer. Offsets come from the
- * per-process lf_lua_cfg. */
-#ifndef LF_LUA_PUC_BPF_H
-#define LF_LUA_PUC_BPF_H
+ * per-process lf_puc_cfg. */
+#ifndef LF_PUC_BPF_H
+#define LF_PUC_BPF_H
 #include "config.bpf.h"
 #include "lua.h"
 #include "lua_fp.bpf.h"
@@ -14,8 +14,8 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
-	__type(value, struct lf_lua_cfg);
-} lua_cfgs SEC(".maps");
+	__type(value, struct lf_puc_cfg);
+} puc_cfgs SEC(".maps");
 
 enum { LF_LWIN_CI, LF_LWIN_TV, LF_LWIN_CAND }; /* PUC Lua's read-ahead windows */
 
@@ -41,7 +41,7 @@ __noinline __u32 puc_take_fp(__u32 pid, __u64 proto)
 {
 	__u32 zero = 0;
 	struct lf_ustate *u = bpf_map_lookup_elem(&ustate, &zero);
-	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
+	const struct lf_puc_cfg *c = bpf_map_lookup_elem(&puc_cfgs, &pid);
 	return u && c ? lf_take_fp(u, &c->fp, proto) : 0;
 }
 
@@ -61,7 +61,7 @@ static __always_inline __u32 lf_proto_fp(struct lf_ustate *u, __u32 pid, __u64 p
 /* A lua_State of a VM user space has not found yet (a command's first VM, a thread's VM
  * made while recording): its global state's main thread points back to that global state.
  * The sample says so, and user space looks at once. */
-static __always_inline int puc_state_shape(const struct lf_lua_cfg *c, __u64 g)
+static __always_inline int puc_state_shape(const struct lf_puc_cfg *c, __u64 g)
 {
 	__u64 m, mg;
 	if (c->g_mainthread == 0xffff || read_u64(g + c->g_mainthread, &m) || !m || read_u64(m + c->l_l_G, &mg))
@@ -79,7 +79,7 @@ static __always_inline int puc_state_shape(const struct lf_lua_cfg *c, __u64 g)
  * most other objects stop there. */
 static __always_inline int puc_is_state(struct lf_ustate *u, __u32 pid, __u64 cand)
 {
-	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
+	const struct lf_puc_cfg *c = bpf_map_lookup_elem(&puc_cfgs, &pid);
 	if (!c || !lf_may_point(pid, cand))
 		return 0;
 	/* One read holds the tag and, after it, l_G (lwin_fwd): when they lie on two pages, l_G
@@ -166,7 +166,7 @@ struct {
 
 /* At a sample's start: where hosts enter the VM (c NULL: not PUC Lua), for puc_note_entry;
  * nothing found yet. */
-static __always_inline void puc_begin(struct lf_ustate *u, const struct lf_lua_cfg *c)
+static __always_inline void puc_begin(struct lf_ustate *u, const struct lf_puc_cfg *c)
 {
 	__builtin_memset(&u->puc, 0, __builtin_offsetof(struct lf_puc_ustate, l_reg_hint));
 	for (int i = 0; i < LF_LUA_ENTRIES; i++) {
@@ -315,7 +315,7 @@ static __always_inline void puc_replay_state(struct lf_ustate *u, __u32 pid, __u
 struct puc_walk {
 	struct lf_stack *s;
 	struct lf_ustate *u;
-	const struct lf_lua_cfg *c;
+	const struct lf_puc_cfg *c;
 	__u64 L, ci, stop, next;
 	__u32 steps;         /* CallInfos walked (the loop index, which the verifier does not
 			      * follow as a constant) */
@@ -335,7 +335,7 @@ static __always_inline __u32 ci_u32(const struct lf_ustate *u, __u16 off)
 }
 
 /* Makes the CallInfo at ci readable with ci_u64 and ci_u32. Returns 0, or -1. */
-static __always_inline int puc_load_ci(struct lf_ustate *u, const struct lf_lua_cfg *c, __u64 ci)
+static __always_inline int puc_load_ci(struct lf_ustate *u, const struct lf_puc_cfg *c, __u64 ci)
 {
 	__u32 size = c->ci_sizeof & (LF_CI_BUF - 1);
 	int at = size ? lf_lwin_at(LF_LWIN_CI, ci, size) : -1;
@@ -350,7 +350,7 @@ static __always_inline int puc_load_ci(struct lf_ustate *u, const struct lf_lua_
  * pc of every frame the ring's flush emits). */
 static __always_inline void puc_emit_ci(struct puc_walk *w, int running)
 {
-	const struct lf_lua_cfg *c = w->c;
+	const struct lf_puc_cfg *c = w->c;
 	struct lf_ustate *u = w->u;
 	w->next = 0;
 	if (puc_load_ci(u, c, w->ci))
@@ -466,7 +466,7 @@ static long puc_flush_one(struct puc_walk *w)
 static __noinline long puc_step_cb(__u32 idx, void *data)
 {
 	struct puc_walk *w = data;
-	const struct lf_lua_cfg *c = w->c;
+	const struct lf_puc_cfg *c = w->c;
 	struct lf_ustate *u = w->u;
 	if (u->walk_flushing)
 		return puc_flush_one(w);
@@ -511,7 +511,7 @@ static __noinline long puc_step_cb(__u32 idx, void *data)
  * innermost and the outermost ones with a marker between, or (deeper than LF_LUA_WALK)
  * the innermost ones and a depth marker. threads_left counts this lua_State. */
 static __always_inline void puc_walk_thread(struct lf_stack *s, struct lf_ustate *u,
-					    const struct lf_lua_cfg *c, __u64 L, __u32 threads_left)
+					    const struct lf_puc_cfg *c, __u64 L, __u32 threads_left)
 {
 	struct puc_walk w = { .s = s, .u = u, .c = c, .L = L };
 	if (read_u64(L + c->l_ci, &w.ci))
@@ -538,7 +538,7 @@ __noinline int lf_puc_walk_thread(__u64 L, __u32 threads_left)
 	if (lf_sample(&u, &s))
 		return 0;
 	__u32 pid = s->pid;
-	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
+	const struct lf_puc_cfg *c = bpf_map_lookup_elem(&puc_cfgs, &pid);
 	if (c)
 		puc_walk_thread(s, u, c, L, threads_left);
 	return 0;
@@ -551,7 +551,7 @@ __noinline int lf_puc_walk_thread(__u64 L, __u32 threads_left)
 struct puc_threads {
 	struct lf_stack *s;
 	struct lf_ustate *u;
-	const struct lf_lua_cfg *c;
+	const struct lf_puc_cfg *c;
 };
 
 /* The walk of the t-th lua_State seen (LF_EACH's callback: the verifier checks the walk once
@@ -571,7 +571,7 @@ static long puc_thread_cb(__u32 t, void *data)
 static __always_inline void puc_append(struct lf_stack *s, struct lf_ustate *u)
 {
 	__u32 pid = s->pid;
-	const struct lf_lua_cfg *c = bpf_map_lookup_elem(&lua_cfgs, &pid);
+	const struct lf_puc_cfg *c = bpf_map_lookup_elem(&puc_cfgs, &pid);
 	if (!c || !u->nthreads)
 		return;
 	struct puc_threads pt = { s, u, c };
@@ -582,14 +582,14 @@ static __always_inline void puc_append(struct lf_stack *s, struct lf_ustate *u)
 /* The dispatcher's hooks (runtime.bpf.h) for PUC Lua. */
 
 /* pid's configuration, or 0: looked up once per program run. */
-static __always_inline const struct lf_lua_cfg *puc_cfg_of(__u32 pid)
+static __always_inline const struct lf_puc_cfg *puc_cfg_of(__u32 pid)
 {
-	return bpf_map_lookup_elem(&lua_cfgs, &pid);
+	return bpf_map_lookup_elem(&puc_cfgs, &pid);
 }
 
 /* Whether pid runs PUC Lua: then u learns the file holding its VM and where lua_State was
  * found most often. */
-static __always_inline int puc_hook_begin(struct lf_ustate *u, const struct lf_lua_cfg *c)
+static __always_inline int puc_hook_begin(struct lf_ustate *u, const struct lf_puc_cfg *c)
 {
 	if (!c)
 		return 0;

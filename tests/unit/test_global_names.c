@@ -1,7 +1,7 @@
 /* Tests for cmd/lua/global_names.c on a fake VM: tables of nodes in a buffer served by the
  * reader, so names, preferences, limits, hostile sizes, failing reads and a VM replaced at the
  * same address can be set up exactly. The real VMs are tested in tests/integ/lua_servers.sh,
- * lua_vm_threads.sh and lua_frames.sh. */
+ * lua_vm_threads.sh and puc_frames.sh. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Lua frame labels against the real VMs: tests/progs/lua_frames_host.c is built against each of
+# Lua frame labels against the real VMs: tests/progs/puc_frames_host.c is built against each of
 # Debian's Lua 5.1-5.4 and Debian unstable's 5.4.9 and 5.5.1 (scripts/build-lua-sources.sh), runs a script calling probe() from known places, labels every frame of
 # its own CallInfo chain with cmd/lua/puc/puc_frames.c and compares with lua_getinfo. On top of that
 # agreement, the labels must be the ones expected here, so a namer that knows nothing fails.
@@ -92,7 +92,7 @@ for v in 5.1 5.2 5.3 5.4 5.4.9 5.5.1; do
 	host=$OUT/host$v
 	# shellcheck disable=SC2086
 	if ! gcc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror $CMD_INC -I"$inc" \
-		"$ROOT/tests/progs/lua_frames_host.c" "$ROOT/cmd/lua/puc/puc_frames.c" "$ROOT/cmd/lua/puc/puc_names.c" \
+		"$ROOT/tests/progs/puc_frames_host.c" "$ROOT/cmd/lua/puc/puc_frames.c" "$ROOT/cmd/lua/puc/puc_names.c" \
 		"$ROOT/cmd/lua/puc/puc_globals.c" "$ROOT/cmd/lua/global_names.c" \
 		"$ROOT/cmd/lua/puc/puc_layouts.c" "$ROOT/cmd/lua/puc/puc_layouts_table.c" "$ROOT/cmd/lua/label_cache.c" "$ROOT/cmd/lua/proto_labels.c" "$ROOT/cmd/lua/name_budget.c" \
 		"$ROOT/cmd/safe_name.c" $UTIL_SRC -o "$host" $lib >"$OUT/build$v.log" 2>&1; then

@@ -2,7 +2,7 @@
  * laid out with the real layout tables in a buffer that the reader serves. Covers chunk names,
  * 5.4 line decoding against an encoder written here, names from synthetic bytecode, the cache,
  * and hostile memory (failing reads, garbage, huge sizes, jump loops, deep chains). The real-VM
- * comparison is tests/integ/lua_frames.sh. */
+ * comparison is tests/integ/puc_frames.sh. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

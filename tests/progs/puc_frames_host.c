@@ -1,12 +1,12 @@
 /* Test host for cmd/lua/puc/puc_frames.c: runs a Lua script that calls the C function probe(TAG) from
  * known places; probe walks the real CallInfo chain through the layout offsets (reading its own
- * memory), labels every frame with the lua_frames API and checks each label against what
+ * memory), labels every frame with puc_frames.c and checks each label against what
  * lua_getinfo(L, "nSl") says for the same frame, and the global names of functions called from C
  * against package.loaded read through the C API. Built against each Lua version's headers:
- *   gcc $(find cmd -type d -printf "-I%p ") -I/usr/include/lua5.4 tests/progs/lua_frames_host.c cmd/lua/puc/puc_frames.c \
+ *   gcc $(find cmd -type d -printf "-I%p ") -I/usr/include/lua5.4 tests/progs/puc_frames_host.c cmd/lua/puc/puc_frames.c \
  *       cmd/lua/puc/puc_names.c cmd/lua/puc/puc_layouts.c -llua5.4
  * Prints "probe TAG: frame;frame;..." (outermost first) per probe, "MISMATCH ..." per
- * disagreement, and exits 1 when there was one. Usage: lua_frames_host SCRIPT.lua */
+ * disagreement, and exits 1 when there was one. Usage: puc_frames_host SCRIPT.lua */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,7 +94,7 @@ static int walk(lua_State *L, struct frame *fr)
 
 static void mismatch(const char *tag, int j, const char *what, const char *mine, const char *lua)
 {
-	printf("MISMATCH probe %s frame %d %s: lua_frames '%s', lua_getinfo '%s'\n", tag, j, what,
+	printf("MISMATCH probe %s frame %d %s: puc_frames '%s', lua_getinfo '%s'\n", tag, j, what,
 	       mine, lua);
 	mismatches++;
 }

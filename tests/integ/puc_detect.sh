@@ -5,10 +5,10 @@
 # and that LuaJIT and a program merely linking Lua are not mistaken for a PUC Lua core.
 . "$(dirname "$0")/../lib.sh"
 
-T=$ROOT/build/tests/test_lua_layouts
-[ -x "$T" ] || make -C "$ROOT" -s build/tests/test_lua_layouts >"$OUT/build.log" 2>&1
+T=$ROOT/build/tests/test_puc_layouts
+[ -x "$T" ] || make -C "$ROOT" -s build/tests/test_puc_layouts >"$OUT/build.log" 2>&1
 if [ ! -x "$T" ]; then
-	fail build "build/tests/test_lua_layouts could not be built (see $OUT/build.log)"
+	fail build "build/tests/test_puc_layouts could not be built (see $OUT/build.log)"
 	finish
 fi
 

@@ -1,6 +1,6 @@
 /* Tests for the PUC Lua layout tables and the version-string finder. With arguments
  * `--detect FILE...` it instead prints the Lua version found in each file (read with plain reads),
- * one line "FILE MAJ.MIN.PATCH ident|release|none", for tests/integ/lua_detect.sh. */
+ * one line "FILE MAJ.MIN.PATCH ident|release|none", for tests/integ/puc_detect.sh. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

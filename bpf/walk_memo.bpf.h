@@ -64,14 +64,19 @@ static __always_inline int memo_plain(const struct lf_ustate *u, const struct lf
 static __always_inline void memo_before(struct lf_ustate *u, struct lf_stack *s, const struct lf_rule *r,
 					__u32 file, __u32 pc)
 {
-	u->step_core = file == u->core_file;
-	u->step_plain = walk_memo_on && memo_plain(u, r);
 	u->step_sp = u->sp;
 	u->step_bp = u->bp;
+#ifndef LF_NO_BPF_LOOP
+	u->step_core = file == u->core_file;
+	u->step_plain = walk_memo_on && memo_plain(u, r);
 	if (u->step_plain && u->step_core) {
 		__builtin_memset(&u->step_note, 0, sizeof(u->step_note));
 		rt_memo_core_note(u, s, pc, &u->step_note);
 	}
+#else
+	(void)s, (void)r, (void)file, (void)pc;
+	u->step_plain = 0; /* nothing is kept without bpf_loop (memo_note) */
+#endif
 }
 
 #ifndef LF_NO_BPF_LOOP

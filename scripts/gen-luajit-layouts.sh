@@ -642,10 +642,11 @@ check_arm64() {
 	dir=$WORK/arm64
 	mkdir -p "$dir"
 	write_table_dump "$dir/table.c"
+	# util.c takes its arena and short copies from render/
 	$A64CC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -static -I"$ROOT/bpf" -I"$ROOT/cmd" -I"$ROOT/cmd/lua/luajit" \
-		-o "$dir/table" "$dir/table.c" "$ROOT/cmd/lua/luajit/luajit_layouts.c" \
+		-I"$ROOT/render" -o "$dir/table" "$dir/table.c" "$ROOT/cmd/lua/luajit/luajit_layouts.c" \
 		"$ROOT/cmd/lua/luajit/luajit_layouts_table.c" "$ROOT/cmd/lua/luajit/luajit_arch.c" "$ROOT/cmd/util.c" "$ROOT/cmd/safe_name.c" \
-		-lpthread || die "compiling the arm64 table dump failed"
+		"$ROOT/render/arena.c" -lpthread || die "compiling the arm64 table dump failed"
 	bad=0
 	for fork in upstream openresty tarantool; do
 		src=$WORK/$fork-1

@@ -260,6 +260,28 @@ int ends_with(const char *s, size_t len, const char *suffix)
 	return len >= m && !memcmp(s + len - m, suffix, m);
 }
 
+uint64_t rand_seed(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return ((uint64_t)now.tv_nsec << 20) ^ (uint64_t)now.tv_sec ^ ((uint64_t)getpid() << 40) ^
+	       0x9e3779b97f4a7c15ULL;
+}
+
+uint64_t rand_next(uint64_t *state)
+{
+	uint64_t x = *state ? *state : 0x9e3779b97f4a7c15ULL;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *state = x;
+}
+
+double rand_unit(uint64_t *state)
+{
+	return (double)(rand_next(state) >> 11) / (double)(1ULL << 53);
+}
+
 int start_helper(pthread_t *t, void *(*fn)(void *), void *arg)
 {
 	sigset_t all, old;

@@ -50,6 +50,12 @@ extern int lf_quiet;
 void info_lf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 double now_sec(void);
+/* Random numbers for sampling moments and periods, not for secrets: a seed that differs from
+ * run to run and process to process, the next number of a xorshift sequence (*state never 0),
+ * and one uniform in [0, 1). */
+uint64_t rand_seed(void);
+uint64_t rand_next(uint64_t *state);
+double rand_unit(uint64_t *state);
 /* Starts a helper thread that takes none of the process's signals (they stay with the main
  * thread, whose sleeps they must interrupt); 1 if it runs. */
 int start_helper(pthread_t *t, void *(*fn)(void *), void *arg);

@@ -39,7 +39,7 @@ struct alloc_windows {
 	int running, stop_pipe[2];
 	double started, stopped, open, held;
 	int windows, threads; /* windows opened; the most threads one probed */
-	unsigned seed;
+	uint64_t rng;
 };
 
 /* The uprobe PMU's type number, or -1 (a kernel without CONFIG_UPROBE_EVENTS). */
@@ -69,7 +69,7 @@ struct alloc_windows *aw_open(int prog_fd, double window, double period)
 	w->period = period > window ? period : window * 2;
 	w->tasks = xcalloc(AW_MAX_TASKS, sizeof(*w->tasks));
 	w->stop_pipe[0] = w->stop_pipe[1] = -1;
-	w->seed = (unsigned)getpid() ^ (unsigned)(now_sec() * 1e6);
+	w->rng = rand_seed();
 	pthread_mutex_init(&w->lock, NULL);
 	return w;
 }
@@ -209,7 +209,7 @@ static void *windows_main(void *arg)
 		/* the first window within the first second of there being a VM: a short run gets one */
 		if (wait_for_probes(w))
 			break;
-		double r = (double)rand_r(&w->seed) / (double)RAND_MAX;
+		double r = rand_unit(&w->rng);
 		if (wait_or_stop(w, held ? 2.0 * next_gap(w, held) * r : r))
 			break;
 		pthread_mutex_lock(&w->lock);
@@ -241,7 +241,7 @@ void aw_start(struct alloc_windows *w)
 	if (w->running || pipe2(w->stop_pipe, O_CLOEXEC))
 		return;
 	w->started = now_sec();
-	w->running = pthread_create(&w->thread, NULL, windows_main, w) == 0;
+	w->running = start_helper(&w->thread, windows_main, w);
 }
 
 static void result(const struct alloc_windows *w, struct aw_result *r)

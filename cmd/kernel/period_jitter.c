@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -32,18 +31,10 @@ struct period_jitter {
 	pthread_t thread;
 };
 
-static uint64_t next_rand(struct period_jitter *j)
-{
-	j->rng ^= j->rng << 13;
-	j->rng ^= j->rng >> 7;
-	j->rng ^= j->rng << 17;
-	return j->rng;
-}
-
 /* Uniform in [lo, hi). */
 static uint64_t rand_between(struct period_jitter *j, uint64_t lo, uint64_t hi)
 {
-	return hi > lo ? lo + next_rand(j) % (hi - lo) : lo;
+	return hi > lo ? lo + rand_next(&j->rng) % (hi - lo) : lo;
 }
 
 /* Each CPU's next period, uniform in [period/2, 3*period/2), shortened by JITTER_SHORTEN. */
@@ -74,12 +65,10 @@ static void *jitter_main(void *arg)
 struct period_jitter *period_jitter_start(const int *pfds, int n, uint64_t period_ns)
 {
 	struct period_jitter *j = xcalloc(1, sizeof(*j));
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
 	j->pfds = pfds;
 	j->n = n;
 	j->period = period_ns;
-	j->rng = ((uint64_t)now.tv_nsec << 20) ^ (uint64_t)now.tv_sec ^ ((uint64_t)getpid() << 40) ^ 0x9e3779b97f4a7c15ULL;
+	j->rng = rand_seed();
 	j->stop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	rearm_all(j); /* the CPUs' timers were started together: set them apart at once */
 	if (j->stop < 0 || !start_helper(&j->thread, jitter_main, j)) {

@@ -63,6 +63,35 @@ static __always_inline void lj_obj_span(const struct lf_lj_cfg *c, __u32 which, 
 	*hi = (h1 > h2 ? h1 : h2) + 8;
 }
 
+/* As lwin_at, for the fields of an object at obj: on a miss, the window takes [obj + lo,
+ * obj + hi), the span of the fields a sample reads, so that the others come with the first
+ * (lo <= off, off + len <= hi, hi - lo <= LF_OBJ_SPAN: else only the field's own bytes). It
+ * is cut to the pages the exact read touches, so it fails only where that read would. */
+static __always_inline int objwin_at(__u8 *buf, __u64 *wlo, __u32 *wlen, __u64 obj, __u32 lo, __u32 hi,
+				     __u32 off, __u32 len)
+{
+	__u64 addr = obj + off, o = addr - *wlo;
+	if (o < *wlen && *wlen - o >= len)
+		return (int)o;
+	__u64 start = obj + lo, end = obj + hi, page = addr & ~(__u64)(LF_PAGE_MIN - 1);
+	if (lo > off || hi < off + len || hi - lo > LF_OBJ_SPAN || end < start)
+		start = addr, end = addr + len;
+	if (start < page)
+		start = page;
+	__u64 last = ((addr + len - 1) | (LF_PAGE_MIN - 1)) + 1;
+	if (end > last)
+		end = last;
+	__u64 n = end - start;
+	*wlen = 0;
+	if (!len || n > LF_OBJ_SPAN || n < len || end < addr + len)
+		return -1;
+	*wlo = start;
+	if (bpf_probe_read_user(buf, n, (const void *)start))
+		return -1;
+	*wlen = (__u32)n;
+	return (int)(addr - start);
+}
+
 /* The len bytes (4 or 8) of field off of pid's LuaJIT object at obj, a global_State
  * (which LF_LJ_G) or a lua_State (LF_LJ_L), into the ustate's window_val (0 when they cannot
  * be read): through a window on the object, since a sample reads several fields of each and

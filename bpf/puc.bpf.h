@@ -17,6 +17,55 @@ struct {
 	__type(value, struct lf_puc_cfg);
 } puc_cfgs SEC(".maps");
 
+/* Offset in the window (buf, *lo, *wlen) of the len bytes at addr, refilled when it does not
+ * hold them all: with up to LF_LWIN bytes ending at addr + len, none below addr's page. A
+ * chain walked from its innermost link outwards (a Lua stack, CallInfos allocated one after
+ * another) finds the next links already there. The window lies in the pages the exact read
+ * touches, so it fails only where that read would, and never faults where it would not.
+ * Returns the offset, or -1 when the memory cannot be read. */
+static __always_inline int lwin_at(__u8 *buf, __u64 *lo, __u32 *wlen, __u64 addr, __u32 len)
+{
+	__u64 off = addr - *lo;
+	if (off < *wlen && *wlen - off >= len)
+		return (int)off;
+	__u64 end = addr + len, page = addr & ~(__u64)(LF_PAGE_MIN - 1);
+	__u64 start = end - LF_LWIN;
+	if (start < page || start > addr)
+		start = page;
+	__u64 n = end - start;
+	*wlen = 0;
+	if (!len || n > LF_LWIN || end < addr)
+		return -1;
+	*lo = start;
+	if (bpf_probe_read_user(buf, n, (const void *)start))
+		return -1;
+	*wlen = (__u32)n;
+	return (int)(addr - start);
+}
+
+/* As lwin_at, for the headers of values that may be a lua_State: those are far apart (each
+ * malloc'ed on its own), so a window reaching back finds little; this one holds up to
+ * LF_CAND_SPAN bytes from addr on, none past addr's page unless the exact read goes there too. */
+static __always_inline int lwin_fwd(__u8 *buf, __u64 *lo, __u32 *wlen, __u64 addr, __u32 len)
+{
+	__u64 off = addr - *lo;
+	if (off < *wlen && *wlen - off >= len)
+		return (int)off;
+	__u64 n = ((addr | (LF_PAGE_MIN - 1)) + 1) - addr;
+	if (n > LF_CAND_SPAN)
+		n = LF_CAND_SPAN;
+	if (n < len)
+		n = len;
+	*wlen = 0;
+	if (!len || n > LF_CAND_SPAN)
+		return -1;
+	*lo = addr;
+	if (bpf_probe_read_user(buf, n, (const void *)addr))
+		return -1;
+	*wlen = (__u32)n;
+	return 0;
+}
+
 enum { LF_LWIN_CI, LF_LWIN_TV, LF_LWIN_CAND }; /* PUC Lua's read-ahead windows */
 
 /* The window `which` of the sample: lwin_at for CallInfos and stack slots, lwin_fwd for what

@@ -8,17 +8,13 @@
 #include "search.h"
 #include "load.h"
 #include "stage_time.bpf.h" /* before the first user read: bench-stages.sh counts them */
+#include "puc_state.bpf.h"     /* each runtime family's member of struct lf_ustate */
+#include "luajit_state.bpf.h"
 
 struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
 
-#define LF_LJ_SEEN 4   /* VMs not found by user space that a CPU remembers (a power of two) */
-#define LF_SEEN 4 /* register values remembered per sample by the check for a lua_State */
 #define LF_FRAME_SLOTS 8 /* stack words under a CFA a frame needs at most (a power of two) */
 #define LF_WIN_WORDS 256 /* stack words read ahead at once (a power of two) */
-#define LF_CI_BUF 128 /* bytes of a CallInfo read at once (every version's is smaller) */
-#define LF_LWIN 1024  /* bytes of each of the Lua walk's read-ahead windows (a power of two) */
-#define LF_CAND_SPAN 64 /* bytes of a possible lua_State read at once: its tag and l_G */
-#define LF_OBJ_SPAN 256 /* bytes of a VM's object read at once: the fields a sample reads (LuaJIT) */
 #define LF_PAGE_MIN 4096 /* the smallest page size of every supported architecture */
 #define LF_NDELTA 256    /* native words' note_run entries (a power of two above LF_MAX_NATIVE) */
 
@@ -29,52 +25,6 @@ struct lf_lpos { __u64 L; __u32 frame; __u32 thread; };
 struct lf_core_note {
 	__u64 key, val;
 	__u32 pc, entry;
-};
-
-/* PUC Lua's walk state (puc.bpf.h). Cleared by puc_begin at each sample: the fields before
- * l_reg_hint (the lua_State puc_note_state found last, the last frame that held it and the
- * frame of its position, whether it has answered), the values lf_lua_is_state judged, the
- * last closure whose Proto was read, and the windows' lengths. Set by it: where the host enters the VM
- * (the API functions, as pcs of the core file) and the register that holds L most often.
- * The registers puc_note_state last judged (LF_NSAVED: bp), read only once it has; those the
- * memo's replay carries. Whether the lua_State being walked emitted a frame (in the map value
- * for the reason walk_flushing is), the record's words before its ring's frames. CallInfos,
- * the stack slots of their functions and the headers of what may be a lua_State are read
- * through windows (lf_lwin_at): what each holds, and where the CallInfo walked is. */
-struct lf_puc_ustate {
-	__u64 cand;
-	__u32 cand_frame, cand_noted;
-	__u32 checked, l_reg_hint;
-	__u32 walk_emitted, ring_from;
-	__u32 entry_lo[LF_LUA_ENTRIES], entry_hi[LF_LUA_ENTRIES];
-	__u64 last_regs[LF_NSAVED + 1];
-	__u64 replay_regs[LF_NSAVED + 1];
-	__u64 seen_v[LF_SEEN];
-	__u8 seen_r[LF_SEEN];
-	__u32 seen_next;
-	__u64 cl_key, cl_proto;
-	__u64 lw_ci_lo, lw_tv_lo, lw_cand_lo;
-	__u32 lw_ci_len, lw_tv_len, lw_cand_len, lw_ci_at;
-	__u8 lw_ci[LF_LWIN + 8];
-	__u8 lw_tv[LF_LWIN + 8];
-	__u8 lw_cand[LF_CAND_SPAN + 8];
-};
-
-/* LuaJIT's walk state (luajit.bpf.h, luajit_trace.bpf.h). Cleared by lj_begin at each
- * sample: the global_State of the VM the thread was seen running (0: none), the last
- * lua_State lj_note_cframe judged, the next C frame on the chain of one seen (whose caller
- * entered the VM), and the windows' lengths. The fields of a global_State (0) and of a
- * lua_State (1) are read through windows (lf_lj_field). Kept from sample to sample: VMs user
- * space has not found that were lately found on this CPU's stacks (lf_lj_probe_g), their
- * processes, and the next slot to take. */
-struct lf_lj_ustate {
-	__u64 g, last_L, chain;
-	__u64 obj_lo[2];
-	__u32 obj_len[2];
-	__u8 obj[2][LF_OBJ_SPAN + 8];
-	__u64 seen_g[LF_LJ_SEEN];
-	__u32 seen_pid[LF_LJ_SEEN];
-	__u32 seen_next;
 };
 
 struct lf_ustate {
@@ -468,84 +418,6 @@ __noinline int lf_window_read(__u64 addr)
 	if (!u)
 		return -1;
 	return win_get(u, addr, &u->window_val);
-}
-
-/* Offset in the window (buf, *lo, *wlen) of the len bytes at addr, refilled when it does not
- * hold them all: with up to LF_LWIN bytes ending at addr + len, none below addr's page. A
- * chain walked from its innermost link outwards (a Lua stack, CallInfos allocated one after
- * another) finds the next links already there. The window lies in the pages the exact read
- * touches, so it fails only where that read would, and never faults where it would not.
- * Returns the offset, or -1 when the memory cannot be read. */
-static __always_inline int lwin_at(__u8 *buf, __u64 *lo, __u32 *wlen, __u64 addr, __u32 len)
-{
-	__u64 off = addr - *lo;
-	if (off < *wlen && *wlen - off >= len)
-		return (int)off;
-	__u64 end = addr + len, page = addr & ~(__u64)(LF_PAGE_MIN - 1);
-	__u64 start = end - LF_LWIN;
-	if (start < page || start > addr)
-		start = page;
-	__u64 n = end - start;
-	*wlen = 0;
-	if (!len || n > LF_LWIN || end < addr)
-		return -1;
-	*lo = start;
-	if (bpf_probe_read_user(buf, n, (const void *)start))
-		return -1;
-	*wlen = (__u32)n;
-	return (int)(addr - start);
-}
-
-/* As lwin_at, for the headers of values that may be a lua_State: those are far apart (each
- * malloc'ed on its own), so a window reaching back finds little; this one holds up to
- * LF_CAND_SPAN bytes from addr on, none past addr's page unless the exact read goes there too. */
-static __always_inline int lwin_fwd(__u8 *buf, __u64 *lo, __u32 *wlen, __u64 addr, __u32 len)
-{
-	__u64 off = addr - *lo;
-	if (off < *wlen && *wlen - off >= len)
-		return (int)off;
-	__u64 n = ((addr | (LF_PAGE_MIN - 1)) + 1) - addr;
-	if (n > LF_CAND_SPAN)
-		n = LF_CAND_SPAN;
-	if (n < len)
-		n = len;
-	*wlen = 0;
-	if (!len || n > LF_CAND_SPAN)
-		return -1;
-	*lo = addr;
-	if (bpf_probe_read_user(buf, n, (const void *)addr))
-		return -1;
-	*wlen = (__u32)n;
-	return 0;
-}
-
-/* As lwin_at, for the fields of an object at obj: on a miss, the window takes [obj + lo,
- * obj + hi), the span of the fields a sample reads, so that the others come with the first
- * (lo <= off, off + len <= hi, hi - lo <= LF_OBJ_SPAN: else only the field's own bytes). It
- * is cut to the pages the exact read touches, so it fails only where that read would. */
-static __always_inline int objwin_at(__u8 *buf, __u64 *wlo, __u32 *wlen, __u64 obj, __u32 lo, __u32 hi,
-				     __u32 off, __u32 len)
-{
-	__u64 addr = obj + off, o = addr - *wlo;
-	if (o < *wlen && *wlen - o >= len)
-		return (int)o;
-	__u64 start = obj + lo, end = obj + hi, page = addr & ~(__u64)(LF_PAGE_MIN - 1);
-	if (lo > off || hi < off + len || hi - lo > LF_OBJ_SPAN || end < start)
-		start = addr, end = addr + len;
-	if (start < page)
-		start = page;
-	__u64 last = ((addr + len - 1) | (LF_PAGE_MIN - 1)) + 1;
-	if (end > last)
-		end = last;
-	__u64 n = end - start;
-	*wlen = 0;
-	if (!len || n > LF_OBJ_SPAN || n < len || end < addr + len)
-		return -1;
-	*wlo = start;
-	if (bpf_probe_read_user(buf, n, (const void *)start))
-		return -1;
-	*wlen = (__u32)n;
-	return (int)(addr - start);
 }
 
 static __always_inline int window_read(struct lf_ustate *u, __u64 addr, __u64 *v)

@@ -17,9 +17,13 @@ fail() { echo "FAIL: $1: $2"; FAILED=$((FAILED + 1)); }
 # check NAME CMD...: passes when CMD succeeds.
 check() { _c=$1; shift; if "$@"; then pass "$_c"; else fail "$_c" "'$*' failed"; fi; }
 bg_start() { "$@" & PIDS_TO_KILL="$PIDS_TO_KILL $!"; LAST_PID=$!; }
-# children first: a process a test started may have started others since (an nginx master's
-# worker after a reload), which would outlive it
-cleanup() { for p in $PIDS_TO_KILL; do pkill -9 -P "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done; wait 2>/dev/null; }
+# Children first: a process a test started may have started others since (an nginx master's
+# worker after a reload), which would outlive it; and the parent stopped before them, or a
+# master starts a new worker for the one killed, which outlives it.
+cleanup() {
+	for p in $PIDS_TO_KILL; do kill -STOP "$p" 2>/dev/null; pkill -9 -P "$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+}
 trap cleanup EXIT
 finish() { cleanup; [ "$FAILED" = 0 ]; exit $?; }
 

@@ -35,6 +35,8 @@ struct alloc_windows {
 	struct aw_task *tasks;
 	int ntasks;
 	pthread_mutex_t lock;
+	pthread_cond_t probed; /* a probe added, or the windows stopping (stopping set) */
+	int stopping;
 	pthread_t thread;
 	int running, stop_pipe[2];
 	double started, stopped, open, held;
@@ -71,6 +73,7 @@ struct alloc_windows *aw_open(int prog_fd, double window, double period)
 	w->stop_pipe[0] = w->stop_pipe[1] = -1;
 	w->rng = rand_seed();
 	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->probed, NULL);
 	return w;
 }
 
@@ -97,6 +100,7 @@ int aw_probe(struct alloc_windows *w, pid_t pid, uint64_t addr)
 			 (unsigned long long)m->start, (unsigned long long)m->end);
 		pthread_mutex_lock(&w->lock);
 		w->nprobes++;
+		pthread_cond_signal(&w->probed);
 		pthread_mutex_unlock(&w->lock);
 	}
 	proc_maps_free(&pm);
@@ -188,15 +192,12 @@ static double next_gap(const struct alloc_windows *w, double held)
  * starts); 1 when stopped meanwhile. */
 static int wait_for_probes(struct alloc_windows *w)
 {
-	for (;;) {
-		pthread_mutex_lock(&w->lock);
-		int n = w->nprobes;
-		pthread_mutex_unlock(&w->lock);
-		if (n)
-			return 0;
-		if (wait_or_stop(w, 0.05))
-			return 1;
-	}
+	pthread_mutex_lock(&w->lock);
+	while (!w->nprobes && !w->stopping)
+		pthread_cond_wait(&w->probed, &w->lock);
+	int stop = !w->nprobes;
+	pthread_mutex_unlock(&w->lock);
+	return stop;
 }
 
 /* A window opens at a random moment of each period (uniform gaps of 0 to twice the mean),
@@ -258,6 +259,10 @@ static void result(const struct alloc_windows *w, struct aw_result *r)
 void aw_stop(struct alloc_windows *w, struct aw_result *r)
 {
 	if (w->running) {
+		pthread_mutex_lock(&w->lock);
+		w->stopping = 1;
+		pthread_cond_signal(&w->probed);
+		pthread_mutex_unlock(&w->lock);
 		(void)!write(w->stop_pipe[1], "x", 1);
 		pthread_join(w->thread, NULL);
 		w->running = 0;
@@ -279,6 +284,7 @@ void aw_close(struct alloc_windows *w)
 		if (w->stop_pipe[i] >= 0)
 			close(w->stop_pipe[i]);
 	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->probed);
 	free(w->tasks);
 	free(w);
 }

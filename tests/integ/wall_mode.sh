@@ -15,8 +15,9 @@ sleep 0.5
 "$LF" -p "$T" -d 3 -o "$OUT/cpu.folded" 2>"$OUT/cpu.err"
 kill "$T"
 n=$(total "$OUT/wall.folded") w=$(share "$OUT/wall.folded" ";$W") b=$(share "$OUT/wall.folded" ";$B")
-# one thread at 99 Hz for 5 s, running or not
-check "wall: every moment counted: 495 samples within 4% ($n)" sh -c "[ $n -ge 475 ] && [ $n -le 515 ]"
+# one thread at 99 Hz for 5 s, running or not; the random periods its time on the CPU is
+# sampled at (cmd/kernel/period_jitter.c) spread that part's count by about 2%
+check "wall: every moment counted: 495 samples within 6% ($n)" sh -c "[ $n -ge 465 ] && [ $n -le 525 ]"
 check "wall: waiting 60% +-5 ($w%)" sh -c "[ $w -ge 55 ] && [ $w -le 65 ]"
 check "wall: computing 40% +-5 ($b%)" sh -c "[ $b -ge 35 ] && [ $b -le 45 ]"
 check "wall: the wait is [off-CPU: do_wait] above the frame that waited, then the kernel's frames" \

@@ -228,6 +228,14 @@ static __always_inline void puc_begin(struct lf_ustate *u, const struct lf_puc_c
 	u->puc.lw_ci_len = u->puc.lw_tv_len = u->puc.lw_cand_len = 0;
 }
 
+/* The callee-saved registers regs and bp into to, as one array (LF_NSAVED: bp). */
+static __always_inline void puc_regs_keep(__u64 *to, const __u64 *regs, __u64 bp)
+{
+	for (int i = 0; i < LF_NSAVED; i++)
+		to[i] = regs[i];
+	to[LF_NSAVED] = bp;
+}
+
 /* A frame of the core at pc inside one of the API functions a host enters the VM by: the
  * merge shows the host's frames down to it, then the Lua frames that call ran. */
 static __always_inline void puc_note_entry(struct lf_ustate *u, struct lf_stack *s, __u32 pc)
@@ -326,9 +334,7 @@ __noinline int lf_puc_note_state(__u32 pid, __u32 pc, __u32 frame)
 	}
 	if (found == 2)
 		u->vm_unknown = 1;
-	for (int i = 0; i < LF_NSAVED; i++)
-		u->puc.last_regs[i] = u->regs[i];
-	u->puc.last_regs[LF_NSAVED] = u->bp;
+	puc_regs_keep(u->puc.last_regs, u->regs, u->bp);
 	u->puc.checked = 1;
 	puc_take_cand(u, cand, frame);
 	return 0;
@@ -693,9 +699,7 @@ static __always_inline void puc_memo_note(const struct lf_ustate *u, const struc
  * which the replay carries on from frame to frame. */
 static __always_inline void puc_replay_begin(struct lf_ustate *u)
 {
-	for (int j = 0; j < LF_NSAVED; j++)
-		u->puc.replay_regs[j] = u->regs[j];
-	u->puc.replay_regs[LF_NSAVED] = u->bp;
+	puc_regs_keep(u->puc.replay_regs, u->regs, u->bp);
 }
 
 /* Frame at of the memo's frames mf, replayed as the walk's frame-th: its registers carried on
@@ -714,8 +718,7 @@ static __always_inline int puc_hook_replay_frame(struct lf_ustate *u, struct lf_
 	if (puc_regs_key(regs, regs[LF_NSAVED]) == f->note.key) {
 		/* the registers the answer is for, as puc_note_state keeps them: a later frame with
 		 * the same ones reuses it */
-		for (int j = 0; j <= LF_NSAVED; j++)
-			u->puc.last_regs[j] = regs[j];
+		puc_regs_keep(u->puc.last_regs, regs, regs[LF_NSAVED]);
 		puc_replay_state(u, s->pid, f->note.val, frame);
 		return 0;
 	}

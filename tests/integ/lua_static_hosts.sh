@@ -53,13 +53,17 @@ tails() { # FILE CFN LUAFRAME
 		END { for (x in c) print c[x], x }' "$1" | sort -rn
 }
 
+IN_CMP=';sort;(auxsort;)+sort_comp;lua_callk;luaD_callnoyield;(luaD_call;)?luaV_execute'
+
 true_stack() { # NAME: gdb's backtrace of the twin inside the comparator's call, outermost first
 	bg_start run_host "$OUT/$1-syms"
 	sleep 0.3
 	for i in $(seq 30); do
 		gdb -q -p "$LAST_PID" -batch -ex bt 2>/dev/null |
 			awk '/^#/ { f = $2 ~ /^0x/ ? $4 : $2; sub(/\(.*/, "", f); s = f (s ? ";" s : "") } END { print s }' >"$OUT/$1.gdb"
-		grep -q ';sort;.*;lua_callk;' "$OUT/$1.gdb" && break
+		# a stop inside the call's own entry (luaD_callnoyield, before luaV_execute) is not
+		# the moment compared: wait for one inside the comparator's run
+		grep -Eq "$IN_CMP" "$OUT/$1.gdb" && break
 	done
 	kill "$LAST_PID" 2>/dev/null
 }
@@ -73,7 +77,7 @@ profile_pair() { # NAME
 	# what gdb sees between sort and the comparator's luaV_execute: lua-flame shows the frames
 	# down to lua_callk and leaves out the VM's own (luaD_callnoyield, luaV_execute)
 	check "$1: gdb: sort calls back through auxsort, sort_comp and lua_callk ($(cat "$OUT/$1.gdb"))" \
-		grep -Eq ';sort;(auxsort;)+sort_comp;lua_callk;luaD_callnoyield;(luaD_call;)?luaV_execute' "$OUT/$1.gdb"
+		grep -Eq "$IN_CMP" "$OUT/$1.gdb"
 	for c in sort gsub; do
 		# the twin names gsub's native frame by its symbol; Lua names the global comparator
 		# (function 'cmp' in its traceback), not the local function gsub calls

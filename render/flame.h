@@ -39,6 +39,16 @@ int flame_read_folded(struct flame *f, FILE *in, size_t *ignored_lines);
  * width are dropped once the input is past them, so F is no longer complete (no
  * flame_reversed, no diff); the SVG is the same. */
 int flame_read_folded_for(struct flame *f, FILE *in, size_t *ignored_lines, const struct flame_opts *o);
+/* Stacks already in memory, given in frame order (every stack under a frame follows the
+ * one before it: ';' sorts before every other byte), for drawing with options O only, as
+ * flame_read_folded_for reads a file. F must be new; each STACK stays readable until
+ * flame_sorted_end. flame_sorted_add and _end return 0, -1 when memory ran out, or 1 when the
+ * stacks were not in that order after all (or two frame names became one when cut to
+ * FLAME_MAX_NAME): F is then incomplete, and is cleared and built again with flame_add. */
+struct flame_sorted;
+struct flame_sorted *flame_sorted_begin(struct flame *f, const struct flame_opts *o);
+int flame_sorted_add(struct flame_sorted *s, const char *stack, size_t len, uint64_t count);
+int flame_sorted_end(struct flame_sorted *s);
 /* Total samples added so far. */
 uint64_t flame_total(const struct flame *f);
 /* Writes the SVG. Returns 0, or -1 when memory ran out or writing failed. */

@@ -51,6 +51,27 @@ static void insertion_sort(const struct fnode **v, size_t n,
 	}
 }
 
+/* Whether v is sorted by name, after reversing it when it was the other way round: a tree
+ * built from sorted stacks lists a frame's children newest first, and a heap snapshot's
+ * frame may have a child per key of a large table. */
+static int in_order(const struct fnode **v, size_t n)
+{
+	size_t i = 1;
+	while (i < n && layout_cmp_name(v[i - 1], v[i]) > 0)
+		i++;
+	if (i == n) {
+		for (size_t a = 0, z = n - 1; a < z; a++, z--) {
+			const struct fnode *t = v[a];
+			v[a] = v[z];
+			v[z] = t;
+		}
+		return 1;
+	}
+	for (i = 1; i < n && layout_cmp_name(v[i - 1], v[i]) < 0; i++)
+		;
+	return i == n;
+}
+
 struct builder {
 	struct layout *l;
 	const struct fnode **kids;   /* a stack of sorted sibling lists */
@@ -92,7 +113,7 @@ static long push_kids(struct builder *b, const struct fnode *x)
 		b->kids[b->nkids++] = c;
 	}
 	size_t n = b->nkids - base;
-	if (n > SMALL_SORT)
+	if (n > SMALL_SORT && (b->heavy || !in_order(b->kids + base, n)))
 		qsort(b->kids + base, n, sizeof(*b->kids), b->heavy ? by_weight : by_name);
 	else if (n > 1)
 		insertion_sort(b->kids + base, n, b->heavy ? layout_cmp_heavy : layout_cmp_name);

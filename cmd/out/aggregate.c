@@ -20,8 +20,16 @@ void profile_init(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+static void drop_order(struct profile *p)
+{
+	free(p->order);
+	p->order = NULL;
+	p->order_n = 0;
+}
+
 void profile_free(struct profile *p)
 {
+	drop_order(p);
 	arena_free(&p->text);
 	free(p->e);
 	memset(p, 0, sizeof(*p));
@@ -120,8 +128,15 @@ void profile_add_objects(struct profile *p, const char *stack, size_t len, uint6
 void profile_add_hashed(struct profile *p, const char *stack, size_t len, uint32_t h, uint64_t count,
 			uint64_t objects)
 {
+	if (p->order)
+		drop_order(p);
 	if (len > PROFILE_STACK_MAX)
 		len = PROFILE_STACK_MAX;   /* an entry keeps its length in 32 bits */
+	const char *nul = memchr(stack, 0, len);
+	if (nul) {   /* the stack as every output prints it: its length is then the text's */
+		len = (size_t)(nul - stack);
+		h = profile_hash(stack, len);
+	}
 	if ((p->n + 1) * 4 > p->cap * 3)
 		grow(p);
 	size_t j = find(p, stack, len, h);
@@ -144,11 +159,28 @@ void profile_add(struct profile *p, const char *stack, size_t len, uint64_t coun
 	profile_add_objects(p, stack, len, count, 0);
 }
 
-/* Byte d of e's stack as strcmp sees it: 0 from its end (or a NUL in it) on. The caller only
- * asks past d when byte d was not 0, so the read stays inside the string. */
+/* The sort's order of a byte: ';' first after the end (NUL), then the others as they are.
+ * Every stack under one frame then follows the one before, as the flame graph's tree is
+ * built from them (flame_sorted_add), where in plain byte order "a;b1" would come between
+ * "a;b" and "a;b;c". */
+static inline unsigned char rank(unsigned char c)
+{
+	return c == ';' ? 1 : c && c < ';' ? (unsigned char)(c + 1) : c;
+}
+
+/* Byte d of e's stack, ranked, as strcmp sees it: 0 from its end (or a NUL in it) on. The
+ * caller only asks past d when byte d was not 0, so the read stays inside the string. */
 static unsigned char byte_at(const struct prof_entry *e, size_t d)
 {
-	return (unsigned char)e->stack[d];
+	return rank((unsigned char)e->stack[d]);
+}
+
+/* strcmp in the order of rank. */
+static int ranked_cmp(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return rank((unsigned char)*a) - rank((unsigned char)*b);
 }
 
 static void swap_entries(struct prof_entry **v, size_t a, size_t b)
@@ -164,7 +196,7 @@ static void swap_entries(struct prof_entry **v, size_t a, size_t b)
 static void insertion_sort(struct prof_entry **v, size_t n, size_t d)
 {
 	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && strcmp(v[j - 1]->stack + d, v[j]->stack + d) > 0; j--)
+		for (size_t j = i; j > 0 && ranked_cmp(v[j - 1]->stack + d, v[j]->stack + d) > 0; j--)
 			swap_entries(v, j - 1, j);
 }
 
@@ -232,7 +264,7 @@ static uint64_t key_at(const struct item *x, size_t d)
 {
 	uint64_t k = 0;
 	for (size_t i = 0; i < KEY_BYTES && d + i < x->len; i++)
-		k |= (uint64_t)(unsigned char)x->s[d + i] << (8 * (KEY_BYTES - 1 - i));
+		k |= (uint64_t)rank((unsigned char)x->s[d + i]) << (8 * (KEY_BYTES - 1 - i));
 	return k;
 }
 
@@ -367,6 +399,13 @@ static void by_address(struct item *v, struct item *tmp, size_t n)
 
 struct prof_entry **profile_sorted(const struct profile *p)
 {
+	if (p->order) {
+		struct prof_entry **out = xmalloc((p->order_n + 1) * sizeof(*out));
+		for (size_t i = 0; i < p->order_n; i++)
+			out[i] = &p->order[i];
+		out[p->order_n] = NULL;
+		return out;
+	}
 	struct item *v = xmalloc((p->n ? p->n : 1) * sizeof(*v));
 	struct item *tmp = xmalloc((p->n ? p->n : 1) * sizeof(*tmp));
 	size_t n = 0;
@@ -376,12 +415,29 @@ struct prof_entry **profile_sorted(const struct profile *p)
 	if (n > 1)
 		by_address(v, tmp, n);
 	free(tmp);
-	for (size_t i = 0; i < n; i++)   /* in the order of the text: read where it lies */
-		v[i].len = strnlen(v[i].s, v[i].len);
 	sort_keyed(v, n, 0, 0);
 	struct prof_entry **out = xcalloc(n + 1, sizeof(*out));
 	for (size_t i = 0; i < n; i++)
 		out[i] = v[i].e;
 	free(v);
 	return out;
+}
+
+void profile_sort(struct profile *p)
+{
+	if (p->order || !p->n)
+		return;
+	struct prof_entry **v = profile_sorted(p);
+	size_t n = 0;
+	while (v[n])
+		n++;
+	struct prof_entry *o = xmalloc((n ? n : 1) * sizeof(*o));
+	for (size_t i = 0; i < n; i++) {
+		if (i + 16 < n)
+			__builtin_prefetch(v[i + 16]);   /* the table's entries lie in hash order */
+		o[i] = *v[i];
+	}
+	free(v);
+	p->order = o;
+	p->order_n = n;
 }

@@ -8,7 +8,7 @@
 
 struct prof_entry {
 	char *stack;           /* NULL: an empty slot */
-	uint32_t len, hash;
+	uint32_t len, hash;    /* len: of the text, which holds no NUL (a stack is cut at one) */
 	uint64_t count;
 	uint64_t objects;      /* a heap snapshot's objects, an allocation profile's allocations */
 };
@@ -31,6 +31,9 @@ struct profile {
 	int heap;              /* a heap snapshot: counts are bytes, entries count objects too */
 	int alloc;             /* an allocation profile: counts are bytes, entries count allocations */
 	char taken[64];        /* a heap snapshot: when it was taken, and its number in a series */
+	struct prof_entry *order; /* NULL, or a copy of the entries in profile_sorted's order, made
+	                        * once for every output by profile_sort; an add drops it */
+	size_t order_n;
 };
 
 #define PROFILE_STACK_MAX (1u << 30)   /* bytes of one stack; longer ones are cut */
@@ -54,6 +57,11 @@ void profile_reserve(struct profile *p, size_t more);
  * stacks are counted under their root frame and a "[profile: memory limit]" marker, once said. */
 #define PROFILE_DEFAULT_MB 1024
 void profile_set_limit(size_t bytes);
-/* Entries sorted by stack string, for deterministic output; caller frees the array. */
+/* Entries sorted by stack string, ';' before every other byte (so that the stacks under
+ * one frame follow each other), for deterministic output; caller frees the array. */
 struct prof_entry **profile_sorted(const struct profile *p);
+/* Sorts once for every profile_sorted until the next add: a heap snapshot has about a million
+ * stacks, written in two or three formats. The entries are copied into one array in their
+ * order, so that each output reads them one after another. */
+void profile_sort(struct profile *p);
 #endif

@@ -82,6 +82,16 @@ static size_t count_text(char *out, uint64_t count)
 	return len;
 }
 
+/* Sorted, the entries and their stacks lie all over memory: the next ones are asked for
+ * early, each entry before its stack. */
+static inline void prefetch_ahead(struct prof_entry *const *v, size_t i, size_t n)
+{
+	if (i + 16 < n)
+		__builtin_prefetch(v[i + 16]);
+	if (i + 8 < n)
+		__builtin_prefetch(v[i + 8]->stack);
+}
+
 /* Lines go out in large writes of their own: a heap snapshot has about a million of them,
  * for which a formatted print each and the stream's small buffer cost more than the rest. */
 int write_folded(FILE *f, const struct profile *p)
@@ -94,12 +104,8 @@ int write_folded(FILE *f, const struct profile *p)
 	while (v[n])
 		n++;
 	for (size_t i = 0; i < n; i++) {
-		/* sorted, the stacks lie all over memory: ask for the next ones' lines early */
-		if (i + 16 < n)
-			__builtin_prefetch(v[i + 16]);
-		if (i + 8 < n)
-			__builtin_prefetch(v[i + 8]->stack);
-		size_t len = strnlen(v[i]->stack, v[i]->len);   /* as %s would stop */
+		prefetch_ahead(v, i, n);
+		size_t len = v[i]->len;
 		if (used + len + 24 > BUF) {
 			fwrite(buf, 1, used, f);
 			used = 0;
@@ -117,13 +123,38 @@ int write_folded(FILE *f, const struct profile *p)
 	return ferror(f) ? -1 : 0;
 }
 
-/* The built-in flame graph; the subtitle says what was profiled. */
-static int write_svg(FILE *out, const struct profile *p)
+/* The tree to draw with o: built from the sorted stacks, dropping what is too narrow to
+ * draw as it goes (a heap snapshot has about a stack per object, nearly all of them that
+ * narrow), or from every stack when a frame's stacks turn out not to follow each other. */
+static struct flame *tree_for(const struct profile *p, const struct flame_opts *o)
 {
 	struct flame *f = flame_new();
+	struct flame_sorted *s = f ? flame_sorted_begin(f, o) : NULL;
+	struct prof_entry **v = s ? profile_sorted(p) : NULL;
+	int rc = v ? 0 : 1;
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	for (size_t i = 0; i < n && !rc; i++) {
+		prefetch_ahead(v, i, n);
+		rc = flame_sorted_add(s, v[i]->stack, v[i]->len, v[i]->count);
+	}
+	if (s && flame_sorted_end(s) && !rc)
+		rc = 1;
+	free(v);
+	if (!rc)
+		return f;
+	flame_free(f);
+	f = flame_new();
 	for (size_t i = 0; i < p->cap; i++)
 		if (p->e[i].stack)
 			flame_add(f, p->e[i].stack, p->e[i].len, p->e[i].count);
+	return f;
+}
+
+/* The built-in flame graph; the subtitle says what was profiled. */
+static int write_svg(FILE *out, const struct profile *p)
+{
 	struct flame_opts o;
 	flame_opts_default(&o);
 	char sub[1024];
@@ -143,7 +174,8 @@ static int write_svg(FILE *out, const struct profile *p)
 			 (unsigned long long)p->total, (unsigned long long)p->lost);
 	o.title = "lua-flame";
 	o.subtitle = sub;
-	int rc = flame_write_svg(f, &o, out);
+	struct flame *f = tree_for(p, &o);
+	int rc = f ? flame_write_svg(f, &o, out) : -1;
 	flame_free(f);
 	return rc;
 }
@@ -160,8 +192,9 @@ static int write_format(FILE *f, enum out_format fmt, const struct profile *p)
 	}
 }
 
-int output_write(const struct output *o, const struct profile *p, unsigned mode)
+int output_write(const struct output *o, struct profile *p, unsigned mode)
 {
+	profile_sort(p);
 	if (!strcmp(o->path, "-")) {
 		if (write_format(stdout, o->fmt, p) || fflush(stdout)) {
 			warnx_lf("writing the profile to standard output failed: %s", strerror(errno));

@@ -14,6 +14,6 @@ enum out_format output_format_for(const char *path, const char *forced);
 const char *output_format_name(enum out_format f);
 /* Checks that path can be created, before sampling starts; 0 or -1 with a message. */
 int output_check_writable(const char *path);
-int output_write(const struct output *o, const struct profile *p, unsigned mode);
+int output_write(const struct output *o, struct profile *p, unsigned mode);
 int write_folded(FILE *f, const struct profile *p);
 #endif

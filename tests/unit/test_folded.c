@@ -49,6 +49,43 @@ static void survives_growth(void)
 	profile_free(&p);
 }
 
+/* ';' sorts before every other byte, so the stacks under a frame follow each other. */
+static void sorted_by_frames(void)
+{
+	struct profile p;
+	profile_init(&p);
+	const char *in[] = { "a;b1", "a;b!x", "a;b;c", "a;b", "a;b c", "a;a" };
+	for (size_t i = 0; i < sizeof(in) / sizeof(*in); i++)
+		profile_add(&p, in[i], strlen(in[i]), 1);
+	char *s = folded_of(&p);
+	CHECK_STR(s, "a;a 1\na;b 1\na;b;c 1\na;b c 1\na;b!x 1\na;b1 1\n");
+	free(s);
+	profile_free(&p);
+}
+
+/* Sorted once for every output; an add after it is in the next output. A stack is cut at a
+ * NUL, as every output would print it. */
+static void sorted_once_until_added(void)
+{
+	struct profile p;
+	profile_init(&p);
+	profile_add(&p, "r;b", 3, 1);
+	profile_add(&p, "r;a\0x", 5, 2);
+	profile_add(&p, "r;a", 3, 3);
+	CHECK_INT(p.n, 2);
+	profile_sort(&p);
+	CHECK(p.order != NULL);
+	char *s = folded_of(&p);
+	CHECK_STR(s, "r;a 5\nr;b 1\n");
+	free(s);
+	profile_add(&p, "r;0", 3, 4);
+	CHECK(p.order == NULL);
+	s = folded_of(&p);
+	CHECK_STR(s, "r;0 4\nr;a 5\nr;b 1\n");
+	free(s);
+	profile_free(&p);
+}
+
 static void empty_profile_writes_nothing(void)
 {
 	struct profile p;
@@ -72,6 +109,8 @@ int main(void)
 {
 	RUN(merges_identical_stacks);
 	RUN(survives_growth);
+	RUN(sorted_by_frames);
+	RUN(sorted_once_until_added);
 	RUN(empty_profile_writes_nothing);
 	RUN(formats_from_extension);
 	CHECK_EXIT();

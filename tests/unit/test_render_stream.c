@@ -289,9 +289,104 @@ static void back_into_dropped(void)
 	fclose(in);
 }
 
+/* The order of profile_sorted: ';' before every other byte. */
+static int rank(unsigned char c)
+{
+	return c == ';' ? 1 : c && c < ';' ? c + 1 : c;
+}
+
+static int by_frames(const void *a, const void *b)
+{
+	const unsigned char *x = *(const unsigned char *const *)a, *y = *(const unsigned char *const *)b;
+	while (*x && *x == *y)
+		x++, y++;
+	int cx = *x == ' ' && !strchr((const char *)x + 1, ' ') ? 0 : rank(*x);   /* the count's space ends it */
+	int cy = *y == ' ' && !strchr((const char *)y + 1, ' ') ? 0 : rank(*y);
+	return cx - cy;
+}
+
+/* IN's lines, each "stack count", sorted by frames into *LINES; returns how many. */
+static size_t frame_sorted_lines(FILE *in, char ***lines)
+{
+	size_t n = 0, cap = 1024;
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t len;
+	*lines = malloc(cap * sizeof(**lines));
+	rewind(in);
+	while ((len = getline(&line, &lcap, in)) > 0) {
+		if (n == cap)
+			*lines = realloc(*lines, (cap *= 2) * sizeof(**lines));
+		line[len - 1] = '\0';
+		(*lines)[n++] = strdup(line);
+	}
+	free(line);
+	qsort(*lines, n, sizeof(**lines), by_frames);
+	return n;
+}
+
+/* Feeds LINES to flame_sorted_add with options O; the last return code. */
+static int feed_sorted(struct flame *f, char **lines, size_t n, const struct flame_opts *o)
+{
+	struct flame_sorted *s = flame_sorted_begin(f, o);
+	int rc = s ? 0 : -1;
+	for (size_t i = 0; i < n && !rc; i++) {
+		char *sp = strrchr(lines[i], ' ');
+		rc = flame_sorted_add(s, lines[i], (size_t)(sp - lines[i]), strtoull(sp + 1, NULL, 10));
+	}
+	int end = s ? flame_sorted_end(s) : -1;
+	return rc ? rc : end;
+}
+
+/* Stacks in memory in frame order draw the SVG the whole tree draws, from far fewer nodes. */
+static void sorted_in_memory(void)
+{
+	seed = 23;
+	FILE *in = folded_file(20000, 1);
+	char **lines;
+	size_t n = frame_sorted_lines(in, &lines);
+	struct flame_opts o;
+	flame_opts_default(&o);
+	for (int pass = 0; pass < 2; pass++) {
+		struct flame *full = flame_new(), *fed = flame_new();
+		rewind(in);
+		CHECK_INT(flame_read_folded(full, in, NULL), 0);
+		CHECK_INT(feed_sorted(fed, lines, n, &o), 0);
+		CHECK_INT(flame_total(fed), flame_total(full));
+		CHECK(fed->nnodes < full->nnodes / 2);
+		char *a = svg_of(full, &o), *b = svg_of(fed, &o);
+		CHECK(a && b && strlen(a) > 1000 && !strcmp(a, b));
+		free(a);
+		free(b);
+		flame_free(full);
+		flame_free(fed);
+		o.minwidth = 2;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	fclose(in);
+}
+
+/* Out of frame order, back into a frame whose children were dropped: said, not drawn wrong. */
+static void sorted_out_of_order(void)
+{
+	char *lines[] = { "a 100000", "r;x;y;z 1", "r;q 1", "r;x;y;w 50" };
+	struct flame_opts o;
+	flame_opts_default(&o);
+	struct flame *f = flame_new();
+	CHECK_INT(feed_sorted(f, lines, 4, &o), 1);
+	flame_free(f);
+	f = flame_new();
+	CHECK_INT(feed_sorted(f, lines, 3, &o), 0);
+	flame_free(f);
+}
+
 int main(void)
 {
 	make_names();
+	RUN(sorted_in_memory);
+	RUN(sorted_out_of_order);
 	RUN(sorted_input);
 	RUN(unsorted_input);
 	RUN(unsorted_repeats);

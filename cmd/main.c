@@ -199,7 +199,7 @@ static int parse_number(const char *arg, double lo, double hi, double *out)
 
 static int add_output(struct record_opts *o, const char *path, const char *format)
 {
-	if (o->nouts == MAX_OUTPUTS)
+	if (o->nouts == OUTPUTS_MAX)
 		return usage_error("too many outputs (at most 16): %s", path);
 	enum out_format f = output_format_for(path, format);
 	if (f == OUT_UNKNOWN)

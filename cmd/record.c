@@ -471,9 +471,8 @@ int record_run(struct record_opts *o)
 	profile_init(&prof);
 	int rc = session_run(&s, o, &prof), failed = 0;
 	if (!rc) {
-		int ok[MAX_OUTPUTS];
-		for (int i = 0; i < o->nouts; i++)
-			failed |= !(ok[i] = output_write(&o->outs[i], &prof, o->out_mode) == 0);
+		int ok[OUTPUTS_MAX];
+		failed = output_write_all(o->outs, o->nouts, &prof, o->out_mode, ok) > 0;
 		memcpy(res.st, s.st, sizeof(s.st));
 		describe_lua(&s, &res);
 		status_summary(o, &prof, &res, ok);

@@ -11,7 +11,6 @@
 #include "stats.h"
 
 #define MAX_TARGETS 256
-#define MAX_OUTPUTS 16
 /* Alloc mode: how long each window of the allocators' probes stays open; a window can hold
  * an allocating thread for all of it. */
 #define ALLOC_WINDOW_MS 200
@@ -34,7 +33,7 @@ struct record_opts {
 	char **command;    /* -- COMMAND ARGS...: started by lua-flame; NULL with -p */
 	double duration;   /* seconds; 0 = until Ctrl-C or target exit */
 	int hz;
-	struct output outs[MAX_OUTPUTS];
+	struct output outs[OUTPUTS_MAX];
 	int nouts;
 	int threads, kernel, stats, lines;
 	int addresses;     /* --addresses: unsymbolized native frames keep their own address */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Heap snapshot benchmark: `lua-flame heap` on a target holding about OBJECTS objects (about
 # 100 MB; bench/heap_million.lua: a cache of records keyed by strings, lists, closures, long
-# strings) under lua5.4 and luajit, RUNS snapshots of each: median wall time, pause (the time
+# strings) under lua5.4 and luajit, RUNS snapshots of each, written as `lua-flame heap` writes
+# them by default (heap.folded and heap.svg): median wall time, pause (the time
 # the target is stopped), lua-flame's max RSS, the bytes copied and RSS over copied, each beside
 # its goal (2 s, 300 ms, 1.5x). Prints figures; a missed goal does not fail the run.
 # Needs root (ptrace) and /usr/bin/time. Knobs: RUNS (5), OBJECTS (1000000), VMS ("lua5.4
@@ -40,7 +41,7 @@ start() {
 
 # snap VM PID N: one snapshot; "wall_s pause_ms rss_mib copied_mb objects" on stdout
 snap() {
-	/usr/bin/time -v "$LF" heap -p "$2" -o "$W/$1.$3.folded" 2>"$W/$1.$3.err" ||
+	/usr/bin/time -v "$LF" heap -p "$2" -o "$W/$1.$3.folded" -o "$W/$1.$3.svg" 2>"$W/$1.$3.err" ||
 		{ log "$1 snapshot $3 failed: $(grep lua-flame "$W/$1.$3.err")"; return 1; }
 	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i] }
 		/Maximum resident set size/ { r = $2 / 1024 }

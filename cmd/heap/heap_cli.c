@@ -16,7 +16,6 @@
 #include "util.h"
 
 #define HEAP_MAX_PIDS 256
-#define HEAP_MAX_OUTS 16
 #define HEAP_MAX_PATH 4096
 
 static const char heap_usage[] =
@@ -67,7 +66,7 @@ struct heap_cli {
 	struct heap_opts o;
 	pid_t pids[HEAP_MAX_PIDS];
 	int npids, children;
-	struct output outs[HEAP_MAX_OUTS];
+	struct output outs[OUTPUTS_MAX];
 	int nouts;
 	unsigned mode;
 	double every, duration;   /* seconds; 0: one snapshot, no end */
@@ -103,7 +102,7 @@ static int add_out(struct heap_cli *c, const char *path, const char **format)
 	if (f == OUT_UNKNOWN || f == OUT_CALLGRIND)
 		return usage_error("cannot tell a heap output format (.svg, .folded, .pb.gz, .speedscope.json) from",
 				   *format ? *format : path);
-	if (c->nouts == HEAP_MAX_OUTS)
+	if (c->nouts == OUTPUTS_MAX)
 		return usage_error("too many outputs; at most 16 with", "-o");
 	c->outs[c->nouts++] = (struct output){ path, f };
 	*format = NULL;
@@ -236,9 +235,8 @@ static int single(const struct heap_cli *c)
 		profile_free(&p);
 		return worst ? worst : 1;
 	}
-	for (int i = 0; i < c->nouts; i++)
-		if (output_write(&c->outs[i], &p, c->mode))
-			worst = 1;
+	if (output_write_all(c->outs, c->nouts, &p, c->mode, NULL))
+		worst = 1;
 	profile_free(&p);
 	return worst;
 }
@@ -261,8 +259,8 @@ static int number_outputs(const struct heap_cli *c, unsigned k, char (*names)[HE
  * one of the processes would read as its memory gone). */
 static int series_one(const struct heap_cli *c, unsigned k)
 {
-	static char names[HEAP_MAX_OUTS][HEAP_MAX_PATH];
-	struct output outs[HEAP_MAX_OUTS];
+	static char names[OUTPUTS_MAX][HEAP_MAX_PATH];
+	struct output outs[OUTPUTS_MAX];
 	struct profile p;
 	int worst, rc = 0;
 	if (number_outputs(c, k, names, outs))
@@ -273,9 +271,8 @@ static int series_one(const struct heap_cli *c, unsigned k)
 	}
 	size_t t = strlen(p.taken);
 	snprintf(p.taken + t, sizeof(p.taken) - t, ", snapshot %u", k);
-	for (int i = 0; i < c->nouts; i++)
-		if (output_write(&outs[i], &p, c->mode))
-			rc = 1;
+	if (output_write_all(outs, c->nouts, &p, c->mode, NULL))
+		rc = 1;
 	profile_free(&p);
 	if (!rc)
 		info_lf("snapshot %u: %s%s", k, names[0], c->nouts > 1 ? " and the other outputs" : "");

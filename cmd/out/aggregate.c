@@ -1,5 +1,6 @@
 /* The aggregated profile: distinct folded stacks ("root;caller;callee") with their
  * sample counts, plus the facts about the run that outputs print. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -379,9 +380,9 @@ static void sort_keyed(struct item *v, size_t n, size_t d, int level)
 static void by_address(struct item *v, struct item *tmp, size_t n)
 {
 	enum { BITS = 16, BUCKETS = 1 << BITS };
-	static size_t count[BUCKETS];
+	size_t *count = xmalloc(BUCKETS * sizeof(*count));   /* sorts may run on two threads */
 	for (int shift = 20; shift < 64; shift += BITS) {
-		memset(count, 0, sizeof(count));
+		memset(count, 0, BUCKETS * sizeof(*count));
 		for (size_t i = 0; i < n; i++)
 			count[(uintptr_t)v[i].s >> shift & (BUCKETS - 1)]++;
 		if (count[(uintptr_t)v[0].s >> shift & (BUCKETS - 1)] == n)
@@ -395,6 +396,39 @@ static void by_address(struct item *v, struct item *tmp, size_t n)
 			tmp[count[(uintptr_t)v[i].s >> shift & (BUCKETS - 1)]++] = v[i];
 		memcpy(v, tmp, n * sizeof(*v));
 	}
+	free(count);
+}
+
+/* Past this many stacks, each half is sorted on a thread of its own, then the two merged. */
+#define PARALLEL_MIN (1u << 16)
+
+struct half {
+	struct item *v;
+	size_t n;
+};
+
+static void *sort_half(void *arg)
+{
+	struct half *h = arg;
+	sort_keyed(h->v, h->n, 0, 0);
+	return NULL;
+}
+
+/* The sorted runs a and b into out, as one run. */
+static void merge(const struct item *a, size_t na, const struct item *b, size_t nb, struct prof_entry **out)
+{
+	size_t i = 0, j = 0, k = 0;
+	while (i < na && j < nb) {
+		if (i + 8 < na)
+			__builtin_prefetch(a[i + 8].s);
+		if (j + 8 < nb)
+			__builtin_prefetch(b[j + 8].s);
+		out[k++] = ranked_cmp(a[i].s, b[j].s) <= 0 ? a[i++].e : b[j++].e;
+	}
+	while (i < na)
+		out[k++] = a[i++].e;
+	while (j < nb)
+		out[k++] = b[j++].e;
 }
 
 struct prof_entry **profile_sorted(const struct profile *p)
@@ -415,10 +449,18 @@ struct prof_entry **profile_sorted(const struct profile *p)
 	if (n > 1)
 		by_address(v, tmp, n);
 	free(tmp);
-	sort_keyed(v, n, 0, 0);
 	struct prof_entry **out = xcalloc(n + 1, sizeof(*out));
-	for (size_t i = 0; i < n; i++)
-		out[i] = v[i].e;
+	struct half h = { v + n / 2, n - n / 2 };
+	pthread_t t;
+	if (n >= PARALLEL_MIN && start_helper(&t, sort_half, &h)) {
+		sort_keyed(v, n / 2, 0, 0);
+		pthread_join(t, NULL);
+		merge(v, n / 2, h.v, h.n, out);
+	} else {
+		sort_keyed(v, n, 0, 0);
+		for (size_t i = 0; i < n; i++)
+			out[i] = v[i].e;
+	}
 	free(v);
 	return out;
 }

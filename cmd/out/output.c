@@ -3,6 +3,7 @@
  * renamed (render/outfile.c), so a reader never sees half a file and no link is followed. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -97,7 +98,7 @@ static inline void prefetch_ahead(struct prof_entry *const *v, size_t i, size_t 
 int write_folded(FILE *f, const struct profile *p)
 {
 	enum { BUF = 1 << 16 };
-	static char buf[BUF];
+	char *buf = xmalloc(BUF);   /* outputs are written on threads of their own */
 	struct prof_entry **v = profile_sorted(p);
 	size_t used = 0;
 	size_t n = 0;
@@ -119,6 +120,7 @@ int write_folded(FILE *f, const struct profile *p)
 		used += count_text(buf + used, v[i]->count);
 	}
 	fwrite(buf, 1, used, f);
+	free(buf);
 	free(v);
 	return ferror(f) ? -1 : 0;
 }
@@ -218,4 +220,43 @@ int output_write(const struct output *o, struct profile *p, unsigned mode)
 		return -1;
 	}
 	return 0;
+}
+
+struct out_job {
+	const struct output *o;
+	struct profile *p;
+	unsigned mode;
+	int rc;
+	pthread_t t;
+};
+
+static void *out_thread(void *arg)
+{
+	struct out_job *j = arg;
+	j->rc = output_write(j->o, j->p, j->mode);
+	return NULL;
+}
+
+int output_write_all(const struct output *outs, int n, struct profile *p, unsigned mode, int *ok)
+{
+	struct out_job job[OUTPUTS_MAX];
+	int started[OUTPUTS_MAX] = { 0 }, failed = 0;
+	n = n < OUTPUTS_MAX ? n : OUTPUTS_MAX;
+	profile_sort(p);   /* before the threads, which only read the profile */
+	for (int i = 0; i < n; i++) {
+		job[i] = (struct out_job){ &outs[i], p, mode, 0, 0 };
+		started[i] = i > 0 && start_helper(&job[i].t, out_thread, &job[i]);
+	}
+	for (int i = 0; i < n; i++) {
+		if (!started[i])
+			out_thread(&job[i]);   /* the first, or one no thread could be started for */
+	}
+	for (int i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(job[i].t, NULL);
+		if (ok)
+			ok[i] = job[i].rc == 0;
+		failed += job[i].rc != 0;
+	}
+	return failed;
 }

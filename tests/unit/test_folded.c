@@ -86,6 +86,47 @@ static void sorted_once_until_added(void)
 	profile_free(&p);
 }
 
+static int rank(unsigned char c)
+{
+	return c == ';' ? 1 : c && c < ';' ? c + 1 : c;
+}
+
+static int frames_cmp(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return rank((unsigned char)*a) - rank((unsigned char)*b);
+}
+
+/* Enough stacks for the halves to be sorted on two threads and merged: every one once, in order. */
+static void many_sorted_in_halves(void)
+{
+	struct profile p;
+	profile_init(&p);
+	char buf[64];
+	unsigned x = 7;
+	for (int i = 0; i < 150000; i++) {
+		x = x * 1103515245u + 12345u;
+		int n = snprintf(buf, sizeof(buf), "root;k%u;%c%u;[table]", (x >> 8) % 5000, ":;a"[(x >> 4) % 3],
+				 (x >> 12) % 40);
+		profile_add(&p, buf, (size_t)n, 1);
+	}
+	struct prof_entry **v = profile_sorted(&p);
+	size_t n = 0;
+	uint64_t total = 0;
+	int ok = 1;
+	for (; v[n]; n++) {
+		total += v[n]->count;
+		ok &= !v[n + 1] || frames_cmp(v[n]->stack, v[n + 1]->stack) < 0;
+	}
+	CHECK(p.n > 65536);
+	CHECK_INT(n, p.n);
+	CHECK_INT(total, 150000);
+	CHECK(ok);
+	free(v);
+	profile_free(&p);
+}
+
 static void empty_profile_writes_nothing(void)
 {
 	struct profile p;
@@ -111,6 +152,7 @@ int main(void)
 	RUN(survives_growth);
 	RUN(sorted_by_frames);
 	RUN(sorted_once_until_added);
+	RUN(many_sorted_in_halves);
 	RUN(empty_profile_writes_nothing);
 	RUN(formats_from_extension);
 	CHECK_EXIT();

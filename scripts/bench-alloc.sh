@@ -5,12 +5,14 @@
 # goal (5%), under each VM of VMS; then the share of the time the windows were open, and the
 # share the probes were in the target's code (opened, open, then freed), which bounds the cost.
 # Prints figures; a missed goal does not fail the run. Needs root (uprobes). Knobs: RUNS (5),
-# CHURN_ROUNDS (workload size, 4000: about 6 s under lua5.4), VMS ("lua5.4 luajit"), LF.
+# CHURN_ROUNDS (workload size, 20000: about 15 s under lua5.4, as long as a short incident
+# recording; the first window opens within a second, so a run of a few seconds pays for it
+# alone), VMS ("lua5.4 luajit"), LF.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LF=${LF:-$ROOT/lua-flame}
 RUNS=${RUNS:-5}
-ROUNDS=${CHURN_ROUNDS:-4000}
+ROUNDS=${CHURN_ROUNDS:-20000}
 VMS=${VMS:-lua5.4 luajit}
 W=$(mktemp -d /tmp/bench-alloc.XXXXXX)
 STARTED=""

@@ -281,6 +281,27 @@ static void root(struct puc_heap *h, uint64_t a, uint32_t label)
 		hg_reach(h->g, i, HG_NONE, label);
 }
 
+/* The queued objects lie all over the heap: the walk asks for an object's header AHEAD
+ * objects before it reaches it, and for a table's nodes half as far ahead, once its
+ * header is in. The queue grows only at its end, so what lies ahead is final. */
+#define AHEAD 8
+
+static void queued_ahead(const struct puc_heap *h)
+{
+	const struct hgraph *g = h->g;
+	if (g->qhead + AHEAD < g->qn) {
+		const uint8_t *p = ph_at(h, g->o[g->queue[g->qhead + AHEAD]].addr, 16);
+		if (p)
+			__builtin_prefetch(p);
+	}
+	if (g->qhead + AHEAD / 2 < g->qn) {
+		const struct hg_obj *o = &g->o[g->queue[g->qhead + AHEAD / 2]];
+		const uint8_t *n = o->kind == HK_TABLE ? ph_at(h, ph_u64(h, o->addr + h->l->t_node), 64) : NULL;
+		if (n)
+			__builtin_prefetch(n);
+	}
+}
+
 void puc_heap_refs(struct puc_heap *h)
 {
 	const struct puc_layout *l = h->l;
@@ -294,6 +315,8 @@ void puc_heap_refs(struct puc_heap *h)
 		snprintf(b, sizeof(b), "[%s metatable]", type_names[k]);
 		root(h, ph_u64(h, h->G + l->g_mt + k * 8u), fixed(h, b));
 	}
-	for (uint32_t i; (i = hg_next(h->g)) != HG_NONE;)
+	for (uint32_t i; (i = hg_next(h->g)) != HG_NONE;) {
+		queued_ahead(h);
 		refs_of(h, i);
+	}
 }
